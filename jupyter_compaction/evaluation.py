@@ -1,0 +1,77 @@
+"""Judging a summary, and seeing what a compaction threw away.
+
+There is no single number for a good summary, so `eval_summary()` returns three that are
+read together: *recall* of the facts that must survive (IDs, file names, decisions),
+the *compression ratio* (summary tokens / source tokens), and *unsupported claims*:
+identifiers and figures in the summary that the source never contained, an offline
+stand-in for hallucination checks. `dropped_facts()` is the "what did compaction lose"
+diff: identifiers present before a compaction and absent after it.
+
+Left out: semantic judgements (paraphrase, contradictions) that need a model; the checks
+here are exact string matches, so they are cheap, deterministic and strict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .history import Message, message_text
+from .tokens import TokenCounter, estimate_tokens
+
+# IDs like ORD-1042, file paths and names, and numbers with an optional unit.
+IDENTIFIER = re.compile(
+    r"\b[A-Z][A-Z0-9]*-\d+\b"
+    r"|(?<![\w/.-])[\w-]+(?:/[\w.-]+)+"
+    r"|\b[\w-]+\.(?:py|md|json|ya?ml|toml|txt|log|csv|cfg|ini|conf|js|ts)\b"
+    r"|\b\d+(?:[.,]\d+)*(?:\s?(?:ms|s|KB|MB|GB|%))?(?![\w.-]?\w)"
+)
+SMALL_NUMBER = 10  # bare numbers below this (list counters, section numbers) are not facts
+
+
+def identifiers(text: str) -> set[str]:
+    """The identifiers, paths and figures in `text`."""
+    found = {m.group(0) for m in IDENTIFIER.finditer(text)}
+    return {f for f in found if not (f.isdigit() and int(f) < SMALL_NUMBER)}
+
+
+def _text(source: str | Sequence[Message]) -> str:
+    return source if isinstance(source, str) else "\n".join(message_text(m) for m in source)
+
+
+@dataclass
+class SummaryEval:
+    recall: float
+    kept: list[str]
+    missed: list[str]
+    compression: float  # summary size / source size (lower is smaller)
+    unsupported: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return (f"recall {self.recall:.0%} ({len(self.kept)}/{len(self.kept) + len(self.missed)})"
+                f", compression {self.compression:.1%}, unsupported {len(self.unsupported)}")
+
+
+def eval_summary(
+    summary: str,
+    must_keep: Iterable[str],
+    source: str | Sequence[Message],
+    counter: TokenCounter | None = None,
+) -> SummaryEval:
+    """Recall of `must_keep`, compression against `source`, and unsupported identifiers."""
+    source_text = _text(source)
+    facts = list(dict.fromkeys(must_keep))
+    kept = [f for f in facts if f.lower() in summary.lower()]
+    missed = [f for f in facts if f not in kept]
+    size = counter.count_text if counter else estimate_tokens
+    compression = size(summary) / max(size(source_text), 1)
+    unsupported = sorted(i for i in identifiers(summary) if i not in source_text)
+    recall = len(kept) / len(facts) if facts else 1.0
+    return SummaryEval(recall, kept, missed, compression, unsupported)
+
+
+def dropped_facts(before: Sequence[Message], after: Sequence[Message]) -> list[str]:
+    """Identifiers visible before a compaction that no longer appear anywhere after it."""
+    after_text = _text(after)
+    return sorted(i for i in identifiers(_text(before)) if i not in after_text)

@@ -1,0 +1,75 @@
+"""What every model looks like to the agent: one `create()` call, Anthropic-shaped replies.
+
+A model takes a request (system prompt, messages, tool schemas, an output cap) and
+returns a `Reply` whose content blocks, `stop_reason` and `usage` have the shapes of the
+Anthropic Messages API. The agent loop, the summarizers and the benchmarks only ever see
+this protocol, so the simulated model and the real Claude model are interchangeable.
+
+Left out: streaming, images, thinking blocks and stop sequences; none of them change
+what compaction has to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass
+class Usage:
+    """Token usage of one call, field for field as the Anthropic SDK reports it."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    @property
+    def total_input(self) -> int:
+        """Every input token the call carried, cached or not."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass
+class Reply:
+    """A model's answer: Anthropic content blocks (plain dicts) plus why it stopped."""
+
+    content: list[dict[str, Any]]
+    stop_reason: str = "end_turn"
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+    @property
+    def text(self) -> str:
+        """All text blocks joined; empty when the reply only calls tools."""
+        return "".join(b["text"] for b in self.content if b.get("type") == "text")
+
+    @property
+    def tool_uses(self) -> list[dict[str, Any]]:
+        return [b for b in self.content if b.get("type") == "tool_use"]
+
+    def as_message(self) -> dict[str, Any]:
+        """The reply as an assistant message for the history."""
+        return {"role": "assistant", "content": [dict(b) for b in self.content]}
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that can answer a Messages-API request."""
+
+    name: str
+
+    def create(
+        self,
+        *,
+        system: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        max_tokens: int,
+        cache: bool = False,
+    ) -> Reply:
+        """Answer one request. `cache=True` asks for the stable prefix to be cached."""
+        ...

@@ -1,0 +1,47 @@
+"""Compaction strategies, one module each, and the registry of their names.
+
+`STRATEGIES` maps the names the magics and widgets use to default instances; the
+summarizing ones get their summarizer from the agent (`bind()`).
+"""
+
+from .base import (
+    Compaction,
+    CompressionStuck,
+    NoCompaction,
+    Strategy,
+    Summarizer,
+    bind,
+    check_stuck,
+    needs_summarizer,
+)
+from .clear import PLACEHOLDER, ClearToolResults
+from .compact import CompactAll
+from .progressive import Progressive
+from .summarize import SummarizeMiddle
+from .trim import TrimTurns
+
+STRATEGIES = {
+    "off": NoCompaction(),
+    "clear": ClearToolResults(),
+    "trim": TrimTurns(),
+    "summarize": SummarizeMiddle(),
+    "compact": CompactAll(),
+    "progressive": Progressive(),
+}
+
+
+def get(name: str) -> Strategy:
+    """The default strategy called `name`; a one-line error lists the valid names."""
+    try:
+        return STRATEGIES[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown strategy {name!r}; choose one of: {', '.join(STRATEGIES)}"
+        ) from None
+
+
+__all__ = [
+    "PLACEHOLDER", "STRATEGIES", "ClearToolResults", "CompactAll", "Compaction",
+    "CompressionStuck", "NoCompaction", "Progressive", "Strategy", "SummarizeMiddle",
+    "Summarizer", "TrimTurns", "bind", "check_stuck", "get", "needs_summarizer",
+]

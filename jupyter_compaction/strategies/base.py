@@ -1,0 +1,135 @@
+"""What every strategy returns, the stuck rule, and the do-nothing strategy.
+
+A strategy is a small dataclass whose fields are its knobs. Calling it as
+`strategy(messages, budget=..., counter=...)` returns a `Compaction`: a *new* list of
+messages plus a record of what was done. The input is never mutated; unchanged messages
+are shared between input and output, which is safe because messages are treated as
+values (see `tokens.py`). That is what lets a lesson run two strategies on the same
+history side by side, and what lets the agent keep every original in its transcript.
+
+Left out: the decision *when* to compact (the agent's trigger) and who summarizes (the
+agent binds a model-backed summarizer with `bind()`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..history import Message, validate
+from ..tokens import TokenCounter
+
+STUCK_RATIO = 0.10  # a compaction must shrink the context by at least 10 % ...
+# ... unless it already fits its budget.
+
+Summarizer = Callable[[str], str]
+
+
+class CompressionStuck(RuntimeError):
+    """A compaction left the context over budget and freed less than `STUCK_RATIO`."""
+
+    def __init__(self, kind: str, before: int, after: int, budget: int):
+        self.kind, self.before, self.after, self.budget = kind, before, after, budget
+        super().__init__(
+            f"compaction '{kind}' is stuck: {before} -> {after} tokens, still over the budget "
+            f"of {budget}; raise the budget or pick a stronger strategy"
+        )
+
+
+@dataclass
+class Compaction:
+    """The outcome of one strategy call."""
+
+    kind: str
+    messages: list[Message]
+    tokens_before: int
+    tokens_after: int
+    cleared: list[str] = field(default_factory=list)  # tool_use ids whose results were cleared
+    dropped: int = 0  # input messages removed or folded into a summary
+    summary_prompt: str | None = None
+    summary: str | None = None
+    note: str = ""  # why nothing happened, or what happened instead
+    layers: list[Compaction] = field(default_factory=list)  # what each layer did (progressive)
+
+    @property
+    def saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    @property
+    def changed(self) -> bool:
+        return self.saved != 0 or self.dropped > 0 or bool(self.cleared)
+
+
+def unchanged(kind: str, messages: Sequence[Message], tokens: int, note: str) -> Compaction:
+    return Compaction(kind, list(messages), tokens, tokens, note=note)
+
+
+def shrunk(kind: str, messages, before: int, out: list[Message], counter: TokenCounter,
+           **record) -> Compaction:
+    """The compaction to `out`, unless `out` is no smaller (a summary longer than what it
+    replaces): then the input is kept and the note says why."""
+    after = counter.count(out)
+    if after >= before:
+        return unchanged(kind, messages, before,
+                         f"result ({after} tokens) is not smaller than the input ({before});"
+                         " history unchanged")
+    return Compaction(kind, out, before, after, **record)
+
+
+def check_stuck(compaction: Compaction, budget: int) -> Compaction:
+    """Raise `CompressionStuck` if the result is over `budget` and shrank by < 10 %."""
+    before, after = compaction.tokens_before, compaction.tokens_after
+    if after > budget and before - after < STUCK_RATIO * before:
+        raise CompressionStuck(compaction.kind, before, after, budget)
+    return compaction
+
+
+class Strategy(Protocol):
+    name: str
+
+    def __call__(
+        self, messages: Sequence[Message], *, budget: int, counter: TokenCounter
+    ) -> Compaction: ...
+
+
+def needs_summarizer(strategy: object) -> bool:
+    return any(f.name == "summarizer" for f in dataclasses.fields(strategy))
+
+
+def bind(strategy, summarizer: Summarizer):
+    """A copy of `strategy` (and of its layers) that uses `summarizer` where none is set."""
+    changes = {}
+    if dataclasses.is_dataclass(strategy):
+        names = {f.name for f in dataclasses.fields(strategy)}
+        if "summarizer" in names and strategy.summarizer is None:
+            changes["summarizer"] = summarizer
+        if "layers" in names:
+            changes["layers"] = tuple(bind(layer, summarizer) for layer in strategy.layers)
+    return dataclasses.replace(strategy, **changes) if changes else strategy
+
+
+def require_summarizer(strategy) -> Summarizer:
+    if strategy.summarizer is None:
+        raise ValueError(
+            f"{type(strategy).__name__} needs a summarizer: pass summarizer=<callable str->str>"
+            " or run it inside an Agent, which binds one"
+        )
+    return strategy.summarizer
+
+
+def start(messages: Sequence[Message], counter: TokenCounter) -> int:
+    """Validate the input and count it: the first two lines of every strategy."""
+    validate(messages)
+    return counter.count(messages)
+
+
+@dataclass(frozen=True)
+class NoCompaction:
+    """`off`: never compact. The baseline that shows the context growing past the budget."""
+
+    name: str = "off"
+
+    def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
+        return unchanged(self.name, messages, start(messages, counter), "compaction is off")

@@ -1,0 +1,55 @@
+"""Progressive compaction: cheapest layer first, stop as soon as the history fits.
+
+This is the `manage_context` loop run before every model call: measure; if the messages
+exceed `trigger * budget`, clear old tool results; if still too big, summarize the
+middle; if *still* too big, trim whole turns. Each layer runs only when the cheaper ones
+were not enough, so most turns cost nothing and an LLM is called only when needed. The
+trigger sits below the budget to leave room for the next reply and the summary call.
+
+Left out: reordering the layers by measured benefit; the order is fixed by cost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..tokens import TokenCounter
+from .base import Compaction, start, unchanged
+from .clear import ClearToolResults
+from .summarize import SummarizeMiddle
+from .trim import TrimTurns
+
+DEFAULT_TRIGGER = 0.8
+
+
+def default_layers() -> tuple:
+    return (ClearToolResults(), SummarizeMiddle(), TrimTurns())
+
+
+@dataclass(frozen=True)
+class Progressive:
+    layers: tuple = field(default_factory=default_layers)
+    trigger: float = DEFAULT_TRIGGER
+    name: str = "progressive"
+
+    def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
+        before = start(messages, counter)
+        target = int(self.trigger * budget)
+        if before <= target:
+            return unchanged(self.name, messages, before, f"fits under {target} tokens")
+        current, done = list(messages), []
+        for layer in self.layers:
+            step = layer(current, budget=target, counter=counter)
+            done.append(step)
+            current = step.messages
+            if step.tokens_after <= target:
+                break
+        summarized = [s for s in done if s.summary]
+        return Compaction(
+            "+".join(s.kind for s in done if s.changed) or self.name, current, before,
+            done[-1].tokens_after,
+            cleared=[tid for s in done for tid in s.cleared],
+            dropped=sum(s.dropped for s in done),
+            summary_prompt=summarized[-1].summary_prompt if summarized else None,
+            summary=summarized[-1].summary if summarized else None,
+            note="; ".join(s.note for s in done if s.note), layers=done)

@@ -1,0 +1,76 @@
+"""Layers 2 and 3: protect a head and a tail, summarize only the middle.
+
+The head is the task definition (the first `protect_first` messages, widened to the end
+of a turn). The tail is the most recent work, sized by a *token* budget rather than a
+message count (`tail_tokens`, capped at half the budget), so the same amount of recent
+context survives whether the last turns were short or long. Both boundaries fall in front
+of assistant messages, so no tool call is separated from its result.
+
+The middle goes to `summarizer(prompt) -> str` with the structured template of
+`summaries.py`; a summary left by an earlier compaction is passed in to be updated. The
+new summary is placed right after the head:
+- `role="assistant"`: as the first block of the first tail message, behind the
+  system-generated prefix, so the model reads it as its own note;
+- `role="user"`: appended to the head's last (user) message, where it reads like a new
+  request, which is the failure a lesson shows.
+
+Left out: choosing *what* to keep inside the middle (the summarizer decides) and any
+retry when the summarizer fails (the agent falls back to trimming).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..history import blocks, cut_points
+from ..summaries import build_prompt, find_summary, message_goal, summary_block, without_summaries
+from ..tokens import TokenCounter
+from .base import Compaction, Summarizer, require_summarizer, shrunk, start, unchanged
+
+TAIL_SHARE = 0.5  # the tail never takes more than this share of the budget
+
+
+@dataclass(frozen=True)
+class SummarizeMiddle:
+    summarizer: Summarizer | None = None
+    protect_first: int = 3
+    tail_tokens: int = 20_000
+    role: str = "assistant"
+    name: str = "summarize"
+
+    def boundaries(self, messages, budget: int, counter: TokenCounter) -> tuple[int, int]:
+        """`(head_end, tail_start)`: the middle is `messages[head_end:tail_start]`."""
+        cuts = cut_points(messages)
+        head_end = next((c for c in cuts if c >= self.protect_first), len(messages))
+        tail_budget = min(self.tail_tokens, int(budget * TAIL_SHARE))
+        tail_start = cuts[-1] if cuts else len(messages)  # the newest turn always stays
+        tail = sum(counter.count_message(m) for m in messages[tail_start:])
+        for cut in reversed(cuts[:-1]):
+            tail += sum(counter.count_message(m) for m in messages[cut:tail_start])
+            if cut < head_end or tail > tail_budget:
+                break
+            tail_start = cut
+        return head_end, max(tail_start, head_end)
+
+    def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
+        before = start(messages, counter)
+        head_end, tail_start = self.boundaries(messages, budget, counter)
+        middle = messages[head_end:tail_start]
+        if not middle:
+            return unchanged(self.name, messages, before, "the middle is empty")
+
+        previous = find_summary(messages[: tail_start + 1])
+        prompt = build_prompt(middle, previous, goal=message_goal(messages[0]))
+        summary = (require_summarizer(self)(prompt) or "").strip()
+        if not summary:
+            return unchanged(self.name, messages, before, "the summarizer returned no text")
+
+        head = [without_summaries(m) for m in messages[:head_end]]
+        tail = [without_summaries(m) for m in messages[tail_start:]]
+        block = summary_block(summary, self.role)
+        if self.role == "assistant":
+            tail[0] = {**tail[0], "content": [block, *blocks(tail[0])]}
+        else:
+            head[-1] = {**head[-1], "content": [*blocks(head[-1]), block]}
+        return shrunk(self.name, messages, before, head + tail, counter, dropped=len(middle),
+                      summary_prompt=prompt, summary=summary)

