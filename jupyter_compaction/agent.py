@@ -1,0 +1,332 @@
+"""The minimal agent loop: measure, compact if needed, call the model, run the tools.
+
+Each turn:
+1. rebuild the system prompt (the base prompt plus the rendered task state);
+2. count the whole request *before* calling (preflight), and when it is over the trigger
+   (`trigger * budget`) run the strategy, then check that it was not stuck;
+3. call the model; 4. run every tool call of the reply and append the results.
+A reply without tool calls is the answer.
+
+Two lists are kept apart: `Run.messages` is the live context, which compactions rewrite,
+and `Run.transcript` is every message ever sent or received, which nothing rewrites.
+Everything that happens is announced as an event (`events.py`), and, with a
+`SessionStore`, written to disk as it happens, so a crash, a model error or a stuck
+compaction loses nothing and `resume()` continues where the run stopped.
+
+Left out: streaming, parallel tool execution (calls run in order) and human turns in the
+middle of a run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import strategies as strategies_module
+from .evaluation import dropped_facts
+from .events import (
+    Compacted,
+    Event,
+    Failed,
+    Finished,
+    ModelReplied,
+    ToolCalled,
+    ToolReturned,
+    TurnStarted,
+)
+from .history import Message, blocks
+from .models.base import Model, Reply, Usage
+from .store import SessionStore
+from .strategies import Compaction, CompressionStuck, TrimTurns, bind, check_stuck
+from .summaries import is_summary
+from .summarizers import make_summarizer
+from .task_state import TaskState, notes_tools
+from .tokens import CHARS_PER_TOKEN, TokenCounter
+from .tools import Toolbox, truncate
+from .workspace import Workspace
+
+DEFAULT_BUDGET = 20_000
+TRIGGER = 0.8  # compact when the request exceeds this share of the budget
+MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
+DEFAULT_MAX_OUTPUT = 1024
+SYSTEM_PROMPT = (
+    "You are a careful agent working on the user's task with tools. Finish the task, then "
+    "answer in plain text. Keep track of what you have done."
+)
+
+
+def part_of(message: Message) -> str:
+    """Which stack of the token chart a message belongs to."""
+    kinds = [b.get("type") for b in blocks(message)]
+    if any(b.get("type") == "text" and is_summary(b["text"]) for b in blocks(message)):
+        return "summary"
+    return "tool_results" if "tool_result" in kinds else "messages"
+
+
+@dataclass
+class Run:
+    """Everything about one run; `transcript` is never compacted."""
+
+    task: str
+    messages: list[Message] = field(default_factory=list)
+    transcript: list[Message] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    usage: list[Usage] = field(default_factory=list)
+    summary_usage: list[Usage] = field(default_factory=list)
+    compactions: list[Compaction] = field(default_factory=list)
+    answer: str | None = None
+    status: str = "running"  # "finished", "failed" or "max_turns"
+    error: str | None = None
+    session_id: str | None = None
+    turn: int = 0
+    system: str = ""
+    task_state: TaskState | None = None
+    scenario: str | None = None
+    calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
+
+    def of(self, kind: type[Event]) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+    @property
+    def peak_context(self) -> int:
+        return max((e.tokens for e in self.of(TurnStarted)), default=0)
+
+    @property
+    def tokens_sent(self) -> int:
+        """Input tokens of every call, summary calls included."""
+        return sum(u.total_input for u in self.usage + self.summary_usage)
+
+    @property
+    def repeats(self) -> int:
+        """Tool calls repeated with the same input: re-reads and repeated lookups."""
+        return sum(e.repeat for e in self.of(ToolCalled))
+
+    @property
+    def summary(self) -> str | None:
+        return next((c.summary for c in reversed(self.compactions) if c.summary), None)
+
+    def __repr__(self) -> str:
+        return (f"<Run {self.status}: {self.turn} turns, peak {self.peak_context} tokens, "
+                f"{len(self.compactions)} compactions, {self.repeats} repeats>")
+
+
+class Agent:
+    """A tool-using agent that keeps its context under `budget` with `strategy`."""
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        tools: Iterable[Callable[..., Any]] = (),
+        system: str = SYSTEM_PROMPT,
+        budget: int = DEFAULT_BUDGET,
+        strategy: str | Any = "progressive",
+        task_state: bool = True,
+        notes: bool = False,
+        workspace: Workspace | None = None,
+        summarizer: str | Model | Callable[[str], str] = "aux",
+        summary_role: str | None = None,
+        max_output_tokens: int = DEFAULT_MAX_OUTPUT,
+        trigger: float = TRIGGER,
+        on_event: Callable[[Event], None] | None = None,
+        store: SessionStore | None = None,
+        counter: TokenCounter | None = None,
+    ):
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
+            raise ValueError(f"budget must be a positive number of tokens, not {budget!r}")
+        if notes and workspace is None:
+            raise ValueError("notes=True needs a workspace to keep the notes file in")
+        self.model, self.system, self.budget, self.trigger = model, system, budget, trigger
+        self.user_tools = list(tools)
+        self.use_task_state, self.notes, self.workspace = task_state, notes, workspace
+        self.max_output_tokens, self.on_event, self.store = max_output_tokens, on_event, store
+        self.counter = counter or TokenCounter()
+        self.strategy = (strategies_module.get(strategy) if isinstance(strategy, str)
+                         else strategy)
+        if summary_role is not None:
+            self.strategy = _with_role(self.strategy, summary_role)
+        self.summarizer_spec = summarizer
+
+    # --- building one request -------------------------------------------------------
+    def _toolbox(self, state: TaskState | None) -> Toolbox:
+        box = Toolbox(self.user_tools)
+        for fn in (state.tools() if state else []):
+            box.add(fn)
+        for fn in (notes_tools(self.workspace) if self.notes else []):
+            box.add(fn)
+        return box
+
+    def _system(self, state: TaskState | None) -> str:
+        rendered = state.render() if state else ""
+        return f"{self.system}\n\n{rendered}" if rendered else self.system
+
+    # --- the loop ---------------------------------------------------------------------
+    def run(self, task: str, max_turns: int = 50) -> Run:
+        """Work on `task` until the model answers, fails, or `max_turns` pass."""
+        if not isinstance(task, str) or not task.strip():
+            raise ValueError("the task must be a non-empty string")
+        run = Run(task=task, task_state=TaskState() if self.use_task_state else None)
+        if self.store:
+            run.session_id = self.store.start(self._meta(task))
+        self._append(run, {"role": "user", "content": task})
+        return self._loop(run, max_turns)
+
+    def resume(self, run: Run, max_turns: int = 50) -> Run:
+        """Continue a failed or interrupted run from its stored session (or from memory)."""
+        if self.store and run.session_id:
+            run.messages = self.store.context(run.session_id)
+            run.transcript = self.store.transcript(run.session_id)
+        run.calls_seen = {call_key(b) for m in run.transcript[:-1] for b in blocks(m)
+                          if b.get("type") == "tool_use"}
+        if run.messages and run.messages[-1]["role"] == "assistant":
+            self._run_tools(run, run.messages[-1], self._toolbox(run.task_state))
+        run.status, run.error = "running", None
+        return self._loop(run, max_turns)
+
+    def _loop(self, run: Run, max_turns: int) -> Run:
+        toolbox = self._toolbox(run.task_state)
+        summarizer = make_summarizer(self.summarizer_spec, self, run)
+        strategy = bind(self.strategy, summarizer)
+        for _ in range(max_turns):
+            run.turn += 1
+            run.system = self._system(run.task_state)
+            schemas = toolbox.schemas
+            overhead = self.counter.count([], run.system, schemas)
+            room = self.budget - overhead
+            tokens = overhead + self.counter.count(run.messages)
+            compacting = tokens > self.trigger * self.budget and strategy.name != "off"
+            if compacting and not self._compact(run, strategy, room):
+                return run
+            self._emit(run, TurnStarted(run.turn, overhead + self.counter.count(run.messages),
+                                        self.budget, int(self.trigger * self.budget),
+                                        self._parts(run, overhead)))
+            try:
+                reply = self.model.create(system=run.system, messages=run.messages,
+                                          tools=schemas, max_tokens=self.max_output_tokens)
+            except Exception as exc:  # the model's failure ends the run, never the kernel
+                return self._fail(run, _one_line(exc), "model")
+            self._record_reply(run, reply)
+            if not reply.tool_uses:
+                run.answer, run.status = reply.text, "finished"
+                self._emit(run, Finished(run.turn, reply.text))
+                return run
+            self._run_tools(run, run.messages[-1], toolbox)
+        run.status = "max_turns"
+        self._emit(run, Finished(run.turn, run.answer or "", reason="max_turns"))
+        return run
+
+    def _compact(self, run: Run, strategy, room: int) -> bool:
+        """Compact the live context; False when the run had to stop (stuck)."""
+        before = run.messages
+        fallback = ""
+        try:
+            result = strategy(before, budget=room, counter=self.counter)
+        except CompressionStuck as exc:
+            self._fail(run, str(exc), "stuck")
+            return False
+        except Exception as exc:  # a failed summary call: trim this turn instead
+            fallback = f"summary failed ({_one_line(exc)}); trimmed instead"
+            result = TrimTurns()(before, budget=room, counter=self.counter)
+        try:
+            check_stuck(result, room)
+        except CompressionStuck as exc:
+            self._fail(run, str(exc), "stuck")
+            return False
+        if not result.changed:  # under the budget, nothing worth doing yet
+            return True
+        run.compactions.append(result)
+        run.messages = result.messages
+        usage = run.summary_usage[-1] if result.summary and run.summary_usage else None
+        if self.store and run.session_id:
+            run.session_id = self.store.start(self._meta(run.task), parent=run.session_id,
+                                              context=run.messages)
+        self._emit(run, Compacted(
+            run.turn, result.kind, result.tokens_before, result.tokens_after,
+            cleared=len(result.cleared), dropped=result.dropped,
+            dropped_facts=tuple(dropped_facts(before, result.messages)),
+            summary_prompt=result.summary_prompt, summary=result.summary,
+            note="; ".join(n for n in (fallback, result.note) if n), summary_usage=usage))
+        return True
+
+    def _record_reply(self, run: Run, reply: Reply) -> None:
+        run.usage.append(reply.usage)
+        self._append(run, reply.as_message())
+        self._emit(run, ModelReplied(run.turn, reply.usage, reply.stop_reason, reply.text,
+                                     len(reply.tool_uses)))
+
+    def _run_tools(self, run: Run, assistant: Message, toolbox: Toolbox) -> None:
+        limit = int(self.budget * MAX_RESULT_SHARE) * CHARS_PER_TOKEN
+        results = []
+        for call in (b for b in blocks(assistant) if b.get("type") == "tool_use"):
+            key = call_key(call)
+            self._emit(run, ToolCalled(run.turn, call["name"], call["input"], call["id"],
+                                       repeat=key in run.calls_seen))
+            run.calls_seen.add(key)
+            result = toolbox.call(call)
+            text = result["content"]
+            if len(text) > limit:
+                result["content"] = truncate(text, limit)
+            results.append(result)
+            self._emit(run, ToolReturned(
+                run.turn, call["name"], call["id"], bool(result.get("is_error")),
+                self.counter.count_text(result["content"]), truncated=len(text) > limit))
+        self._append(run, {"role": "user", "content": results})
+        if self.store and run.session_id and run.task_state:
+            self.store.save_state(run.session_id, dataclasses.asdict(run.task_state))
+
+    # --- bookkeeping ------------------------------------------------------------------
+    def _append(self, run: Run, message: Message) -> None:
+        run.messages = [*run.messages, message]
+        run.transcript.append(message)
+        if self.store and run.session_id:
+            self.store.append_message(run.session_id, message)
+
+    def _emit(self, run: Run, event: Event) -> None:
+        run.events.append(event)
+        if self.store and run.session_id:
+            self.store.append_event(run.session_id, event.to_dict())
+        if self.on_event:
+            self.on_event(event)
+
+    def _fail(self, run: Run, message: str, reason: str) -> Run:
+        run.status, run.error = "failed", message
+        self._emit(run, Failed(run.turn, message, reason))
+        return run
+
+    def _parts(self, run: Run, overhead: int) -> dict[str, int]:
+        parts = {"system": overhead, "messages": 0, "tool_results": 0, "summary": 0}
+        for m in run.messages:
+            parts[part_of(m)] += self.counter.count_message(m)
+        return parts
+
+    def _meta(self, task: str) -> dict[str, Any]:
+        return {"task": task[:500], "model": getattr(self.model, "name", "?"),
+                "strategy": getattr(self.strategy, "name", str(self.strategy)),
+                "budget": self.budget}
+
+
+def call_key(block: dict[str, Any]) -> tuple[str, str]:
+    """What makes two tool calls "the same call": the tool and its input."""
+    return block["name"], json.dumps(block.get("input", {}), sort_keys=True, default=str)
+
+
+def _with_role(strategy, role: str):
+    """A copy of `strategy` whose summaries (also inside progressive layers) use `role`."""
+    if role not in ("assistant", "user"):
+        raise ValueError(f"summary_role must be 'assistant' or 'user', not {role!r}")
+    names = {f.name for f in dataclasses.fields(strategy)}
+    if "role" in names:
+        return dataclasses.replace(strategy, role=role)
+    if "layers" in names:
+        return dataclasses.replace(strategy,
+                                   layers=tuple(_with_role(s, role) for s in strategy.layers))
+    return strategy
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else 'no details'}"
+

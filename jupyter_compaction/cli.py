@@ -1,0 +1,69 @@
+"""`jupyter-compaction`: the terminal entry point (demo, grading, releasing lessons)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import scenarios, strategies
+from .agent import DEFAULT_BUDGET
+from .runner import DEFAULT_MAX_TURNS
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"{value} must be positive")
+    return number
+
+
+def demo(args: argparse.Namespace) -> int:
+    from .demo import TurnTable, print_totals
+    from .runner import play
+
+    print(f"scenario {args.scenario}: {scenarios.load(args.scenario).title}")
+    print(f"strategy {args.strategy}, budget {args.budget}, model {args.model}, "
+          f"task state {'on' if args.task_state else 'off'}\n")
+    table = TurnTable()
+    try:
+        run = play(args.scenario, model=args.model, budget=args.budget, strategy=args.strategy,
+                   task_state=args.task_state, summary_role=args.summary_role,
+                   max_turns=args.max_turns, on_event=table)
+    except (ValueError, RuntimeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print_totals(run)
+    spec = scenarios.load(args.scenario)
+    if args.task is None and run.answer is not None:
+        print(f"{'correct':<19}  {'yes' if spec.is_correct(run.answer) else 'no'}")
+    return 0 if run.status == "finished" else 1
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="jupyter-compaction",
+                                  description="Learn context compaction for LLM agents.")
+    sub = top.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("demo", help="play a scenario in the terminal, turn by turn")
+    d.add_argument("--scenario", default=scenarios.names()[0], choices=scenarios.names())
+    d.add_argument("--budget", type=_positive, default=DEFAULT_BUDGET)
+    d.add_argument("--strategy", default="progressive", choices=list(strategies.STRATEGIES))
+    d.add_argument("--model", default="simulated",
+                   help="'simulated' (offline) or a Claude model id (needs ANTHROPIC_API_KEY)")
+    d.add_argument("--task-state", action=argparse.BooleanOptionalAction, default=True)
+    d.add_argument("--summary-role", choices=["assistant", "user"], default=None)
+    d.add_argument("--max-turns", type=_positive, default=DEFAULT_MAX_TURNS)
+    d.add_argument("--task", default=None, help=argparse.SUPPRESS)
+    d.set_defaults(func=demo)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""The events an agent run emits, as it happens: the only way out of the loop.
+
+Data flows one way. The loop creates these small records and hands each one to every
+listener (`on_event`); the live chart, the terminal demo, the session store and the
+benchmarks are all just listeners. None of them reaches into the loop.
+
+Left out: timing information (runs are deterministic; wall-clock time would make lesson
+outputs differ between runs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+from .models.base import Usage
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: ClassVar[str] = "event"
+    turn: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class TurnStarted(Event):
+    """A turn is about to call the model; `tokens` is the request size (after compaction)."""
+
+    kind: ClassVar[str] = "turn_started"
+    tokens: int
+    budget: int
+    trigger_at: int
+    parts: dict[str, int] = field(default_factory=dict)  # system, messages, tool_results, summary
+
+
+@dataclass(frozen=True)
+class Compacted(Event):
+    kind: ClassVar[str] = "compacted"
+    strategy: str
+    tokens_before: int
+    tokens_after: int
+    cleared: int = 0
+    dropped: int = 0
+    dropped_facts: tuple[str, ...] = ()
+    summary_prompt: str | None = None
+    summary: str | None = None
+    note: str = ""
+    summary_usage: Usage | None = None
+
+
+@dataclass(frozen=True)
+class ModelReplied(Event):
+    kind: ClassVar[str] = "model_replied"
+    usage: Usage
+    stop_reason: str
+    text: str = ""
+    tool_calls: int = 0
+
+
+@dataclass(frozen=True)
+class ToolCalled(Event):
+    kind: ClassVar[str] = "tool_called"
+    name: str
+    input: dict[str, Any]
+    id: str
+    repeat: bool = False  # the same call (name and input) was made earlier in this run
+
+
+@dataclass(frozen=True)
+class ToolReturned(Event):
+    kind: ClassVar[str] = "tool_returned"
+    name: str
+    id: str
+    is_error: bool
+    tokens: int
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class Finished(Event):
+    kind: ClassVar[str] = "finished"
+    answer: str
+    reason: str = "end_turn"  # or "max_turns"
+
+
+@dataclass(frozen=True)
+class Failed(Event):
+    kind: ClassVar[str] = "failed"
+    error: str  # one line, safe to show
+    reason: str = "model"  # "model", "stuck" or "interrupted"
+
+
+EVENT_TYPES = {cls.kind: cls for cls in
+               (TurnStarted, Compacted, ModelReplied, ToolCalled, ToolReturned, Finished, Failed)}
+
+
+def from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event written by `Event.to_dict()` (for the session store)."""
+    fields = dict(data)
+    cls = EVENT_TYPES[fields.pop("kind")]
+    for key in ("usage", "summary_usage"):
+        if isinstance(fields.get(key), dict):
+            fields[key] = Usage(**fields[key])
+    if "dropped_facts" in fields:
+        fields["dropped_facts"] = tuple(fields["dropped_facts"])
+    return cls(**fields)
