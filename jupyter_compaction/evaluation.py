@@ -23,7 +23,7 @@ from .tokens import TokenCounter, estimate_tokens
 # IDs like ORD-1042, file paths and names, and numbers with an optional unit.
 IDENTIFIER = re.compile(
     r"\b[A-Z][A-Z0-9]*-\d+\b"
-    r"|(?<![\w/.-])[\w-]+(?:/[\w.-]+)+"
+    r"|(?<![\w/.-])[\w-]+(?:/[\w.-]*\w)+"
     r"|\b[\w-]+\.(?:py|md|json|ya?ml|toml|txt|log|csv|cfg|ini|conf|js|ts)\b"
     r"|\b\d+(?:[.,]\d+)*(?:\s?(?:ms|s|KB|MB|GB|%))?(?![\w.-]?\w)"
 )
@@ -34,6 +34,11 @@ def identifiers(text: str) -> set[str]:
     """The identifiers, paths and figures in `text`."""
     found = {m.group(0) for m in IDENTIFIER.finditer(text)}
     return {f for f in found if not (f.isdigit() and int(f) < SMALL_NUMBER)}
+
+
+def _mentions(text: str, identifier: str) -> bool:
+    """`identifier` occurs in `text` as a whole token, not as part of a longer one."""
+    return re.search(rf"(?<![\w-]){re.escape(identifier)}(?![\w-])", text) is not None
 
 
 def _text(source: str | Sequence[Message]) -> str:
@@ -66,7 +71,7 @@ def eval_summary(
     missed = [f for f in facts if f not in kept]
     size = counter.count_text if counter else estimate_tokens
     compression = size(summary) / max(size(source_text), 1)
-    unsupported = sorted(i for i in identifiers(summary) if i not in source_text)
+    unsupported = sorted(i for i in identifiers(summary) if not _mentions(source_text, i))
     recall = len(kept) / len(facts) if facts else 1.0
     return SummaryEval(recall, kept, missed, compression, unsupported)
 
@@ -74,4 +79,4 @@ def eval_summary(
 def dropped_facts(before: Sequence[Message], after: Sequence[Message]) -> list[str]:
     """Identifiers visible before a compaction that no longer appear anywhere after it."""
     after_text = _text(after)
-    return sorted(i for i in identifiers(_text(before)) if i not in after_text)
+    return sorted(i for i in identifiers(_text(before)) if not _mentions(after_text, i))

@@ -88,7 +88,7 @@ def _check_shape(i: int, message: Any) -> None:
         raise InvalidHistory(i, "content must be a string or a non-empty list of blocks")
     for block in content:
         kind = block.get("type") if isinstance(block, dict) else None
-        if kind not in BLOCK_TYPES[message["role"]]:
+        if not isinstance(kind, str) or kind not in BLOCK_TYPES[message["role"]]:
             raise InvalidHistory(i, f"a {message['role']} message cannot hold a {kind!r} block")
         _check_block(i, block)
 
@@ -102,6 +102,11 @@ def _check_block(i: int, block: Block) -> None:
         and isinstance(block.get("name"), str) and isinstance(block.get("input"), dict)
     ):
         raise InvalidHistory(i, "a tool_use block needs a string 'id', a 'name' and a dict 'input'")
+    if kind == "tool_use":
+        try:
+            json.dumps(block["input"], sort_keys=True)
+        except (TypeError, ValueError):
+            raise InvalidHistory(i, "a tool_use 'input' must be JSON-serializable") from None
     if kind == "tool_result":
         content = block.get("content", "")
         parts_ok = isinstance(content, list) and all(

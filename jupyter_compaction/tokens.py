@@ -31,7 +31,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .history import Message, block_text, blocks
+from .history import InvalidHistory, Message, block_text, blocks
 
 DEFAULT_ENCODING = "o200k_base"
 MESSAGE_OVERHEAD = 3  # role and separators around each message
@@ -138,13 +138,17 @@ class TokenCounter:
         hit = self._by_id.get(id(message))
         if hit is not None and hit[0] is message:
             return hit[1]
-        key = json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
-        count = self._by_content.get(key)
+        try:
+            key = json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):  # non-string keys, cycles: count it, don't cache it
+            key = None
+        count = self._by_content.get(key) if key is not None else None
         if count is None:
             count = self._encode_message(message)
-            if len(self._by_content) >= MAX_CACHE_ENTRIES:
-                self._by_content.clear()
-            self._by_content[key] = count
+            if key is not None:
+                if len(self._by_content) >= MAX_CACHE_ENTRIES:
+                    self._by_content.clear()
+                self._by_content[key] = count
         if len(self._by_id) >= MAX_CACHE_ENTRIES:
             self._by_id.clear()
         self._by_id[id(message)] = (message, count)
@@ -163,7 +167,15 @@ class TokenCounter:
         tools: Iterable[dict[str, Any]] | None = None,
     ) -> int:
         """Tokens of a whole request: system prompt + tool definitions + messages."""
-        total = sum(self.count_message(m) for m in messages)
+        if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
+            raise InvalidHistory(0, "a history must be a list of messages")
+        total = 0
+        for i, message in enumerate(messages):
+            try:
+                total += self.count_message(message)
+            except (KeyError, TypeError, AttributeError, ValueError) as exc:
+                raise InvalidHistory(i, "cannot count a malformed message",
+                                     f"{type(exc).__name__}: {exc}") from None
         if system:
             total += self.count_message({"role": "user", "content": system})
         return total + self.count_tools(tools)

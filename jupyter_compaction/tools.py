@@ -48,6 +48,8 @@ def tool_schema(fn: Callable[..., Any]) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     required: list[str] = []
     for name, param in inspect.signature(fn).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
         properties[name] = _json_type(hints.get(name, str))
         if param.default is inspect.Parameter.empty:
             required.append(name)
@@ -84,16 +86,20 @@ class Toolbox:
     def call(self, block: dict[str, Any]) -> dict[str, Any]:
         """Run one `tool_use` block; return its `tool_result` block (never raises)."""
         result = {"type": "tool_result", "tool_use_id": block.get("id", "")}
-        fn = self.functions.get(block.get("name", ""))
+        name = block.get("name", "")
+        fn = self.functions.get(name) if isinstance(name, str) else None
         if fn is None:
             known = ", ".join(sorted(self.functions)) or "none"
             return {**result, "content": f"Unknown tool {block.get('name')!r}; tools: {known}.",
                     "is_error": True}
+        args = block.get("input") or {}
         try:
-            output = fn(**(block.get("input") or {}))
+            inspect.signature(fn).bind(**args)
         except TypeError as exc:
             message = f"Bad arguments for {fn.__name__}: {exc}"
             return {**result, "content": message, "is_error": True}
+        try:
+            output = fn(**args)
         except Exception as exc:  # a tool's failure is the model's information, not a crash
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             return {**result, "content": f"{type(exc).__name__}: {message}", "is_error": True}

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..history import cut_points
-from ..summaries import without_summaries
+from ..history import blocks, cut_points
+from ..summaries import is_summary, without_summaries
 from ..tokens import TokenCounter
 from .base import Compaction, start, unchanged
 
@@ -36,14 +36,21 @@ class TrimTurns:
         if before <= budget or not starts:
             return unchanged(self.name, messages, before, "already fits, or nothing to drop")
 
-        total = before
+        total, carry, carried = before, 0, None
         resume = starts[0]
         for start_, end in zip(starts, starts[1:], strict=False):  # never the newest turn
-            if total <= budget:
+            if total + carry <= budget:
                 break
             total -= sum(counter.count_message(m) for m in messages[start_:end])
+            found = [b for m in messages[start_:end] for b in blocks(m)
+                     if b.get("type") == "text" and is_summary(b["text"])]
+            if found:
+                carried = found[-1]
+                carry = counter.count_text(carried["text"])
             resume = end
         out = [*messages[:head], *messages[resume:]]
-        if total > budget:  # a summary counts as the oldest material: it goes last
+        if carried is not None:  # an older summary moves to the first kept turn
+            out[head] = {**out[head], "content": [carried, *blocks(without_summaries(out[head]))]}
+        if counter.count(out) > budget:  # a summary counts as the oldest material: it goes last
             out = [without_summaries(m) for m in out]
         return Compaction(self.name, out, before, counter.count(out), dropped=resume - head)

@@ -1,0 +1,221 @@
+"""Progressive: cheapest layer first, stop as soon as it fits; and the stuck rule."""
+
+import copy
+import math
+
+import pytest
+
+from jupyter_compaction import (
+    ClearToolResults,
+    Compaction,
+    CompressionStuck,
+    Progressive,
+    SummarizeMiddle,
+    TokenCounter,
+    TrimTurns,
+    validate,
+)
+from jupyter_compaction.strategies import check_stuck
+from jupyter_compaction.strategies.base import unchanged
+from jupyter_compaction.summaries import find_summary
+from tests.support.histories import fixed_history
+
+COUNTER = TokenCounter()
+SUMMARY = "## Progress\nturns summarized"
+
+
+class Recorder:
+    def __init__(self, answer=SUMMARY):
+        self.answer, self.prompts = answer, []
+
+    def __call__(self, prompt):
+        self.prompts.append(prompt)
+        return self.answer
+
+
+def layers(summarizer, protect_first=1):
+    return (ClearToolResults(keep_last=1),
+            SummarizeMiddle(summarizer, protect_first=protect_first, tail_tokens=1),
+            TrimTurns())
+
+
+def budget_for(target_tokens, trigger=0.8):
+    """The smallest budget whose trigger point is at least `target_tokens`."""
+    budget = math.ceil(target_tokens / trigger)
+    while int(trigger * budget) < target_tokens:
+        budget += 1
+    return budget
+
+
+def talky_history(turns=6, words=300, first_words=None):
+    """Turns whose bulk is assistant *text* (clearing tool results cannot free it)."""
+    messages = [{"role": "user", "content": "Task: review the design, turn by turn."}]
+    for t in range(turns):
+        n = first_words if (t == 0 and first_words) else words
+        messages.append({"role": "assistant", "content": [
+            {"type": "text", "text": f"Thoughts on part {t}: " + " ".join(
+                f"idea{t}_{i}" for i in range(n))},
+            {"type": "tool_use", "id": f"toolu_{t}", "name": "read_file",
+             "input": {"path": f"part{t}.md"}}]})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{t}",
+             "content": f"part {t}: " + "ok " * 60}]})
+    return messages
+
+
+def run(strategy, messages, budget):
+    snapshot = copy.deepcopy(messages)
+    out = strategy(messages, budget=budget, counter=COUNTER)
+    assert messages == snapshot, "the input must not be mutated"
+    validate(out.messages)
+    assert out.tokens_before == COUNTER.count(messages)
+    assert out.tokens_after == COUNTER.count(out.messages)
+    return out
+
+
+def test_under_the_trigger_is_unchanged_and_calls_no_layer():
+    messages = fixed_history(6, 100)
+    total = COUNTER.count(messages)
+    summarizer = Recorder()
+    out = run(Progressive(layers(summarizer), trigger=0.5), messages, budget=2 * total)
+    assert not out.changed
+    assert out.layers == []
+    assert out.note == f"fits under {total} tokens"
+    assert summarizer.prompts == []
+    # one token over the trigger point and the layers run
+    out = run(Progressive(layers(summarizer), trigger=0.5), messages, budget=2 * total - 2)
+    assert out.layers
+
+
+def test_clear_alone_enough_runs_only_clear():
+    messages = fixed_history(8, 300)
+    cleared = ClearToolResults(keep_last=1)(messages, budget=0, counter=COUNTER)
+    summarizer = Recorder()
+    out = run(Progressive(layers(summarizer)), messages, budget=budget_for(cleared.tokens_after))
+    assert [layer.kind for layer in out.layers] == ["clear"]
+    assert out.kind == "clear"
+    assert out.messages == cleared.messages
+    assert out.cleared == cleared.cleared
+    assert summarizer.prompts == []
+    assert out.summary is None and out.summary_prompt is None
+
+
+def test_summary_only_when_clearing_is_not_enough():
+    messages = talky_history()
+    strategies = layers(Recorder())
+    cleared = strategies[0](messages, budget=0, counter=COUNTER)
+    summarized = strategies[1](cleared.messages, budget=10**6, counter=COUNTER)
+    assert summarized.tokens_after < cleared.tokens_after < COUNTER.count(messages)
+    summarizer = Recorder()
+    out = run(Progressive(layers(summarizer)), messages,
+              budget=budget_for(summarized.tokens_after))
+    assert [layer.kind for layer in out.layers] == ["clear", "summarize"]
+    assert out.kind == "clear+summarize"
+    assert len(summarizer.prompts) == 1
+    assert out.summary == SUMMARY and out.summary_prompt == summarizer.prompts[0]
+    assert out.dropped == summarized.dropped
+    assert out.cleared == cleared.cleared
+    assert find_summary(out.messages) == SUMMARY
+
+
+def test_trim_runs_last_when_the_summary_is_not_enough():
+    # the first turn is huge and protected by the summarize layer's head; only trim drops it
+    messages = talky_history(first_words=2000)
+    summarizer = Recorder()
+    floor = COUNTER.count([messages[0], *messages[-2:]])
+    out = run(Progressive(layers(summarizer, protect_first=3)), messages,
+              budget=budget_for(floor + 200))
+    assert [layer.kind for layer in out.layers] == ["clear", "summarize", "trim"]
+    assert out.kind == "clear+summarize+trim"
+    assert len(summarizer.prompts) == 1
+    assert out.tokens_after <= int(0.8 * budget_for(floor + 200))
+    assert out.tokens_after == out.layers[-1].tokens_after
+    assert out.dropped == sum(layer.dropped for layer in out.layers)
+    assert "idea0_1999" not in str(out.messages)
+
+
+def test_kind_names_only_the_layers_that_changed_something():
+    messages = [{"role": "user", "content": "Task: chat."}]
+    for t in range(6):
+        messages += [{"role": "assistant", "content": f"answer {t} " + "words " * 300},
+                     {"role": "user", "content": f"question {t}"}]
+    out = run(Progressive(layers(Recorder())), messages, budget=600)
+    assert out.layers[0].kind == "clear" and not out.layers[0].changed
+    assert out.layers[0].note == "no old tool results to clear"
+    assert out.kind.split("+")[0] == "summarize"
+    assert "no old tool results to clear" in out.note
+
+
+def test_nothing_changed_is_named_after_the_strategy():
+    messages = [{"role": "user", "content": "a very long task " * 500}]
+    summarizer = Recorder()
+    out = run(Progressive(layers(summarizer)), messages, budget=100)
+    assert [layer.kind for layer in out.layers] == ["clear", "summarize", "trim"]
+    assert out.kind == "progressive"
+    assert not out.changed
+    assert summarizer.prompts == []
+    assert out.note == ("no old tool results to clear; the middle is empty; "
+                        "already fits, or nothing to drop")
+
+
+def test_each_layer_gets_the_trigger_point_and_the_previous_layers_output():
+    calls = []
+
+    class Spy:
+        def __init__(self, name, drop):
+            self.name, self.drop = name, drop
+
+        def __call__(self, messages, *, budget, counter):
+            calls.append((self.name, len(messages), budget))
+            if not self.drop:
+                return unchanged(self.name, messages, counter.count(messages), "spy")
+            out = [messages[0], *messages[3:]]
+            return Compaction(self.name, out, counter.count(messages), counter.count(out),
+                              dropped=2)
+
+    messages = fixed_history(6, 100)
+    out = run(Progressive((Spy("a", True), Spy("b", False), Spy("c", True)), trigger=0.5),
+              messages, budget=100)
+    assert calls == [("a", 13, 50), ("b", 11, 50), ("c", 11, 50)]
+    assert out.kind == "a+c"
+    assert len(out.messages) == 9
+
+
+# --- stuck detection -----------------------------------------------------------------
+
+
+def compaction(before, after):
+    return Compaction("clear", [], before, after)
+
+
+@pytest.mark.parametrize(("before", "after", "budget"), [
+    (1000, 901, 900),   # over budget, freed 9.9 %
+    (1000, 1000, 10),   # freed nothing
+])
+def test_check_stuck_raises_when_over_budget_and_shrink_below_ten_percent(before, after, budget):
+    with pytest.raises(CompressionStuck) as err:
+        check_stuck(compaction(before, after), budget)
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"compaction 'clear' is stuck: {before} -> {after} tokens" in message
+    assert f"budget of {budget}" in message
+    assert (err.value.kind, err.value.before, err.value.after, err.value.budget) == (
+        "clear", before, after, budget)
+
+
+@pytest.mark.parametrize(("before", "after", "budget"), [
+    (1000, 900, 800),   # freed exactly 10 %: not stuck
+    (1000, 990, 990),   # freed little but fits
+    (1000, 200, 100),   # over budget but freed a lot: the next turn may do more
+])
+def test_check_stuck_passes_the_compaction_through_otherwise(before, after, budget):
+    result = compaction(before, after)
+    assert check_stuck(result, budget) is result
+
+
+def test_a_weak_progressive_pipeline_is_stuck():
+    messages = talky_history()
+    out = Progressive((ClearToolResults(keep_last=1),))(messages, budget=500, counter=COUNTER)
+    assert out.tokens_after > 500
+    with pytest.raises(CompressionStuck):
+        check_stuck(out, 500)

@@ -1,0 +1,134 @@
+"""The registry of strategy names, `get()`, `needs_summarizer()` and `bind()`."""
+
+import pytest
+
+from jupyter_compaction import (
+    ClearToolResults,
+    CompactAll,
+    InvalidHistory,
+    NoCompaction,
+    Progressive,
+    SummarizeMiddle,
+    TokenCounter,
+    TrimTurns,
+    strategies,
+    validate,
+)
+from jupyter_compaction.strategies import STRATEGIES, bind, needs_summarizer
+from tests.support.histories import fixed_history
+
+COUNTER = TokenCounter()
+NAMES = ["off", "clear", "trim", "summarize", "compact", "progressive"]
+
+
+def summarizer(prompt):
+    return "## Progress\nbound"
+
+
+def other(prompt):
+    return "## Progress\nexplicit"
+
+
+def test_registry_names_match_the_strategies():
+    assert list(STRATEGIES) == NAMES
+    for name, strategy in STRATEGIES.items():
+        assert strategy.name == name
+    assert isinstance(STRATEGIES["off"], NoCompaction)
+    assert isinstance(STRATEGIES["progressive"], Progressive)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_get_returns_the_registered_instance(name):
+    assert strategies.get(name) is STRATEGIES[name]
+
+
+@pytest.mark.parametrize("bad", ["nope", "", "Clear", None, ["clear"], 3])
+def test_get_unknown_name_is_a_one_line_error_listing_the_names(bad):
+    with pytest.raises(ValueError) as err:
+        strategies.get(bad)
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"unknown strategy {bad!r}" in message
+    assert message.endswith("choose one of: " + ", ".join(NAMES))
+    assert err.value.__cause__ is None and err.value.__suppress_context__
+
+
+def test_needs_summarizer():
+    assert [name for name, s in STRATEGIES.items() if needs_summarizer(s)] == [
+        "summarize", "compact"]
+
+
+def test_bind_fills_a_missing_summarizer_on_a_copy():
+    original = STRATEGIES["summarize"]
+    bound = bind(original, summarizer)
+    assert bound.summarizer is summarizer
+    assert bound is not original and original.summarizer is None
+    assert (bound.protect_first, bound.tail_tokens, bound.role) == (
+        original.protect_first, original.tail_tokens, original.role)
+    assert bind(STRATEGIES["compact"], summarizer).summarizer is summarizer
+    assert STRATEGIES["compact"].summarizer is None
+
+
+def test_bind_leaves_an_explicit_summarizer_alone():
+    explicit = SummarizeMiddle(other, protect_first=1)
+    assert bind(explicit, summarizer) is explicit
+    assert bind(CompactAll(other), summarizer).summarizer is other
+
+
+def test_bind_returns_strategies_without_a_summarizer_as_they_are():
+    for strategy in (STRATEGIES["off"], STRATEGIES["clear"], STRATEGIES["trim"],
+                     ClearToolResults(keep_last=7)):
+        assert bind(strategy, summarizer) is strategy
+
+    def custom(messages, *, budget, counter):  # not a dataclass
+        raise AssertionError("not called")
+
+    assert bind(custom, summarizer) is custom
+
+
+def test_bind_reaches_the_layers_of_progressive_and_nested_progressive():
+    default = bind(STRATEGIES["progressive"], summarizer)
+    assert [type(layer) for layer in default.layers] == [
+        ClearToolResults, SummarizeMiddle, TrimTurns]
+    assert default.layers[1].summarizer is summarizer
+    assert STRATEGIES["progressive"].layers[1].summarizer is None
+
+    nested = Progressive(layers=(
+        ClearToolResults(),
+        Progressive(layers=(SummarizeMiddle(protect_first=1), CompactAll(other))),
+        CompactAll(),
+    ), trigger=0.6)
+    bound = bind(nested, summarizer)
+    assert bound.trigger == 0.6
+    assert bound.layers[0] is nested.layers[0]
+    assert bound.layers[1].layers[0].summarizer is summarizer
+    assert bound.layers[1].layers[0].protect_first == 1
+    assert bound.layers[1].layers[1].summarizer is other
+    assert bound.layers[2].summarizer is summarizer
+    assert nested.layers[1].layers[0].summarizer is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_bound_default_strategy_runs_and_keeps_the_history_valid(name):
+    messages = fixed_history(12, 400)
+    out = bind(STRATEGIES[name], summarizer)(messages, budget=3_000, counter=COUNTER)
+    validate(out.messages)
+    assert out.tokens_after <= out.tokens_before == COUNTER.count(messages)
+    assert (name == "off") == (not out.changed)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_strategy_rejects_an_invalid_history_before_doing_anything(name):
+    orphan = [{"role": "user", "content": "task"},
+              {"role": "assistant", "content": [
+                  {"type": "tool_use", "id": "t1", "name": "read_file", "input": {}}]},
+              {"role": "user", "content": "no result"}]
+    with pytest.raises(InvalidHistory, match="not answered"):
+        STRATEGIES[name](orphan, budget=10, counter=COUNTER)
+
+
+def test_off_is_unchanged_with_a_note():
+    messages = fixed_history(3)
+    out = STRATEGIES["off"](messages, budget=1, counter=COUNTER)
+    assert out.note == "compaction is off"
+    assert out.messages == messages and out.messages is not messages

@@ -1,0 +1,138 @@
+"""TrimTurns: whole turns go, oldest first; the task and the newest turn stay."""
+
+import copy
+
+import pytest
+
+from jupyter_compaction import SummarizeMiddle, TokenCounter, TrimTurns, validate
+from jupyter_compaction.history import blocks, tool_result_ids, tool_use_ids
+from jupyter_compaction.summaries import find_summary, summary_block
+from tests.support.histories import fixed_history
+
+COUNTER = TokenCounter()
+
+
+def tokens(messages):
+    return COUNTER.count(messages)
+
+
+def run(strategy, messages, budget):
+    snapshot = copy.deepcopy(messages)
+    out = strategy(messages, budget=budget, counter=COUNTER)
+    assert messages == snapshot, "the input must not be mutated"
+    validate(out.messages)
+    assert out.tokens_before == tokens(messages)
+    assert out.tokens_after == tokens(out.messages)
+    assert out.tokens_after <= out.tokens_before
+    return out
+
+
+def turn_cost(messages, k):
+    """Tokens of the k-th tool turn (messages 1+2k and 2+2k) of a fixed_history."""
+    return tokens(messages[1 + 2 * k: 3 + 2 * k])
+
+
+def test_under_budget_is_unchanged():
+    messages = fixed_history(4, 50)
+    out = run(TrimTurns(), messages, budget=tokens(messages))
+    assert not out.changed
+    assert out.note == "already fits, or nothing to drop"
+    assert all(a is b for a, b in zip(out.messages, messages, strict=True))
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_drops_whole_turns_oldest_first_and_only_as_many_as_needed(n):
+    messages = fixed_history(6, 100)
+    total = tokens(messages)
+    freed = sum(turn_cost(messages, k) for k in range(n))
+    out = run(TrimTurns(), messages, budget=total - freed)
+    assert out.kind == "trim"
+    assert out.dropped == 2 * n
+    assert out.messages == [messages[0], *messages[1 + 2 * n:]]
+    assert all(a is b for a, b in zip(out.messages[1:], messages[1 + 2 * n:], strict=True))
+    assert out.tokens_after == total - freed
+    # one token less and one more turn has to go
+    tighter = run(TrimTurns(), messages, budget=total - freed - 1)
+    assert tighter.dropped == 2 * n + 2
+
+
+def test_keeps_the_newest_turn_even_when_over_budget():
+    messages = fixed_history(6, 100)
+    out = run(TrimTurns(), messages, budget=1)
+    assert out.messages == [messages[0], messages[-2], messages[-1]]
+    assert out.dropped == 10
+    assert out.tokens_after > 1
+
+
+def test_keeps_a_final_text_answer_as_the_newest_turn():
+    messages = [*fixed_history(3, 100), {"role": "assistant", "content": "All done."}]
+    out = run(TrimTurns(), messages, budget=1)
+    assert out.messages == [messages[0], messages[-1]]
+
+
+@pytest.mark.parametrize(("keep_first", "head"), [(0, 1), (1, 1), (2, 3), (3, 3), (4, 5)])
+def test_keep_first_is_widened_to_a_turn_boundary(keep_first, head):
+    messages = fixed_history(6, 100)
+    out = run(TrimTurns(keep_first=keep_first), messages, budget=1)
+    assert out.messages[:head] == messages[:head]
+    assert out.messages[head:] == messages[-2:]
+    assert out.dropped == len(messages) - 2 - head
+
+
+def test_never_splits_parallel_calls():
+    messages = [{"role": "user", "content": "Task: compare the three files in every folder."}]
+    n = 0
+    for t in range(5):
+        ids = [f"p{n + i}" for i in range(3)]
+        n += 3
+        messages.append({"role": "assistant", "content": [
+            {"type": "text", "text": f"Folder {t}: reading three files at once."},
+            *({"type": "tool_use", "id": tid, "name": "read_file", "input": {"path": tid}}
+              for tid in ids)]})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": tid, "content": f"{tid} " * (40 * (t + 1))}
+            for tid in ids]})
+    total = tokens(messages)
+    for budget in range(0, total + 50, 25):
+        out = run(TrimTurns(), messages, budget=budget)
+        for i, m in enumerate(out.messages):
+            if m["role"] == "assistant":
+                assert sorted(tool_use_ids(m)) == sorted(tool_result_ids(out.messages[i + 1]))
+                # the group is kept whole: its message object is the original
+                assert any(m is original for original in messages)
+
+
+def test_a_user_role_summary_in_the_head_stays_while_it_fits():
+    messages = fixed_history(5, 100)
+    messages[0] = {"role": "user", "content": [
+        {"type": "text", "text": messages[0]["content"]},
+        summary_block("## Progress\nread file0.json (ORD-1042)", "user")]}
+    floor = tokens([messages[0], *messages[-2:]])
+    out = run(TrimTurns(), messages, budget=floor)
+    assert out.messages[0] is messages[0]
+    assert find_summary(out.messages) == "## Progress\nread file0.json (ORD-1042)"
+    # when even task + summary + newest turn is too much, the summary goes last
+    out = run(TrimTurns(), messages, budget=floor - 1)
+    assert find_summary(out.messages) is None
+    assert blocks(out.messages[0]) == blocks(messages[0])[:1]
+    assert out.messages[1:] == messages[-2:]
+
+
+def test_nothing_older_than_the_newest_turn_to_drop():
+    messages = fixed_history(1, 300)
+    out = run(TrimTurns(), messages, budget=10)
+    assert out.dropped == 0
+    assert out.messages == messages
+
+
+def test_an_assistant_role_summary_is_dropped_only_when_even_that_is_too_much():
+    summarize = SummarizeMiddle(lambda prompt: "## Progress\nread file0-file5; ORD-1042 found",
+                                protect_first=1, tail_tokens=1)
+    compacted = summarize(fixed_history(8, 100), budget=10_000, counter=COUNTER).messages
+    # task, then [summary + older turns...], then the newest turn
+    messages = compacted + fixed_history(10, 100)[17:]
+    without = {**messages[1], "content": messages[1]["content"][1:]}
+    summary_cost = tokens(messages) - tokens([messages[0], without, *messages[2:]])
+    budget = tokens([messages[0], *messages[-2:]]) + summary_cost + 5
+    out = run(TrimTurns(), messages, budget=budget)
+    assert find_summary(out.messages) == "## Progress\nread file0-file5; ORD-1042 found"

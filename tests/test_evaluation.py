@@ -1,0 +1,113 @@
+"""Judging a summary (recall, compression, unsupported claims) and what compaction lost."""
+
+import pytest
+
+from jupyter_compaction import ClearToolResults, TokenCounter, dropped_facts, eval_summary
+from jupyter_compaction.evaluation import SummaryEval, identifiers
+
+COUNTER = TokenCounter()
+SOURCE = ("Order ORD-1042 ships on waybill VD-88317 from agents/router.py; "
+          "the timeout is 300 ms and 1250 items were counted in config.yaml.")
+
+
+def test_recall_is_case_insensitive_and_keeps_the_order_of_facts():
+    result = eval_summary("ord-1042 is on VD-88317.", ["ORD-1042", "VD-88317", "router.py",
+                                                      "ORD-1042"], SOURCE)
+    assert result.kept == ["ORD-1042", "VD-88317"]
+    assert result.missed == ["router.py"]
+    assert result.recall == pytest.approx(2 / 3)
+
+
+def test_recall_without_facts_is_complete():
+    assert eval_summary("anything", [], SOURCE).recall == 1.0
+
+
+def test_compression_ratio_uses_the_estimate_or_the_counter():
+    assert eval_summary("x" * 40, [], "y" * 400).compression == pytest.approx(0.1)
+    exact = eval_summary("ORD-1042 on VD-88317", [], SOURCE, counter=COUNTER)
+    assert exact.compression == pytest.approx(
+        COUNTER.count_text("ORD-1042 on VD-88317") / COUNTER.count_text(SOURCE))
+    assert eval_summary("text", [], "").compression == pytest.approx(1.0)  # no division by zero
+
+
+def test_source_can_be_messages():
+    source = [{"role": "user", "content": "Find ORD-1042"},
+              {"role": "assistant", "content": [
+                  {"type": "tool_use", "id": "t", "name": "lookup", "input": {"id": "VD-88317"}}]},
+              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                            "content": [{"type": "text", "text": "eta 4500 s"}]}]}]
+    result = eval_summary("ORD-1042 on VD-88317, eta 4500 s", ["VD-88317"], source)
+    assert result.recall == 1.0
+    assert result.unsupported == []
+
+
+@pytest.mark.parametrize(("summary", "unsupported"), [
+    ("ORD-1042 ships on VD-88317 (300 ms, 1250 items).", []),
+    ("ORD-9999 ships on VD-88317.", ["ORD-9999"]),
+    ("4500 items were counted.", ["4500"]),
+    ("Timeout is 450 ms; see secrets.yaml.", ["450 ms", "secrets.yaml"]),
+    ("Edited agents/planner.py today.", ["agents/planner.py"]),
+    ("Step 3 of 5 is done.", []),  # small counters are not facts
+])
+def test_unsupported_identifiers_are_the_ones_not_in_the_source(summary, unsupported):
+    assert eval_summary(summary, [], SOURCE).unsupported == unsupported
+
+
+@pytest.mark.parametrize(("summary", "unsupported"), [
+    ("ORD-104 ships on VD-88317.", ["ORD-104"]),
+    ("125 items were counted.", ["125"]),
+])
+def test_altered_identifiers_that_are_substrings_of_real_ones_are_unsupported(summary, unsupported):
+    assert eval_summary(summary, [], SOURCE).unsupported == unsupported
+
+
+def test_a_path_at_the_end_of_a_sentence_is_the_same_path():
+    assert identifiers("I edited agents/router.py.") == {"agents/router.py"}
+    assert eval_summary("I edited agents/router.py.", [], SOURCE).unsupported == []
+
+
+def test_identifiers_finds_ids_paths_files_and_figures():
+    assert identifiers(SOURCE) == {"ORD-1042", "VD-88317", "agents/router.py", "300 ms", "1250",
+                                   "config.yaml"}
+
+
+def test_summary_eval_reads_as_one_line():
+    result = SummaryEval(recall=2 / 3, kept=["a", "b"], missed=["c"], compression=0.1,
+                         unsupported=["ORD-9999"])
+    assert str(result) == "recall 67% (2/3), compression 10.0%, unsupported 1"
+
+
+def ticket_turns():
+    messages = [{"role": "user", "content": "Task: list every order on a late waybill."}]
+    for k in range(4):
+        messages.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"t{k}", "name": "lookup_batch", "input": {"batch": k}}]})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{k}",
+             "content": f"ORD-{3000 + k} is on waybill VD-{70000 + k}, late by {120 + k} min. "
+                        + "padding " * 40}]})
+    return messages
+
+
+def test_dropped_facts_lists_what_clearing_removed():
+    before = ticket_turns()
+    after = ClearToolResults(keep_last=1)(before, budget=0, counter=COUNTER).messages
+    assert dropped_facts(before, after) == sorted(
+        ["ORD-3000", "ORD-3001", "ORD-3002", "VD-70000", "VD-70001", "VD-70002",
+         "120", "121", "122"])
+
+
+def test_dropped_facts_ignores_facts_that_survive_elsewhere():
+    before = ticket_turns()
+    before[0] = {"role": "user", "content": "Task: check ORD-3000 and VD-70001 first."}
+    after = ClearToolResults(keep_last=1)(before, budget=0, counter=COUNTER).messages
+    dropped = dropped_facts(before, after)
+    assert "ORD-3000" not in dropped and "VD-70001" not in dropped
+    assert "ORD-3001" in dropped and "ORD-3003" not in dropped
+    assert dropped_facts(before, before) == []
+
+
+def test_dropped_facts_reports_a_number_that_only_survives_inside_another_id():
+    before = [{"role": "user", "content": "Order ORD-1042 has 42 items."}]
+    after = [{"role": "user", "content": "Order ORD-1042."}]
+    assert dropped_facts(before, after) == ["42"]
