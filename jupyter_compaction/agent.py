@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -187,6 +188,13 @@ class Agent:
         return self._loop(run, max_turns)
 
     def _loop(self, run: Run, max_turns: int) -> Run:
+        try:
+            return self._turns(run, max_turns)
+        except KeyboardInterrupt:  # the run (and its transcript) survives an interrupt
+            return self._fail(run, "interrupted by the user; resume() continues the run",
+                              "interrupted")
+
+    def _turns(self, run: Run, max_turns: int) -> Run:
         toolbox = self._toolbox(run.task_state)
         summarizer = make_summarizer(self.summarizer_spec, self, run)
         strategy = bind(self.strategy, summarizer)
@@ -220,6 +228,11 @@ class Agent:
 
     def _compact(self, run: Run, strategy, room: int) -> bool:
         """Compact the live context; False when the run had to stop (stuck)."""
+        if room <= 0:  # nothing any strategy does to the messages can help
+            self._fail(run, f"compaction is stuck: the system prompt and tools alone take "
+                            f"{self.budget - room} tokens, over the budget of {self.budget}; "
+                            "raise the budget", "stuck")
+            return False
         before = run.messages
         fallback = ""
         try:
@@ -228,21 +241,29 @@ class Agent:
             self._fail(run, str(exc), "stuck")
             return False
         except Exception as exc:  # a failed summary call: trim this turn instead
-            fallback = f"summary failed ({_one_line(exc)}); trimmed instead"
-            result = TrimTurns()(before, budget=room, counter=self.counter)
+            # Trim down to the trigger (not just under the room), so this turn really frees
+            # space, and say so in an event even when there was nothing to trim.
+            target = max(0, int(self.trigger * self.budget) - (self.budget - room))
+            result = TrimTurns()(before, budget=target, counter=self.counter)
+            fallback = (f"summary failed ({_one_line(exc)}); "
+                        + ("trimmed instead" if result.changed
+                           else "nothing to trim, history unchanged"))
+            if not result.changed:
+                result = dataclasses.replace(result, note="")
         try:
             check_stuck(result, room)
         except CompressionStuck as exc:
             self._fail(run, str(exc), "stuck")
             return False
-        if not result.changed:  # under the budget, nothing worth doing yet
+        if not result.changed and not fallback:  # under the budget, nothing worth doing yet
             return True
-        run.compactions.append(result)
-        run.messages = result.messages
+        if result.changed:
+            run.compactions.append(result)
+            run.messages = result.messages
+            if self.store and run.session_id:
+                run.session_id = self.store.start(self._meta(run.task), parent=run.session_id,
+                                                  context=run.messages)
         usage = run.summary_usage[-1] if result.summary and run.summary_usage else None
-        if self.store and run.session_id:
-            run.session_id = self.store.start(self._meta(run.task), parent=run.session_id,
-                                              context=run.messages)
         self._emit(run, Compacted(
             run.turn, result.kind, result.tokens_before, result.tokens_after,
             cleared=len(result.cleared), dropped=result.dropped,
@@ -268,7 +289,7 @@ class Agent:
             result = toolbox.call(call)
             text = result["content"]
             if len(text) > limit:
-                result["content"] = truncate(text, limit)
+                result["content"] = _shorten(text, limit)
             results.append(result)
             self._emit(run, ToolReturned(
                 run.turn, call["name"], call["id"], bool(result.get("is_error")),
@@ -324,6 +345,18 @@ def _with_role(strategy, role: str):
         return dataclasses.replace(strategy,
                                    layers=tuple(_with_role(s, role) for s in strategy.layers))
     return strategy
+
+
+_TRUNCATED = re.compile(r"\n… \[(\d+) more characters truncated\]\Z")
+
+
+def _shorten(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters with a note of how many were left out, counting
+    those the toolbox already cut (so the note is the true total, not just the second cut)."""
+    found = _TRUNCATED.search(text)
+    body, hidden = (text[:found.start()], int(found.group(1))) if found else (text, 0)
+    return truncate(body, limit) if not hidden else (
+        body[:limit] + f"\n… [{len(body[limit:]) + hidden} more characters truncated]")
 
 
 def _one_line(exc: BaseException) -> str:

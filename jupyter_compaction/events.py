@@ -38,6 +38,9 @@ class TurnStarted(Event):
 
 @dataclass(frozen=True)
 class Compacted(Event):
+    """The live context was rewritten. `tokens_before`/`tokens_after` count the *messages*
+    only; the system prompt and tools (in `TurnStarted.tokens`) are not compacted."""
+
     kind: ClassVar[str] = "compacted"
     strategy: str
     tokens_before: int

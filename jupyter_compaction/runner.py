@@ -1,9 +1,9 @@
 """Play a bundled scenario end to end: the one call behind the demo, magics and lab.
 
-`play()` copies the scenario's workspace to a fresh folder, builds the model (simulated
-by default, Claude when given a `claude-…` id), the agent with the scenario's tools, and
-runs it. Everything the Jupyter layer and the benchmarks show comes from the returned
-`Run` and the events it emitted.
+`build()` copies the scenario's workspace to a fresh folder and builds the model
+(simulated by default, Claude when given a `claude-…` id) and the agent with the
+scenario's tools; `play()` builds and runs it. Everything the Jupyter layer and the
+benchmarks show comes from the returned `Run` and the events it emitted.
 
 Left out: choosing defaults for a real model's price or window; see `benchmarks/`.
 """
@@ -38,7 +38,7 @@ def make_model(model: str | Model = "simulated", scenario: str = "agents") -> Mo
                      "'claude-haiku-4-5'")
 
 
-def play(
+def build(
     scenario: str = "agents",
     *,
     task: str | None = None,
@@ -49,18 +49,23 @@ def play(
     notes: bool = False,
     summary_role: str | None = None,
     summarizer: Any = "aux",
-    max_turns: int = DEFAULT_MAX_TURNS,
     on_event: Callable[[Event], None] | None = None,
     store: SessionStore | None = None,
     workdir: str | None = None,
-) -> Run:
-    """Run `scenario` with the given knobs and return the finished `Run`."""
+) -> tuple[Agent, str]:
+    """The agent for `scenario` (on a fresh copy of its workspace) and the task to give it."""
     spec = scenarios.load(scenario)
     workspace = spec.prepare(workdir or tempfile.mkdtemp(prefix=f"compaction-{spec.name}-"))
     agent = Agent(make_model(model, spec.name), tools=spec.tools(workspace), budget=budget,
                   strategy=strategy, task_state=task_state, notes=notes, workspace=workspace,
                   summary_role=summary_role, summarizer=summarizer, on_event=on_event,
                   store=store)
-    run = agent.run(task or spec.task, max_turns=max_turns)
-    run.scenario = spec.name
+    return agent, task or spec.task
+
+
+def play(scenario: str = "agents", *, max_turns: int = DEFAULT_MAX_TURNS, **knobs: Any) -> Run:
+    """Run `scenario` with the given knobs (see `build`) and return the finished `Run`."""
+    agent, task = build(scenario, **knobs)
+    run = agent.run(task, max_turns=max_turns)
+    run.scenario = scenarios.load(scenario).name
     return run

@@ -106,7 +106,7 @@ class Scripted:
 
     def create(self, *, system, messages, tools, max_tokens, cache=False):
         reply = self.replies.pop(0)
-        if isinstance(reply, Exception):
+        if isinstance(reply, BaseException):
             raise reply
         return reply
 
@@ -190,3 +190,13 @@ def test_bad_budget_and_task_are_clear_errors():
         Agent(Scripted([]), budget=0)
     with pytest.raises(ValueError, match="non-empty"):
         Agent(Scripted([])).run("  ")
+
+
+def test_an_interrupt_ends_the_run_cleanly_and_resume_continues():
+    model = Scripted([Reply([call(1)], "tool_use", Usage(1, 1)), KeyboardInterrupt(),
+                      Reply([{"type": "text", "text": "back"}], "end_turn", Usage(1, 1))])
+    agent = Agent(model, tools=[shout], task_state=False)
+    run = agent.run("go")
+    assert run.status == "failed" and run.events[-1].reason == "interrupted"
+    assert len(run.transcript) == 3
+    assert agent.resume(run).answer == "back"

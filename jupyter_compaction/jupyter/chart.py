@@ -1,0 +1,186 @@
+"""The live token chart: tokens per turn, stacked by part, against the budget.
+
+`TokenChart` is an event listener (`chart(event)`). Each `TurnStarted` adds one point
+to four stacked areas (system prompt and tools, messages, tool results, summary, from
+`TurnStarted.parts`) and moves the budget and trigger lines; each `Compacted` adds a
+marker at the size the request had before it, whose hover text says which strategy ran
+and how many tokens it took the messages from and to (`Compacted` counts the messages
+only; the marker adds the system prompt and tools so it sits on top of the stack).
+
+The figure (`.figure`, a plotly `FigureWidget`) is built on first use, so a chart that is
+only read as text (`.text()`) never imports plotly. Every update happens inside one
+`fig.batch_update()`, i.e. one message to the browser. The points live in the chart's own
+Python lists; a trace is given them as a typed numpy array, which plotly sends as a
+binary buffer, so one update costs about the same at turn 10 and at turn 1 000 (see
+`benchmarks/bench_chart.py`); the budget and trigger lines are two points each. Trace
+`uid`s are fixed names, so nothing random appears in any output.
+
+Left out: dollar costs (see the benchmarks) and per-message detail (see `%context`).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+from typing import Any
+
+from ..demo import bar
+from ..events import Compacted, Event, TurnStarted
+from .render import text_table
+
+PARTS = ("system", "messages", "tool_results", "summary")
+PART_LABELS = {"system": "system + tools", "messages": "messages",
+               "tool_results": "tool results", "summary": "summary"}
+PART_COLORS = {"system": "#9e9e9e", "messages": "#4c78a8", "tool_results": "#f58518",
+               "summary": "#54a24b"}
+BUDGET_COLOR, TRIGGER_COLOR, MARK_COLOR = "#d62728", "#ff9896", "#000000"
+UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "compactions")
+TITLE = "Tokens in each request"
+HEIGHT = 380
+ARRAY_DTYPE = "int32"  # a typed array is sent as a binary buffer (int64 is not)
+
+
+def _array(values: list[int]) -> Any:
+    """`values` as plotly takes them fastest: a typed numpy array, else a tuple."""
+    try:
+        import numpy
+    except ImportError:  # pragma: no cover - numpy comes with the lab extras
+        return tuple(values)
+    return numpy.asarray(values, dtype=ARRAY_DTYPE)
+
+
+class TokenChart:
+    """Stacked tokens per turn, budget and trigger lines, compaction markers."""
+
+    def __init__(self, title: str = TITLE, height: int = HEIGHT):
+        self.title, self.height = title, height
+        self._figure: Any = None
+        self.updates = 0  # how many batch updates were sent (for tests and benchmarks)
+        self.reset()
+
+    # --- listening ------------------------------------------------------------------
+    def __call__(self, event: Event) -> None:
+        if self._record(event):
+            self._push()
+
+    def feed(self, events: Iterable[Event]) -> None:
+        """Take many events at once and redraw once (replaying a finished run)."""
+        if any([self._record(e) for e in events]):
+            self._push()
+
+    def reset(self) -> None:
+        """Forget every point (a new run starts)."""
+        self.turns: list[int] = []
+        self.tokens: list[int] = []
+        self.parts: dict[str, list[int]] = {p: [] for p in PARTS}
+        self.budget: int | None = None
+        self.trigger: int | None = None
+        self.marks: list[Compacted] = []
+        self._mark_x: list[int] = []
+        self._mark_y: list[int] = []
+        self._mark_text: list[str] = []
+        if self._figure is not None:
+            self._push()
+
+    def _record(self, event: Event) -> bool:
+        if isinstance(event, TurnStarted):
+            if self.marks and self.marks[-1].turn == event.turn:  # now the overhead is known
+                self._mark_y[-1] = self.marks[-1].tokens_before + (
+                    event.tokens - self.marks[-1].tokens_after)
+            self.turns.append(event.turn)
+            self.tokens.append(event.tokens)
+            for part in PARTS:
+                self.parts[part].append(event.parts.get(part, 0))
+            self.budget, self.trigger = event.budget, event.trigger_at
+            return True
+        if isinstance(event, Compacted):
+            self.marks.append(event)
+            self._mark_x.append(event.turn)
+            overhead = self.parts["system"][-1] if self.turns else 0
+            self._mark_y.append(event.tokens_before + overhead)
+            self._mark_text.append(
+                f"turn {event.turn}: {html.escape(event.strategy)}<br>"
+                f"messages {event.tokens_before} → {event.tokens_after} tokens")
+            return True
+        return False
+
+    # --- the widget -------------------------------------------------------------------
+    @property
+    def figure(self) -> Any:
+        """The plotly `FigureWidget` (built on first use, then kept up to date)."""
+        if self._figure is None:
+            self._figure = self._build()
+            self._push()
+        return self._figure
+
+    def _build(self) -> Any:
+        import plotly.graph_objects as go
+
+        traces = [go.Scatter(name=PART_LABELS[p], stackgroup="tokens", mode="lines",
+                             line={"width": 0.5, "color": PART_COLORS[p]},
+                             hovertemplate=f"{PART_LABELS[p]}: %{{y}}<extra></extra>")
+                  for p in PARTS]
+        traces += [
+            go.Scatter(name="budget", mode="lines", hoverinfo="skip",
+                       line={"color": BUDGET_COLOR, "width": 2}),
+            go.Scatter(name="compaction trigger", mode="lines", hoverinfo="skip",
+                       line={"color": TRIGGER_COLOR, "width": 1.5, "dash": "dash"}),
+            go.Scatter(name="compaction", mode="markers", hoverinfo="text",
+                       marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
+        ]
+        fig = go.FigureWidget(data=traces, layout={
+            "title": {"text": self.title}, "height": self.height,
+            "template": "plotly_white", "hovermode": "x unified", "uirevision": "chart",
+            "margin": {"l": 60, "r": 20, "t": 50, "b": 40},
+            "xaxis": {"title": {"text": "turn"}, "rangemode": "tozero"},
+            "yaxis": {"title": {"text": "tokens"}, "rangemode": "tozero"},
+            "legend": {"orientation": "h", "y": -0.2}})
+        with fig.batch_update():
+            for trace, uid in zip(fig.data, UIDS, strict=True):
+                trace.uid = uid  # FigureWidget assigns random uids; ours are fixed
+        return fig
+
+    def _push(self) -> None:
+        """Send the current points to the figure in one batch update."""
+        fig = self._figure
+        if fig is None:
+            return
+        turns = _array(self.turns)
+        span = [self.turns[0], self.turns[-1]] if self.turns else []
+        with fig.batch_update():
+            for trace, part in zip(fig.data, PARTS, strict=False):
+                trace.x, trace.y = turns, _array(self.parts[part])
+            budget, trigger, marks = fig.data[len(PARTS):]
+            budget.x, budget.y = _array(span), _array([self.budget] * len(span))
+            trigger.x, trigger.y = _array(span), _array([self.trigger] * len(span))
+            marks.x, marks.y = _array(self._mark_x), _array(self._mark_y)
+            marks.hovertext = tuple(self._mark_text)
+        self.updates += 1
+
+    # --- plain text -------------------------------------------------------------------
+    def text(self) -> str:
+        """The same data as a table: a row per turn, a row per compaction."""
+        rows: list[tuple[object, ...]] = []
+        marks = iter(self.marks)
+        mark = next(marks, None)
+        for i, turn in enumerate(self.turns):
+            while mark is not None and mark.turn <= turn:
+                rows.append(_mark_row(mark))
+                mark = next(marks, None)
+            rows.append((turn, self.tokens[i], bar(self.tokens[i], self.budget or 0),
+                         *(self.parts[p][i] for p in PARTS), ""))
+        rows += [_mark_row(m) for m in ([mark] if mark else []) + list(marks)]
+        header = (f"budget {self.budget}, trigger {self.trigger}" if self.budget
+                  else "no turns yet")
+        return header + "\n" + text_table(
+            ("turn", "tokens", "of budget", "system", "messages", "tool results", "summary",
+             "event"), rows)
+
+    def __repr__(self) -> str:
+        return (f"<TokenChart: {len(self.turns)} turns, {len(self.marks)} compactions, "
+                f"budget {self.budget}>")
+
+
+def _mark_row(mark: Compacted) -> tuple[object, ...]:
+    return (mark.turn, "", "", "", "", "", "",
+            f"compacted [{mark.strategy}] {mark.tokens_before} -> {mark.tokens_after}")

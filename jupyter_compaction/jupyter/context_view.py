@@ -1,0 +1,83 @@
+"""`%context`: the live messages of a run, one row each, optionally with their text.
+
+A row shows the message's index, role, block kinds (e.g. "text, tool_use x2"), its
+tokens, and a marker: "task" for message 0, "summary" for a compaction summary,
+"cleared N" for tool results whose content was replaced by the placeholder. With
+`full=True` each row also carries the message text (escaped in HTML, truncated with a
+visible "… N more characters").
+
+Left out: editing the context by hand; the transcript (`run.transcript`) is not shown.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from ..history import Message, block_text, blocks
+from ..strategies import PLACEHOLDER
+from ..summaries import is_summary
+from ..tokens import TokenCounter
+from .render import Rich, heading, html_table, plain, text_table
+
+FULL_CHARS = 600  # per message, with --full
+HEADERS = ("#", "role", "blocks", "tokens", "marker")
+
+
+@dataclass(frozen=True)
+class Row:
+    index: int
+    role: str
+    kinds: str
+    tokens: int
+    marker: str
+    text: str
+
+
+def kinds(message: Message) -> str:
+    counts = Counter(b.get("type", "?") for b in blocks(message))
+    return ", ".join(k if n == 1 else f"{k} x{n}" for k, n in counts.items())
+
+
+def marker(index: int, message: Message) -> str:
+    parts = blocks(message)
+    marks = ["task"] if index == 0 else []
+    if any(b.get("type") == "text" and is_summary(b.get("text", "")) for b in parts):
+        marks.append("summary")
+    cleared = sum(b.get("type") == "tool_result" and b.get("content") == PLACEHOLDER
+                  for b in parts)
+    if cleared:
+        marks.append(f"cleared {cleared}")
+    return ", ".join(marks)
+
+
+def rows(run: Any, counter: TokenCounter | None = None) -> list[Row]:
+    counter = counter or TokenCounter()
+    return [Row(i, m["role"], kinds(m), counter.count_message(m), marker(i, m),
+                "\n".join(block_text(b) for b in blocks(m)))
+            for i, m in enumerate(run.messages)]
+
+
+def summary_line(run: Any, table: list[Row]) -> str:
+    return (f"{len(table)} live messages, {sum(r.tokens for r in table)} tokens "
+            f"(the transcript keeps all {len(run.transcript)})")
+
+
+def view(run: Any, name: str = "_agent_run", full: bool = False) -> Rich:
+    table = rows(run)
+    title = f"{name}: {summary_line(run, table)}"
+    head = HEADERS + (("text",) if full else ())
+
+    def cells(r: Row) -> tuple[object, ...]:
+        return (r.index, r.role, r.kinds, r.tokens, r.marker) + ((r.text,) if full else ())
+
+    text_rows = [cells(r)[:5] for r in table]
+    text = title + "\n" + text_table(HEADERS, text_rows)
+    if full:
+        text += "\n" + "\n".join(
+            f"\n--- [{r.index}] {r.role} ({r.tokens} tokens) ---\n{plain(r.text, FULL_CHARS)}"
+            for r in table)
+    html_text = heading(title) + html_table(head, [cells(r) for r in table],
+                                            pre_cells=full, limit=FULL_CHARS)
+    return Rich(text, html_text)

@@ -1,0 +1,227 @@
+"""The IPython magics: `%%agent`, `%context`, `%summary`, `%compaction_budget`, `%compaction_lab`.
+
+`%%agent` plays a scenario with the cell as the task (`%agent --scenario NAME`, the
+line form, plays the scenario's own task: IPython refuses a cell magic whose body is
+empty, and its message then points to the line form), shows the run as it happens (the
+live chart in a widget frontend, text rows elsewhere; see `frontend.py`), stores the
+`Run` as `_agent_run` (and `--out NAME`) and shows the answer and headline numbers.
+`%context` and `%summary` inspect a stored run; `%compaction_budget` sets
+`CONTEXT_BUDGET`, which `%%agent` reads when `--budget` is not given; `%compaction_lab`
+opens the lab. Options are declared with IPython's `magic_arguments`, so `%%agent?`
+shows them. Every bad input raises `UsageError` (shown by IPython as one line, no
+traceback); a model that fails mid-run ends the run, not the cell, and only its
+one-line error is shown.
+
+Left out: async/background runs (a cell blocks until its run ends) and choosing a
+different model for the auxiliary summarizer (see `summarizers.py`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from ..agent import TRIGGER
+from ..runner import DEFAULT_MAX_TURNS
+from ..strategies import STRATEGIES
+from . import context_view, result_view, summary_view
+from . import validate as check
+from .frontend import widgets_enabled
+from .live import LiveView
+from .render import show
+from .session import Knobs, Session, play, prepare, resume
+
+RUN_VAR = "_agent_run"
+LAB_VAR = "_lab"
+EMPTY_TASK = "write a task in the cell or pass --scenario NAME"
+
+
+@magics_class
+class CompactionMagics(Magics):
+    """The jupyter-compaction magics; the last `%%agent` session is kept for `--resume`."""
+
+    def __init__(self, shell: Any = None):
+        super().__init__(shell)
+        self.session: Session | None = None
+
+    # --- helpers ----------------------------------------------------------------------
+    @property
+    def ns(self) -> dict[str, Any]:
+        return self.shell.user_ns
+
+    def _parse(self, magic: Callable[..., Any], line: str) -> argparse.Namespace:
+        """Parse `line`; argparse's complaints become one-line UsageErrors."""
+        try:
+            return parse_argstring(magic, line)
+        except UsageError as err:
+            name = magic.__name__
+            raise UsageError(f"{check.one_line(str(err))}; see %{name}? for the options"
+                             ) from None
+        except ValueError as err:  # e.g. an unclosed quote
+            raise UsageError(f"cannot read the options: {check.one_line(str(err))}") from None
+
+    def _run_named(self, name: str) -> Any:
+        check.variable_name(name, "the run name")
+        if name not in self.ns:
+            raise UsageError(f"no run named {name}; run %%agent first (it stores the run in "
+                             f"{RUN_VAR}) or pass the name used with --out")
+        run = self.ns[name]
+        if not all(hasattr(run, attr) for attr in ("messages", "transcript", "events")):
+            raise UsageError(f"{name} is not an agent run; pass the name of a run stored by "
+                             "%%agent")
+        return run
+
+    def _rich(self) -> bool:
+        return widgets_enabled(self.shell)
+
+    # --- %%agent ----------------------------------------------------------------------
+    @magic_arguments()
+    @argument("--scenario", metavar="NAME",
+              help="bundled scenario to play (tools and files); default: the first one")
+    @argument("--budget", metavar="N",
+              help="context budget in tokens; default: CONTEXT_BUDGET, else 20000")
+    @argument("--strategy", default="progressive", metavar="NAME",
+              help=f"compaction strategy: {', '.join(STRATEGIES)} (default: progressive)")
+    @argument("--model", default=check.SIMULATED, metavar="ID",
+              help="'simulated' (offline, default) or a Claude model id such as "
+                   "claude-haiku-4-5 (needs ANTHROPIC_API_KEY)")
+    @argument("--max-turns", metavar="N", help=f"stop after N turns (default {DEFAULT_MAX_TURNS})")
+    @argument("--task-state", action=argparse.BooleanOptionalAction, default=True,
+              help="keep a goal and todo list outside the messages (default: on)")
+    @argument("--summary-role", metavar="ROLE",
+              help="role of inserted summaries: assistant or user (default: the strategy's)")
+    @argument("--summarizer", default="aux", metavar="WHO",
+              help="who writes summaries: aux (a separate minimal call, default) or same "
+                   "(the agent's own model with its prompt and tools, cached)")
+    @argument("--notes", action="store_true",
+              help="give the agent a notes file that survives compaction")
+    @argument("--quiet", action="store_true", help="show only the result, not every turn")
+    @argument("--out", metavar="NAME", help="also store the run in this variable")
+    @argument("--resume", action="store_true",
+              help="continue the last run (_agent_run) after it failed; other knobs are "
+                   "those of that run, only --max-turns, --quiet and --out apply")
+    @line_cell_magic
+    def agent(self, line: str, cell: str | None = None) -> None:
+        """Run an agent on the task written in the cell, under a context budget.
+
+        `%agent --scenario NAME` (one line, or a cell with nothing below the magic) plays
+        the scenario's own task. The run is stored as _agent_run.
+        """
+        args = self._parse(self.agent, line)
+        out = check.variable_name(args.out) if args.out else None
+        max_turns = (check.positive(args.max_turns, "--max-turns", "30")
+                     if args.max_turns is not None else None)
+        if args.resume:
+            return self._resume(out, max_turns, args.quiet)
+        task = (cell or "").strip()
+        if not task and args.scenario is None:
+            raise UsageError(EMPTY_TASK)
+        knobs = Knobs(
+            scenario=check.scenario(args.scenario),
+            task=task or None,
+            model=check.model(args.model),
+            budget=check.budget_option(args.budget, self.ns),
+            strategy=check.strategy(args.strategy),
+            task_state=args.task_state,
+            notes=args.notes,
+            summary_role=(check.choice(args.summary_role, "--summary-role",
+                                       check.SUMMARY_ROLES) if args.summary_role else None),
+            summarizer=check.choice(args.summarizer, "--summarizer", check.SUMMARIZERS),
+            max_turns=max_turns or DEFAULT_MAX_TURNS,
+        )
+        try:
+            session = prepare(knobs)
+        except ValueError as err:  # a knob the agent refuses
+            raise UsageError(check.one_line(str(err))) from None
+        rich = self._rich()
+        live = LiveView(rich=rich, quiet=args.quiet)
+        session.agent.on_event = live
+        play(session)
+        self._finish(session, out, rich, live)
+
+    def _resume(self, out: str | None, max_turns: int | None, quiet: bool) -> None:
+        run = self.ns.get(RUN_VAR)
+        if run is None:
+            raise UsageError(f"nothing to resume: there is no {RUN_VAR}; start a run with %%agent")
+        if self.session is None or self.session.run is not run:
+            raise UsageError(f"{RUN_VAR} was not started by %%agent in this session, so it "
+                             "cannot be resumed; start a new run with %%agent")
+        if run.status != "failed":
+            raise UsageError(f"nothing to resume: the last run ended with status "
+                             f"{run.status!r}; start a new one with %%agent")
+        rich = self._rich()
+        print(f"Resuming {RUN_VAR} at turn {run.turn} after: {check.one_line(run.error or '')}")
+        live = LiveView(rich=rich, quiet=quiet)
+        resume(self.session, live, max_turns)
+        self._finish(self.session, out, rich, live)
+
+    def _finish(self, session: Session, out: str | None, rich: bool, live: LiveView) -> None:
+        self.session = session
+        self.ns[RUN_VAR] = session.run
+        if out:
+            self.ns[out] = session.run
+        show(result_view.view(session.run, RUN_VAR, also=out), rich=rich)
+
+    # --- inspecting a run -------------------------------------------------------------
+    @magic_arguments()
+    @argument("--full", action="store_true", help="show each message's text (truncated)")
+    @argument("name", nargs="?", default=RUN_VAR, help="the run to show (default: _agent_run)")
+    @line_magic
+    def context(self, line: str) -> None:
+        """Show the live messages of a run: index, role, block kinds, tokens, markers."""
+        args = self._parse(self.context, line)
+        run = self._run_named(args.name)
+        show(context_view.view(run, args.name, full=args.full), rich=self._rich())
+
+    @magic_arguments()
+    @argument("name", nargs="?", default=RUN_VAR, help="the run to show (default: _agent_run)")
+    @line_magic
+    def summary(self, line: str) -> None:
+        """Show a run's last summary prompt and summary, token counts and dropped facts."""
+        args = self._parse(self.summary, line)
+        run = self._run_named(args.name)
+        show(summary_view.view(run, args.name), rich=self._rich())
+
+    # --- settings and the lab ---------------------------------------------------------
+    @magic_arguments()
+    @argument("tokens", nargs="?", help="the new budget, e.g. 20000 (none: show it)")
+    @line_magic
+    def compaction_budget(self, line: str) -> None:
+        """Set CONTEXT_BUDGET, the budget %%agent uses when --budget is not given."""
+        args = self._parse(self.compaction_budget, line)
+        if args.tokens is None:
+            budget = check.namespace_budget(self.ns)
+            source = "" if check.BUDGET_VAR in self.ns else " (the default)"
+        else:
+            budget = check.whole_number(args.tokens)
+            if budget is None:
+                raise UsageError("the budget must be a positive whole number of tokens, e.g. "
+                                 f"%compaction_budget 20000; got {check.shown(args.tokens)}")
+            self.ns[check.BUDGET_VAR] = budget
+            source = ""
+        print(f"{check.BUDGET_VAR} = {budget} tokens{source}; compaction triggers at "
+              f"{int(TRIGGER * budget)} tokens ({TRIGGER:.0%})")
+
+    @line_magic
+    def compaction_lab(self, line: str = "") -> None:
+        """Open the lab: budget, strategy and scenario controls, chart, inspectors, compare."""
+        if line.strip():
+            raise UsageError("%compaction_lab takes no options; use the controls in the lab")
+        if not self._rich():
+            print("The lab is an ipywidgets app: open this notebook in JupyterLab (or unset "
+                  "JUPYTER_COMPACTION_TEXT) to use it. In code: "
+                  "from jupyter_compaction.jupyter.lab import Lab; Lab().run()")
+            return
+        from IPython.display import display
+
+        from .lab import Lab
+
+        lab = Lab(budget=check.namespace_budget(self.ns))
+        self.ns[LAB_VAR] = lab
+        display(lab)
+

@@ -1,0 +1,61 @@
+"""The chart benchmark runs and reports every number (timings are not asserted)."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_chart.py"
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("bench_chart", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def bench():
+    pytest.importorskip("plotly")
+    return load()
+
+
+@pytest.fixture(scope="module")
+def result(bench):
+    return bench.run(quick=True)
+
+
+def test_synthetic_events_are_deterministic(bench):
+    assert bench.events(60) == bench.events(60)
+    kinds = [type(e).__name__ for e in bench.events(60)]
+    assert kinds.count("TurnStarted") == 60 and kinds.count("Compacted") == 2
+
+
+def test_chart_numbers(result):
+    chart = result["chart"]
+    assert chart["sizes"] == [10, 1_000] and chart["repeats"] > 0
+    for kind in ("arrays", "tuples"):
+        data = chart[kind]
+        assert set(data["by_size"]) == {"10", "1000"}
+        for numbers in data["by_size"].values():
+            assert numbers["turn_ms"] > 0 and numbers["compaction_ms"] > 0
+        assert data["turn_ratio"] > 0 and data["compaction_ratio"] > 0
+
+
+def test_load_ext_numbers(result):
+    load = result["load_ext"]
+    assert load["processes"] >= 1
+    for key in ("shell_s", "shell_plus_load_ext_s", "load_ext_alone_s"):
+        assert load[key] > 0
+    assert isinstance(load["added_s"], float)
+    assert load["heavy_modules_loaded"] == []
+
+
+def test_table_and_main(bench, result, capsys, monkeypatch):
+    text = bench.table(result)
+    assert "| typed arrays (TokenChart) | turn |" in text
+    assert "added by %load_ext" in text
+    monkeypatch.setattr(bench, "run", lambda quick: result)
+    assert bench.main(["--quick"]) == 0
+    assert capsys.readouterr().out.strip() == text

@@ -1,0 +1,76 @@
+"""Shared fixtures for the Jupyter layer: a real IPython shell and a hostile run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from jupyter_compaction.agent import Agent, Run
+from jupyter_compaction.jupyter import MAGICS_CLASS, load_ipython_extension
+from jupyter_compaction.models.base import Reply, Usage
+
+HOSTILE = ('<script>alert(1)</script> <img src=x onerror=alert(1)> '
+           '<a href="javascript:alert(1)">click</a>')
+NAMES = ("_agent_run", "_lab", "CONTEXT_BUDGET", "run_a", "not_a_run")
+
+
+@pytest.fixture
+def ip(monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
+    """The IPython shell with the extension loaded and our names cleared."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("JUPYTER_COMPACTION_TEXT", raising=False)
+    shell = InteractiveShell.instance()
+    load_ipython_extension(shell)
+    for name in NAMES:
+        shell.user_ns.pop(name, None)
+    shell.magics_manager.registry[MAGICS_CLASS].session = None
+    return shell
+
+
+def usage_error(call: Any, *args: Any) -> str:
+    """The message of the UsageError `call(*args)` raises (exactly UsageError, one line)."""
+    with pytest.raises(UsageError) as info:
+        call(*args)
+    assert type(info.value) is UsageError
+    message = str(info.value)
+    assert message and "\n" not in message
+    return message
+
+
+class HostileModel:
+    """Calls the hostile tool a few times with a hostile input, then answers with HTML."""
+
+    name = "hostile"
+
+    def __init__(self, calls: int = 6):
+        self.calls, self.n = calls, 0
+
+    def create(self, *, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+               max_tokens: int, cache: bool = False) -> Reply:
+        if not tools:  # a summary request
+            return Reply([{"type": "text", "text": f"## Goal\n{HOSTILE}"}], usage=Usage(10, 5))
+        self.n += 1
+        if self.n > self.calls:
+            return Reply([{"type": "text", "text": f"Done: {HOSTILE}"}], usage=Usage(10, 5))
+        return Reply([{"type": "text", "text": f"Reading {HOSTILE}"},
+                      {"type": "tool_use", "id": f"toolu_{self.n}", "name": "evil",
+                       "input": {"path": HOSTILE}}],
+                     stop_reason="tool_use", usage=Usage(10, 5))
+
+
+def evil(path: str) -> str:
+    """Return a file full of hostile markup."""
+    return (HOSTILE + "\n") * 40
+
+
+@pytest.fixture
+def hostile_run() -> Run:
+    """A finished run whose tool outputs, summary, inputs and answer are hostile HTML."""
+    agent = Agent(HostileModel(), tools=[evil], budget=3_000, strategy="compact",
+                  task_state=False)
+    run = agent.run(f"Check {HOSTILE}", max_turns=20)
+    assert run.status == "finished" and run.compactions and run.summary
+    return run

@@ -1,0 +1,100 @@
+"""The token chart: one point per turn, a marker per compaction, fixed uids, text form."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+from jupyter_compaction.events import Compacted, Finished, ToolCalled, TurnStarted
+from jupyter_compaction.jupyter.chart import PARTS, UIDS, TokenChart
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-")
+
+
+def turn(n: int, tokens: int, budget: int = 1_000) -> TurnStarted:
+    parts = {"system": 100, "messages": tokens // 2 - 50, "tool_results": tokens // 2 - 50,
+             "summary": 0}
+    return TurnStarted(n, tokens, budget, int(budget * 0.8), parts)
+
+
+def test_each_turn_appends_one_point_in_one_update():
+    chart = TokenChart()
+    fig = chart.figure
+    assert chart.updates == 1  # the empty figure
+    for n in range(1, 6):
+        chart(turn(n, 100 * n + 200))
+        assert chart.updates == n + 1
+        for trace in fig.data[: len(PARTS)]:
+            assert list(trace.x) == list(range(1, n + 1))
+    assert list(fig.data[2].y) == [n * 50 + 50 for n in range(1, 6)]
+    budget, trigger, _ = fig.data[len(PARTS):]
+    assert list(budget.x) == [1, 5] and list(budget.y) == [1_000, 1_000]
+    assert list(trigger.y) == [800, 800]
+
+
+def test_other_events_do_not_redraw():
+    chart = TokenChart()
+    _ = chart.figure
+    chart(ToolCalled(1, "read_file", {"path": "a"}, "t1"))
+    chart(Finished(1, "done"))
+    assert chart.updates == 1 and chart.turns == []
+
+
+def test_compactions_are_marked_with_hover_text():
+    chart = TokenChart()
+    chart(turn(1, 900))
+    chart(Compacted(2, "trim", 850, 300))
+    chart(turn(2, 400))  # 100 tokens of system prompt and tools on top of 300
+    marks = chart.figure.data[-1]
+    assert list(marks.x) == [2]
+    assert list(marks.y) == [950]  # the request before compaction: 850 + 100
+    assert marks.hovertext == ("turn 2: trim<br>messages 850 → 300 tokens",)
+
+
+def test_feed_and_reset():
+    chart = TokenChart()
+    _ = chart.figure
+    chart.feed([turn(1, 300), turn(2, 500), Compacted(3, "clear", 700, 200), turn(3, 300)])
+    assert chart.updates == 2 and chart.turns == [1, 2, 3] and len(chart.marks) == 1
+    chart.reset()
+    assert chart.turns == [] and len(chart.figure.data[0].x) == 0
+
+
+def test_uids_are_fixed_and_no_random_ids_appear():
+    chart = TokenChart()
+    chart(turn(1, 300))
+    fig = chart.figure
+    assert tuple(t.uid for t in fig.data) == UIDS
+    assert not UUID.search(repr(fig))
+    assert not UUID.search(chart.text())
+
+
+def test_text_form():
+    chart = TokenChart()
+    for event in (turn(1, 300), turn(2, 900), Compacted(3, "trim", 850, 300), turn(3, 400)):
+        chart(event)
+    lines = chart.text().splitlines()
+    assert lines[0] == "budget 1000, trigger 800"
+    assert lines[1].split() == ["turn", "tokens", "of", "budget", "system", "messages",
+                                "tool", "results", "summary", "event"]
+    assert lines[3].split()[:2] == ["2", "900"]
+    assert lines[4].split() == ["3", "compacted", "[trim]", "850", "->", "300"]
+    assert lines[5].split()[:2] == ["3", "400"]
+    assert repr(chart) == "<TokenChart: 3 turns, 1 compactions, budget 1000>"
+
+
+def test_text_only_chart_never_imports_plotly():
+    code = textwrap.dedent("""
+        import sys
+        from jupyter_compaction.events import TurnStarted
+        from jupyter_compaction.jupyter.chart import TokenChart
+        chart = TokenChart()
+        chart(TurnStarted(1, 10, 100, 80, {"system": 10}))
+        chart.text()
+        print("PLOTLY", "plotly" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert "PLOTLY False" in out.stdout

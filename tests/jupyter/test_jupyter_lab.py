@@ -1,0 +1,139 @@
+"""The lab, driven without a browser: run, step, compare, and values set from code."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+from jupyter_compaction.events import TurnStarted  # noqa: E402
+from jupyter_compaction.jupyter import lab as lab_module  # noqa: E402
+from jupyter_compaction.jupyter.lab import MAX_BUDGET, MIN_BUDGET, Lab  # noqa: E402
+from jupyter_compaction.strategies import STRATEGIES  # noqa: E402
+
+
+@pytest.fixture
+def lab() -> Lab:
+    return Lab(budget=8_000)
+
+
+def test_controls(lab):
+    assert list(lab.strategy.options) == list(STRATEGIES)
+    assert (lab.budget.min, lab.budget.max, lab.budget.step) == (1_000, 200_000, 500)
+    assert lab.scenario.value == "agents"
+    assert lab.tabs.titles == ("Context", "Summary", "Events")
+    assert repr(lab) == ("<Lab: scenario agents, budget 8000, strategy progressive, "
+                         "task state on>")
+
+
+def test_run_fills_chart_and_tabs(lab):
+    run = lab.run()
+    assert run.status == "finished" and len(run.compactions) >= 2
+    assert lab.chart.turns == [e.turn for e in run.of(TurnStarted)]
+    assert len(lab.chart.figure.data[-1].x) == len(run.compactions)
+    assert "live messages" in lab.context_view.value
+    assert "turn   1  request" in lab.events_view.value
+    assert lab.message.value.endswith(f"finished: {run.turn} turns, peak {run.peak_context} "
+                                      f"tokens, {len(run.compactions)} compactions, "
+                                      f"{run.repeats} repeats</span>")
+
+
+def test_strategy_is_one_click(lab):
+    lab.strategy.value = "trim"
+    assert lab.knobs().strategy == "trim"
+    lab.summary_as_user.value = True
+    lab.task_state.value = False
+    knobs = lab.knobs()
+    assert knobs.summary_role == "user" and knobs.task_state is False
+    run = lab.run()
+    assert run.task_state is None and {c.kind for c in run.compactions} == {"trim"}
+
+
+def test_summary_tab_shows_a_summary(lab):
+    lab.strategy.value = "summarize"
+    lab.scenario.value = "logistics"
+    lab.budget.value = 9_000
+    lab.run()
+    assert "summary prompt (" in lab.summary_view.value
+
+
+def test_step_advances_one_turn_and_restarts_on_change(lab):
+    for n in (1, 2, 3):
+        run = lab.step()
+        assert run.turn == n and run.status == "max_turns"
+        assert lab.chart.turns == list(range(1, n + 1))
+        assert lab.message.value.count(f"step: turn {n}, request ") == 1
+    lab.budget.value = 9_000
+    assert lab.step().turn == 1
+
+
+def test_step_after_the_end_starts_over(lab):
+    finished = lab.run()
+    assert finished.status == "finished"
+    assert lab.step().turn == 1
+
+
+def test_compare_overlays_two_strategies(lab):
+    comparison = lab.compare("off", "clear")
+    assert list(comparison.runs) == ["off", "clear"]
+    names = [row[0] for row in comparison.rows]
+    assert names == ["off", "clear"]
+    off, clear = comparison.rows
+    assert off[3] == 0 and clear[3] >= 2  # compactions
+    assert off[1] > clear[1]  # peak tokens
+    assert all(row[5].endswith("%") for row in comparison.rows)
+    figure, table = lab.compare_box.children
+    assert [t.name for t in figure.data] == ["off", "clear", "budget"]
+    assert [t.uid for t in figure.data] == ["compare-0", "compare-1", "compare-2"]
+    assert "must-keep recall" in table.value
+    assert "off vs clear" in comparison.view().text
+
+
+def test_compare_defaults_and_bad_names(lab):
+    lab.strategy.value = "clear"
+    lab.compare_with.value = "compact"
+    assert list(lab.compare().runs) == ["clear", "compact"]
+    with pytest.raises(ValueError, match="unknown strategy 'nope'"):
+        lab.compare("nope", "trim")
+    assert "unknown strategy" in lab.message.value
+
+
+def test_out_of_range_budget_is_clamped_with_a_message(lab):
+    lab.budget.value = -5
+    assert lab.budget.value == MIN_BUDGET
+    assert "clamped to 1000" in lab.message.value
+    lab.budget.value = 10**9
+    assert lab.budget.value == MAX_BUDGET
+    assert "clamped to 200000" in lab.message.value
+
+
+@pytest.mark.parametrize("bad", ["abc", 12.5, None, [1], True])
+def test_wrong_type_budget_is_refused_with_a_message(lab, bad):
+    lab.budget.value = bad
+    assert lab.budget.value == 8_000
+    assert "budget not changed" in lab.message.value
+    assert lab.knobs().budget == 8_000
+
+
+def test_numeric_strings_are_accepted(lab):
+    lab.budget.value = "12_500"
+    assert lab.budget.value == 12_500
+
+
+def test_buttons_run_and_errors_land_in_the_message(lab, monkeypatch):
+    lab.run_button.click()
+    assert lab.current is not None and lab.current.status == "finished"
+    lab.step_button.click()
+    assert lab.current.turn == 1
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no <b>luck</b>")
+
+    monkeypatch.setattr(lab_module, "start", broken)
+    lab.run_button.click()  # no exception escapes a button
+    assert lab.message.value.endswith("RuntimeError: no &lt;b&gt;luck&lt;/b&gt;</span>")
+
+
+def test_lab_displays_as_a_widget(lab):
+    bundle = lab._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle

@@ -1,0 +1,387 @@
+"""The magics, driven through a real IPython shell: runs, inspection, every bad input."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from conftest import usage_error
+from IPython.utils.capture import capture_output
+
+from jupyter_compaction import load_ipython_extension as root_load
+from jupyter_compaction.events import Compacted, TurnStarted
+from jupyter_compaction.jupyter import (
+    MAGICS_CLASS,
+    load_ipython_extension,
+    unload_ipython_extension,
+)
+from jupyter_compaction.jupyter import magics as magics_module
+from jupyter_compaction.jupyter.magics import EMPTY_TASK, CompactionMagics
+from jupyter_compaction.jupyter.validate import BUDGET_HINT
+
+MAGIC_NAMES = {"line": {"agent", "context", "summary", "compaction_budget", "compaction_lab"},
+               "cell": {"agent"}}
+
+
+def ours(ip, kind: str) -> set[str]:
+    instance = ip.magics_manager.registry.get(MAGICS_CLASS)
+    return {name for name, fn in ip.magics_manager.magics[kind].items()
+            if getattr(fn, "__self__", None) is instance}
+
+
+# --- loading ------------------------------------------------------------------------------
+
+def test_loading_twice_registers_once(ip):
+    first = ip.magics_manager.registry[MAGICS_CLASS]
+    load_ipython_extension(ip)
+    root_load(ip)
+    ip.run_line_magic("load_ext", "jupyter_compaction")
+    ip.run_line_magic("load_ext", "jupyter_compaction")
+    assert ip.magics_manager.registry[MAGICS_CLASS] is first
+    assert [k for k in ip.magics_manager.registry if k == MAGICS_CLASS] == [MAGICS_CLASS]
+    for kind, names in MAGIC_NAMES.items():
+        assert ours(ip, kind) == names
+
+
+def test_unload_then_load_again(ip):
+    unload_ipython_extension(ip)
+    assert MAGICS_CLASS not in ip.magics_manager.registry
+    assert "agent" not in ip.magics_manager.magics["cell"]
+    unload_ipython_extension(ip)  # a second unload is harmless
+    load_ipython_extension(ip)
+    assert ours(ip, "cell") == {"agent"}
+
+
+def test_load_ext_imports_no_plotly_widgets_or_anthropic():
+    code = textwrap.dedent("""
+        import sys
+        from IPython.core.interactiveshell import InteractiveShell
+        ip = InteractiveShell.instance()
+        ip.run_line_magic("load_ext", "jupyter_compaction")
+        assert "agent" in ip.magics_manager.magics["cell"]
+        heavy = [m for m in ("plotly", "ipywidgets", "anthropic", "anywidget") if m in sys.modules]
+        print("HEAVY", heavy)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert "HEAVY []" in out.stdout
+
+
+def test_help_lists_the_options():
+    doc = CompactionMagics.agent.__doc__
+    for option in ("--scenario", "--budget", "--strategy", "--model", "--max-turns",
+                   "--task-state", "--no-task-state", "--summary-role", "--summarizer",
+                   "--notes", "--quiet", "--out", "--resume"):
+        assert option in doc
+    assert "--full" in CompactionMagics.context.__doc__
+
+
+# --- %%agent --------------------------------------------------------------------------------
+
+def test_agent_plays_a_scenario_and_stores_the_run(ip):
+    with capture_output() as out:
+        ip.run_line_magic("agent", "--scenario agents --budget 8000")
+    run = ip.user_ns["_agent_run"]
+    assert run.status == "finished" and len(run.compactions) >= 2
+    assert {e.budget for e in run.of(TurnStarted)} == {8000}
+    text = out.stdout
+    assert text.startswith("turn  context  budget")
+    assert "compacted[" in text
+    for label in ("turns", "peak context", "tokens sent", "compactions",
+                  "repeated tool calls", "answer"):
+        assert re.search(rf"^{label}\s", text, re.M), label
+    assert f"compactions          {len(run.compactions)}" in text
+    assert run.answer.strip()[:40] in text
+    assert "(stored in _agent_run)" in text
+
+
+def test_cell_body_is_the_task(ip):
+    task = "Read every file under agents/ and say which ones define a dispatch table."
+    with capture_output() as out:
+        ip.run_cell_magic("agent", "--scenario agents --budget 8000 --quiet --out run_a",
+                          task + "\n")
+    run = ip.user_ns["run_a"]
+    assert ip.user_ns["_agent_run"] is run
+    assert run.task == task and run.transcript[0]["content"] == task
+    assert "turn  context" not in out.stdout  # --quiet: no rows
+    assert "(stored in _agent_run and run_a)" in out.stdout
+
+
+def test_knobs_reach_the_agent(ip):
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario logistics --budget 9000 --strategy summarize "
+                                   "--summary-role user --no-task-state --max-turns 4 --quiet")
+    run = ip.user_ns["_agent_run"]
+    assert run.status == "max_turns" and run.turn == 4
+    assert run.task_state is None
+    assert all(e.strategy == "summarize" for e in run.of(Compacted))
+
+
+def test_notes_and_same_model_summarizer(ip):
+    with capture_output() as out:
+        ip.run_line_magic("agent", "--scenario debug --budget 6000 --strategy compact --notes "
+                                   "--summarizer same --quiet")
+    run = ip.user_ns["_agent_run"]
+    assert run.status in ("finished", "max_turns"), out.stdout
+    assert run.compactions and run.summary
+    called = {b["name"] for m in run.transcript if m["role"] == "assistant"
+              for b in m["content"] if b.get("type") == "tool_use"}
+    assert "write_note" in called
+
+
+def test_context_budget_is_read_from_the_namespace(ip):
+    ip.user_ns["CONTEXT_BUDGET"] = 9_000
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario agents --quiet --max-turns 2")
+    assert {e.budget for e in ip.user_ns["_agent_run"].of(TurnStarted)} == {9_000}
+    with capture_output():  # --budget wins over CONTEXT_BUDGET
+        ip.run_line_magic("agent", "--scenario agents --quiet --max-turns 2 --budget 7000")
+    assert {e.budget for e in ip.user_ns["_agent_run"].of(TurnStarted)} == {7_000}
+
+
+def test_default_budget_without_context_budget(ip):
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario agents --quiet --max-turns 1")
+    assert ip.user_ns["_agent_run"].of(TurnStarted)[0].budget == 20_000
+
+
+@pytest.mark.parametrize("value", ["abc", "20_000", -5, 0, 2.5, True, None])
+def test_bad_context_budget_says_what_to_write(ip, value):
+    ip.user_ns["CONTEXT_BUDGET"] = value
+    message = usage_error(ip.run_line_magic, "agent", "--scenario agents")
+    assert message.startswith(BUDGET_HINT)
+    assert "CONTEXT_BUDGET = 20_000" in message
+
+
+BAD_LINES = [
+    ("--scenario agents --budget -5", "--budget must be a positive whole number"),
+    ("--scenario agents --budget 0", "--budget must be a positive whole number"),
+    ("--scenario agents --budget abc", "--budget must be a positive whole number"),
+    ("--scenario agents --budget 1.5", "--budget must be a positive whole number"),
+    ("--scenario agents --budget", "expected one argument"),
+    ("--scenario nope", "unknown scenario 'nope'; use --scenario with one of: agents"),
+    ("--scenario agents --strategy nope", "unknown strategy 'nope'; use --strategy"),
+    ("--scenario agents --model gpt-4o", "unknown model 'gpt-4o'; use --model simulated"),
+    ("--scenario agents --model claude-haiku-4-5",
+     "Set ANTHROPIC_API_KEY to use claude-haiku-4-5, or use --model simulated"),
+    ("--scenario agents --max-turns 0", "--max-turns must be a positive whole number"),
+    ("--scenario agents --max-turns many", "--max-turns must be a positive whole number"),
+    ("--scenario agents --summary-role system", "--summary-role must be one of: assistant, user"),
+    ("--scenario agents --summarizer cheap", "--summarizer must be one of: same, aux"),
+    ("--scenario agents --out 1run", "--out needs a Python variable name"),
+    ("--scenario agents --out class", "--out needs a Python variable name"),
+    ("--scenario agents --bogus", "unrecognized arguments: --bogus; see %agent?"),
+    ("--scenario 'agents", "cannot read the options"),
+    ("", EMPTY_TASK),
+    ("--resume", "nothing to resume"),
+]
+
+
+@pytest.mark.parametrize(("line", "expected"), BAD_LINES)
+def test_every_bad_input_is_one_usage_error(ip, line, expected):
+    assert expected in usage_error(ip.run_line_magic, "agent", line)
+    assert "_agent_run" not in ip.user_ns
+
+
+def test_empty_cell_body_without_scenario(ip):
+    assert usage_error(ip.run_cell_magic, "agent", "--budget 8000", "  \n\n") == EMPTY_TASK
+
+
+def test_usage_errors_show_without_traceback(ip):
+    for source in ("%agent --scenario agents --budget -5", "%%agent --scenario agents\n",
+                   "%context missing_run"):
+        with capture_output() as out:
+            ip.run_cell(source)
+        assert "Traceback" not in out.stdout + out.stderr
+        assert out.stderr.startswith("UsageError: ")
+        assert out.stderr.strip().count("\n") == 0
+
+
+def test_resume_needs_a_failed_run_of_this_session(ip):
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario agents --quiet --max-turns 2")
+    assert "ended with status 'max_turns'" in usage_error(ip.run_line_magic, "agent", "--resume")
+    ip.user_ns["_agent_run"] = object()
+    assert "not started by %%agent" in usage_error(ip.run_line_magic, "agent", "--resume")
+
+
+# --- a failing model, and --resume ----------------------------------------------------------
+
+class FlakyModel:
+    """The simulated model, except that call number `fail_at` raises."""
+
+    def __init__(self, inner, fail_at: int):
+        self.inner, self.fail_at, self.calls = inner, fail_at, 0
+        self.name = "flaky"
+
+    def create(self, **request):
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise ConnectionError("upstream reset\nsecond line of details")
+        return self.inner.create(**request)
+
+
+def test_model_failure_is_one_line_then_resume_finishes(ip, monkeypatch):
+    from jupyter_compaction import runner
+
+    real_make = runner.make_model
+    monkeypatch.setattr(runner, "make_model",
+                        lambda name, scenario: FlakyModel(real_make(name, scenario), 3))
+    with capture_output() as out:
+        ip.run_line_magic("agent", "--scenario agents --budget 8000")
+    run = ip.user_ns["_agent_run"]
+    assert run.status == "failed" and run.error == "ConnectionError: upstream reset"
+    assert "Run failed at turn 3: ConnectionError: upstream reset." in out.stdout
+    assert "_agent_run.transcript" in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr and "second line" not in out.stdout
+    assert len(run.transcript) == 5  # task, and two turns of call + results
+
+    with capture_output() as out:
+        ip.run_line_magic("agent", "--resume")
+    assert ip.user_ns["_agent_run"] is run
+    assert run.status == "finished" and len(run.compactions) >= 2
+    assert out.stdout.startswith("Resuming _agent_run at turn 3 after: ConnectionError")
+    assert "status               finished" in out.stdout
+
+
+def test_claude_model_failure_over_the_real_sdk(ip, monkeypatch):
+    pytest.importorskip("anthropic")
+    from jupyter_compaction.models.simulated import SimulatedModel
+    from tests.support.fake_messages_api import FakeMessagesAPI, Fault, model_responder
+
+    key = "sk-ant-test-0123456789abcdef"
+    with FakeMessagesAPI(model_responder(SimulatedModel("agents"))) as api:
+        api.faults.append(Fault("400", at=2))
+        monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+        with capture_output() as out:
+            ip.run_line_magic("agent", "--scenario agents --model claude-haiku-4-5 "
+                                       "--budget 8000")
+        run = ip.user_ns["_agent_run"]
+        assert run.status == "failed" and "400" in run.error
+        assert "Run failed at turn 3: ModelError: Claude API error 400" in out.stdout
+        with capture_output() as resumed:
+            ip.run_line_magic("agent", "--resume --quiet")
+        assert run.status == "finished"
+    for text in (out.stdout, out.stderr, resumed.stdout, resumed.stderr):
+        assert key not in text and "Traceback" not in text
+
+
+# --- %context, %summary, %compaction_budget, %compaction_lab --------------------------------
+
+def test_context_table_and_full_text(ip):
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario agents --budget 8000 --strategy clear --quiet")
+    run = ip.user_ns["_agent_run"]
+    with capture_output() as out:
+        ip.run_line_magic("context", "")
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith(f"_agent_run: {len(run.messages)} live messages")
+    assert re.match(r"#\s+role\s+blocks\s+tokens\s+marker", lines[1])
+    assert re.match(r"0\s+user\s+text\s+\d+\s+task", lines[2])
+    assert "cleared" in out.stdout
+    with capture_output() as full:
+        ip.run_line_magic("context", "--full _agent_run")
+    assert "--- [0] user" in full.stdout
+    assert re.search(r"… \d+ more characters", full.stdout)
+
+
+def test_context_and_summary_need_a_run(ip):
+    assert "no run named _agent_run" in usage_error(ip.run_line_magic, "context", "")
+    ip.user_ns["not_a_run"] = 42
+    assert "not an agent run" in usage_error(ip.run_line_magic, "summary", "not_a_run")
+    assert "run name needs a Python variable name" in usage_error(
+        ip.run_line_magic, "context", "1x")
+
+
+def test_summary_side_by_side_with_dropped_facts(ip):
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario logistics --budget 9000 --strategy summarize "
+                                   "--quiet")
+    run = ip.user_ns["_agent_run"]
+    event = [e for e in run.of(Compacted) if e.summary][-1]
+    with capture_output() as out:
+        ip.run_line_magic("summary", "")
+    text = out.stdout
+    assert f"summary at turn {event.turn} [summarize]" in text
+    assert re.search(r"--- summary prompt \(\d+ tokens\) ---", text)
+    assert re.search(r"--- summary \(\d+ tokens\) ---", text)
+    assert event.summary.splitlines()[0] in text
+    assert f"dropped by this compaction ({len(event.dropped_facts)}): " in text
+    assert "must-keep facts of logistics: recall" in text
+
+
+def test_summary_when_there_is_none(ip):
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario agents --budget 8000 --strategy clear --quiet")
+    with capture_output() as out:
+        ip.run_line_magic("summary", "")
+    assert out.stdout.startswith("_agent_run has no summary yet (its compactions: clear)")
+
+
+def test_compaction_budget_sets_and_shows(ip):
+    with capture_output() as out:
+        ip.run_line_magic("compaction_budget", "")
+    assert out.stdout.startswith("CONTEXT_BUDGET = 20000 tokens (the default)")
+    with capture_output() as out:
+        ip.run_line_magic("compaction_budget", "12_000")
+    assert ip.user_ns["CONTEXT_BUDGET"] == 12_000
+    assert out.stdout.strip() == ("CONTEXT_BUDGET = 12000 tokens; compaction triggers at "
+                                  "9600 tokens (80%)")
+    for bad in ("-5", "0", "abc", "1e4"):
+        assert "positive whole number" in usage_error(ip.run_line_magic, "compaction_budget",
+                                                      bad)
+    assert ip.user_ns["CONTEXT_BUDGET"] == 12_000
+
+
+def test_compaction_lab_in_text_mode(ip):
+    with capture_output() as out:
+        ip.run_line_magic("compaction_lab", "")
+    assert out.stdout.startswith("The lab is an ipywidgets app")
+    assert "_lab" not in ip.user_ns
+    assert "takes no options" in usage_error(ip.run_line_magic, "compaction_lab", "--x")
+
+
+# --- a rich frontend -------------------------------------------------------------------------
+
+@pytest.fixture
+def rich(monkeypatch):
+    monkeypatch.setattr(magics_module, "widgets_enabled", lambda shell=None: True)
+
+
+def test_rich_frontend_shows_chart_and_html(ip, rich):
+    with capture_output() as out:
+        ip.run_line_magic("agent", "--scenario agents --budget 8000")
+    kinds = [set(o.data) for o in out.outputs]
+    assert "application/vnd.jupyter.widget-view+json" in kinds[0]  # the live chart + log
+    assert "text/html" in kinds[-1]  # the result
+    assert "turn  context" not in out.stdout
+    with capture_output() as ctx:
+        ip.run_line_magic("context", "")
+    assert "<table" in ctx.outputs[0].data["text/html"]
+    assert ctx.outputs[0].data["text/plain"].startswith("_agent_run: ")
+    with capture_output() as lab:
+        ip.run_line_magic("compaction_lab", "")
+    assert "application/vnd.jupyter.widget-view+json" in lab.outputs[0].data
+    assert type(ip.user_ns["_lab"]).__name__ == "Lab"
+
+
+# --- deterministic text ----------------------------------------------------------------------
+
+RANDOM_LOOKING = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-|0x[0-9a-f]{6,}|/tmp/|compaction-agents-|model_id", re.I)
+
+
+def test_text_output_is_the_same_every_run(ip):
+    outputs = []
+    for _ in range(2):
+        with capture_output() as out:
+            ip.run_line_magic("agent", "--scenario agents --budget 8000 --strategy progressive")
+            ip.run_line_magic("context", "--full")
+            ip.run_line_magic("summary", "")
+        outputs.append(out.stdout)
+    assert outputs[0] == outputs[1]
+    assert not RANDOM_LOOKING.search(outputs[0])
