@@ -110,6 +110,7 @@ class TokenChart:
         """The plotly `FigureWidget` (built on first use, then kept up to date)."""
         if self._figure is None:
             self._figure = self._build()
+            self._sent: dict[tuple[int, str], list] = {}
             self._push()
         return self._figure
 
@@ -141,20 +142,27 @@ class TokenChart:
         return fig
 
     def _push(self) -> None:
-        """Send the current points to the figure in one batch update."""
+        """Send the points that changed to the figure, in one batch update.
+
+        Only changed properties are assigned: re-assigning an array equal to the one a
+        trace already holds makes the plotly widget drop it in the browser."""
         fig = self._figure
         if fig is None:
             return
-        turns = _array(self.turns)
         span = [self.turns[0], self.turns[-1]] if self.turns else []
+        budget, trigger, marks = range(len(PARTS), len(PARTS) + 3)
+        wanted = {(i, "x"): self.turns for i in range(len(PARTS))}
+        wanted |= {(i, "y"): self.parts[p] for i, p in enumerate(PARTS)}
+        wanted |= {(budget, "x"): span, (budget, "y"): [self.budget] * len(span),
+                   (trigger, "x"): span, (trigger, "y"): [self.trigger] * len(span),
+                   (marks, "x"): self._mark_x, (marks, "y"): self._mark_y,
+                   (marks, "hovertext"): self._mark_text}
+        changed = {key: list(v) for key, v in wanted.items() if self._sent.get(key) != v}
         with fig.batch_update():
-            for trace, part in zip(fig.data, PARTS, strict=False):
-                trace.x, trace.y = turns, _array(self.parts[part])
-            budget, trigger, marks = fig.data[len(PARTS):]
-            budget.x, budget.y = _array(span), _array([self.budget] * len(span))
-            trigger.x, trigger.y = _array(span), _array([self.trigger] * len(span))
-            marks.x, marks.y = _array(self._mark_x), _array(self._mark_y)
-            marks.hovertext = tuple(self._mark_text)
+            for (i, prop), values in changed.items():
+                value = tuple(values) if prop == "hovertext" else _array(values)
+                setattr(fig.data[i], prop, value)
+        self._sent.update(changed)
         self.updates += 1
 
     # --- plain text -------------------------------------------------------------------
