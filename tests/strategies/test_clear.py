@@ -1,16 +1,19 @@
 """ClearToolResults: which results are cleared, which stay, and when nothing happens."""
 
-import copy
 
 import pytest
 
-from jupyter_compaction import ClearToolResults, TokenCounter, validate
+from jupyter_compaction import ClearToolResults, TokenCounter
 from jupyter_compaction.history import blocks, tool_result_ids, tool_use_ids
 from jupyter_compaction.strategies import PLACEHOLDER
 from tests.support.histories import fixed_history
+from tests.support.strategy_checks import apply
 
 COUNTER = TokenCounter()
 BUDGET = 1_000_000  # clearing ignores the budget: it always clears what is old
+
+def run(strategy, messages):
+    return apply(strategy, messages, BUDGET)
 
 
 def turn(calls, size=200, name="read_file"):
@@ -41,16 +44,6 @@ def results(messages):
 
 def cleared_ids(messages, placeholder=PLACEHOLDER):
     return [tid for tid, content in results(messages).items() if content == placeholder]
-
-
-def run(strategy, messages):
-    snapshot = copy.deepcopy(messages)
-    out = strategy(messages, budget=BUDGET, counter=COUNTER)
-    assert messages == snapshot, "the input must not be mutated"
-    validate(out.messages)
-    assert out.tokens_before == COUNTER.count(messages)
-    assert out.tokens_after == COUNTER.count(out.messages)
-    return out
 
 
 def test_keeps_exactly_the_last_keep_last_results():

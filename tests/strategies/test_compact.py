@@ -1,42 +1,26 @@
 """CompactAll: the task plus "progress so far", nothing else."""
 
-import copy
 
 import pytest
 
-from jupyter_compaction import CompactAll, TokenCounter, validate
+from jupyter_compaction import CompactAll, TokenCounter
 from jupyter_compaction.history import blocks
 from jupyter_compaction.strategies import STRATEGIES
 from jupyter_compaction.summaries import USER_PREFIX, find_summary, is_summary
 from tests.support.histories import fixed_history
+from tests.support.strategy_checks import Recorder, apply
 
 COUNTER = TokenCounter()
 SUMMARY = "## Goal\nfind ORD-1042\n## Progress\nfile0.json to file5.json read"
 
 
-class Recorder:
-    def __init__(self, answer=SUMMARY):
-        self.answer, self.prompts = answer, []
-
-    def __call__(self, prompt):
-        self.prompts.append(prompt)
-        return self.answer
-
-
 def run(strategy, messages, budget=1_000):
-    snapshot = copy.deepcopy(messages)
-    out = strategy(messages, budget=budget, counter=COUNTER)
-    assert messages == snapshot, "the input must not be mutated"
-    validate(out.messages)
-    assert out.tokens_before == COUNTER.count(messages)
-    assert out.tokens_after == COUNTER.count(out.messages)
-    assert out.tokens_after <= out.tokens_before
-    return out
+    return apply(strategy, messages, budget)
 
 
 def test_result_is_one_user_message_with_the_task_then_the_summary():
     messages = fixed_history(6, 100)
-    summarizer = Recorder()
+    summarizer = Recorder(SUMMARY)
     out = run(CompactAll(summarizer), messages)
     assert out.kind == "compact"
     assert out.messages == [{"role": "user", "content": [
@@ -52,14 +36,14 @@ def test_task_blocks_are_kept_verbatim_and_in_order():
     task_blocks = [{"type": "text", "text": "Task part one: ORD-1042."},
                    {"type": "text", "text": "Task part two: and its waybill."}]
     messages[0] = {"role": "user", "content": task_blocks}
-    out = run(CompactAll(Recorder()), messages)
+    out = run(CompactAll(Recorder(SUMMARY)), messages)
     assert blocks(out.messages[0])[:2] == task_blocks
     assert len(blocks(out.messages[0])) == 3
 
 
 def test_prompt_holds_the_task_and_everything_after_it():
     messages = fixed_history(4, 20)
-    out = run(CompactAll(Recorder()), messages)
+    out = run(CompactAll(Recorder(SUMMARY)), messages)
     prompt = out.summary_prompt
     assert "<task>\nFind the order ORD-1042 and its waybill.\n</task>" in prompt
     for t in range(4):
@@ -69,7 +53,7 @@ def test_prompt_holds_the_task_and_everything_after_it():
 
 
 def test_a_second_compaction_updates_the_first_summary_and_replaces_it():
-    first = run(CompactAll(Recorder()), fixed_history(4, 100))
+    first = run(CompactAll(Recorder(SUMMARY)), fixed_history(4, 100))
     grown = first.messages + fixed_history(8, 100)[9:]
     new_summary = "## Progress\nfile0.json to file7.json read"
     summarizer = Recorder(new_summary)
@@ -91,7 +75,7 @@ def test_an_empty_summary_leaves_the_history_unchanged_with_a_note(answer):
 
 
 def test_only_the_task_is_unchanged_without_calling_the_summarizer():
-    summarizer = Recorder()
+    summarizer = Recorder(SUMMARY)
     out = run(CompactAll(summarizer), fixed_history(0))
     assert not out.changed
     assert out.note == "nothing after the task to compact"

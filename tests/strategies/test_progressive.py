@@ -1,6 +1,5 @@
 """Progressive: cheapest layer first, stop as soon as it fits; and the stuck rule."""
 
-import copy
 import math
 
 import pytest
@@ -13,24 +12,19 @@ from jupyter_compaction import (
     SummarizeMiddle,
     TokenCounter,
     TrimTurns,
-    validate,
 )
 from jupyter_compaction.strategies import check_stuck
 from jupyter_compaction.strategies.base import unchanged
 from jupyter_compaction.summaries import find_summary
 from tests.support.histories import fixed_history
+from tests.support.strategy_checks import Recorder, apply
 
 COUNTER = TokenCounter()
 SUMMARY = "## Progress\nturns summarized"
 
 
-class Recorder:
-    def __init__(self, answer=SUMMARY):
-        self.answer, self.prompts = answer, []
-
-    def __call__(self, prompt):
-        self.prompts.append(prompt)
-        return self.answer
+def run(strategy, messages, budget):
+    return apply(strategy, messages, budget)
 
 
 def layers(summarizer, protect_first=1):
@@ -63,20 +57,10 @@ def talky_history(turns=6, words=300, first_words=None):
     return messages
 
 
-def run(strategy, messages, budget):
-    snapshot = copy.deepcopy(messages)
-    out = strategy(messages, budget=budget, counter=COUNTER)
-    assert messages == snapshot, "the input must not be mutated"
-    validate(out.messages)
-    assert out.tokens_before == COUNTER.count(messages)
-    assert out.tokens_after == COUNTER.count(out.messages)
-    return out
-
-
 def test_under_the_trigger_is_unchanged_and_calls_no_layer():
     messages = fixed_history(6, 100)
     total = COUNTER.count(messages)
-    summarizer = Recorder()
+    summarizer = Recorder(SUMMARY)
     out = run(Progressive(layers(summarizer), trigger=0.5), messages, budget=2 * total)
     assert not out.changed
     assert out.layers == []
@@ -90,7 +74,7 @@ def test_under_the_trigger_is_unchanged_and_calls_no_layer():
 def test_clear_alone_enough_runs_only_clear():
     messages = fixed_history(8, 300)
     cleared = ClearToolResults(keep_last=1)(messages, budget=0, counter=COUNTER)
-    summarizer = Recorder()
+    summarizer = Recorder(SUMMARY)
     out = run(Progressive(layers(summarizer)), messages, budget=budget_for(cleared.tokens_after))
     assert [layer.kind for layer in out.layers] == ["clear"]
     assert out.kind == "clear"
@@ -102,11 +86,11 @@ def test_clear_alone_enough_runs_only_clear():
 
 def test_summary_only_when_clearing_is_not_enough():
     messages = talky_history()
-    strategies = layers(Recorder())
+    strategies = layers(Recorder(SUMMARY))
     cleared = strategies[0](messages, budget=0, counter=COUNTER)
     summarized = strategies[1](cleared.messages, budget=10**6, counter=COUNTER)
     assert summarized.tokens_after < cleared.tokens_after < COUNTER.count(messages)
-    summarizer = Recorder()
+    summarizer = Recorder(SUMMARY)
     out = run(Progressive(layers(summarizer)), messages,
               budget=budget_for(summarized.tokens_after))
     assert [layer.kind for layer in out.layers] == ["clear", "summarize"]
@@ -121,7 +105,7 @@ def test_summary_only_when_clearing_is_not_enough():
 def test_trim_runs_last_when_the_summary_is_not_enough():
     # the first turn is huge and protected by the summarize layer's head; only trim drops it
     messages = talky_history(first_words=2000)
-    summarizer = Recorder()
+    summarizer = Recorder(SUMMARY)
     floor = COUNTER.count([messages[0], *messages[-2:]])
     out = run(Progressive(layers(summarizer, protect_first=3)), messages,
               budget=budget_for(floor + 200))
@@ -139,7 +123,7 @@ def test_kind_names_only_the_layers_that_changed_something():
     for t in range(6):
         messages += [{"role": "assistant", "content": f"answer {t} " + "words " * 300},
                      {"role": "user", "content": f"question {t}"}]
-    out = run(Progressive(layers(Recorder())), messages, budget=600)
+    out = run(Progressive(layers(Recorder(SUMMARY))), messages, budget=600)
     assert out.layers[0].kind == "clear" and not out.layers[0].changed
     assert out.layers[0].note == "no old tool results to clear"
     assert out.kind.split("+")[0] == "summarize"
@@ -148,7 +132,7 @@ def test_kind_names_only_the_layers_that_changed_something():
 
 def test_nothing_changed_is_named_after_the_strategy():
     messages = [{"role": "user", "content": "a very long task " * 500}]
-    summarizer = Recorder()
+    summarizer = Recorder(SUMMARY)
     out = run(Progressive(layers(summarizer)), messages, budget=100)
     assert [layer.kind for layer in out.layers] == ["clear", "summarize", "trim"]
     assert out.kind == "progressive"

@@ -1,14 +1,13 @@
 """SummarizeMiddle: where the middle starts and ends, what the summarizer is asked, and
 where the summary lands."""
 
-import copy
-
 import pytest
 
-from jupyter_compaction import SummarizeMiddle, TokenCounter, validate
+from jupyter_compaction import SummarizeMiddle, TokenCounter
 from jupyter_compaction.history import blocks
 from jupyter_compaction.strategies import STRATEGIES
 from jupyter_compaction.summaries import ASSISTANT_PREFIX, USER_PREFIX, find_summary, is_summary
+from tests.support.strategy_checks import Recorder, apply
 
 COUNTER = TokenCounter()
 TASK = "Task: find where order ORD-1042 is and report its waybill."
@@ -29,27 +28,8 @@ def ticket_history(turns=8, size=60):
     return messages
 
 
-class Recorder:
-    """A summarizer that remembers every prompt and answers with `answer(prompt)`."""
-
-    def __init__(self, answer="## Goal\nfind ORD-1042\n## Progress\nbatches checked"):
-        self.answer = answer
-        self.prompts = []
-
-    def __call__(self, prompt):
-        self.prompts.append(prompt)
-        return self.answer(prompt) if callable(self.answer) else self.answer
-
-
 def run(strategy, messages, budget=100_000):
-    snapshot = copy.deepcopy(messages)
-    out = strategy(messages, budget=budget, counter=COUNTER)
-    assert messages == snapshot, "the input must not be mutated"
-    validate(out.messages)
-    assert out.tokens_before == COUNTER.count(messages)
-    assert out.tokens_after == COUNTER.count(out.messages)
-    assert out.tokens_after <= out.tokens_before
-    return out
+    return apply(strategy, messages, budget)
 
 
 def tail_cost(messages, start):

@@ -1,30 +1,22 @@
 """TrimTurns: whole turns go, oldest first; the task and the newest turn stay."""
 
-import copy
 
 import pytest
 
-from jupyter_compaction import SummarizeMiddle, TokenCounter, TrimTurns, validate
+from jupyter_compaction import SummarizeMiddle, TokenCounter, TrimTurns
 from jupyter_compaction.history import blocks, tool_result_ids, tool_use_ids
 from jupyter_compaction.summaries import find_summary, summary_block
 from tests.support.histories import fixed_history
+from tests.support.strategy_checks import apply
 
 COUNTER = TokenCounter()
+
+def run(strategy, messages, budget):
+    return apply(strategy, messages, budget)
 
 
 def tokens(messages):
     return COUNTER.count(messages)
-
-
-def run(strategy, messages, budget):
-    snapshot = copy.deepcopy(messages)
-    out = strategy(messages, budget=budget, counter=COUNTER)
-    assert messages == snapshot, "the input must not be mutated"
-    validate(out.messages)
-    assert out.tokens_before == tokens(messages)
-    assert out.tokens_after == tokens(out.messages)
-    assert out.tokens_after <= out.tokens_before
-    return out
 
 
 def turn_cost(messages, k):
