@@ -57,6 +57,9 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--max-turns", type=_positive, default=DEFAULT_MAX_TURNS)
     d.add_argument("--task", default=None, help=argparse.SUPPRESS)
     d.set_defaults(func=demo)
+    from .grading.commands import add_commands
+
+    add_commands(sub)  # grade, release
     return top
 
 

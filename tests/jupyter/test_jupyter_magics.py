@@ -385,3 +385,14 @@ def test_text_output_is_the_same_every_run(ip):
         outputs.append(out.stdout)
     assert outputs[0] == outputs[1]
     assert not RANDOM_LOOKING.search(outputs[0])
+
+
+def test_load_ext_registers_check_and_unload_removes_it():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "jupyter_compaction")
+    assert "check" in shell.magics_manager.magics["line"]
+    shell.run_line_magic("unload_ext", "jupyter_compaction")
+    assert "check" not in shell.magics_manager.magics["line"]
+    shell.run_line_magic("load_ext", "jupyter_compaction")

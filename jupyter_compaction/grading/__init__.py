@@ -1,0 +1,20 @@
+"""Exercise checks for the lessons, and the tools a teacher uses to release and grade.
+
+In a lesson notebook, after defining the function an exercise asks for:
+
+    from jupyter_compaction.grading import check
+    check("ex3")                      # or, with the extension loaded: %check ex3
+
+For a teacher: `jupyter-compaction release lessons/ OUT/` writes learner copies with the
+solutions replaced by stubs (`notebooks.py`), and `jupyter-compaction grade NB...` runs
+notebooks in fresh kernels and scores every exercise (`grader.py`).
+
+Importing this package imports no IPython, nbformat or nbclient.
+"""
+
+from .base import Case, CheckResult, Exercise, Failure
+from .check import check, checks_for, register_magics, report
+from .exercises import EXERCISES
+
+__all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Failure", "check", "checks_for",
+           "register_magics", "report"]

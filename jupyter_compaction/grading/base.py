@@ -1,0 +1,172 @@
+"""The shapes of an exercise check: cases, exercises, failures and the score.
+
+An `Exercise` names the learner's function and holds `Case`s. A case builds its own
+fresh input, calls the learner's function, compares with what the library computes, and
+returns `None` when it passed or a short description of what went wrong ("returned 2,
+expected 3"). `run_case()` turns any exception the learner's code raises, including the
+`NotImplementedError` of a released stub, into a one-line failure, never a traceback,
+and stops a case that runs longer than `CASE_TIMEOUT_S` (where a timer signal is
+available: the main thread on Unix, which is where a kernel runs cells). A function that
+catches the timer's exception itself can still loop forever; the grader's cell timeout
+is the backstop.
+
+Left out: running the checks (`check.py`) and the exercise definitions themselves
+(`exercises.py` and the modules it collects).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+CASE_TIMEOUT_S = 10.0  # a learner's function that loops forever fails its case after this
+MAX_REPR = 120  # longest value shown in a failure message
+
+Test = Callable[[Callable[..., Any]], "str | None"]
+
+
+class Failure(NamedTuple):
+    case: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Case:
+    """One check: `test(fn)` returns None when `fn` passes, else what went wrong."""
+
+    name: str
+    hint: str
+    test: Test
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    lesson: int
+    function: str  # the name the learner defines
+    signature: str  # as shown in messages, e.g. "safe_cut_index(messages, cut)"
+    contract: str  # one paragraph: what the function must do
+    cases: tuple[Case, ...] = ()
+
+
+@dataclass
+class CheckResult:
+    """The score of one exercise; its repr is the one-line score."""
+
+    exercise: str
+    passed: int
+    total: int
+    failures: list[Failure] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        line = f"{self.exercise}: {self.passed}/{self.total} passed"
+        if self.failures:
+            line += " (failed: " + "; ".join(f.case for f in self.failures) + ")"
+        return line
+
+    __str__ = __repr__
+
+    @property
+    def complete(self) -> bool:
+        return self.total > 0 and self.passed == self.total
+
+    def to_json(self) -> dict[str, Any]:
+        return {"exercise": self.exercise, "passed": self.passed, "total": self.total,
+                "failures": [list(f) for f in self.failures]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CheckResult:
+        return cls(str(data["exercise"]), int(data["passed"]), int(data["total"]),
+                   [Failure(str(c), str(m)) for c, m in data.get("failures", [])])
+
+
+class CaseTimeout(Exception):
+    """The learner's function ran longer than `CASE_TIMEOUT_S`."""
+
+
+def one_line(exc: BaseException) -> str:
+    """`TypeError: message` on one line (the first line of the message)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise `CaseTimeout` in the block after `seconds`, where SIGALRM can be used."""
+    usable = (hasattr(signal, "setitimer") and seconds > 0
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise CaseTimeout(f"took longer than {seconds:g} s (an endless loop?)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def attempt(case: Case, fn: Callable[..., Any],
+            timeout: float | None = None) -> tuple[str | None, bool]:
+    """`(problem, timed_out)`: problem is None if `fn` passes `case`, else the one-line
+    reason with the hint first; timed_out says the case hit the time limit."""
+    limit = CASE_TIMEOUT_S if timeout is None else timeout
+    timed_out = False
+    try:
+        with time_limit(limit):
+            problem = case.test(fn)
+    except CaseTimeout as exc:
+        problem, timed_out = one_line(exc), True
+    except (Exception, SystemExit) as exc:  # the learner's code: any error fails the case
+        problem = one_line(exc)
+    return (None if problem is None else f"{case.hint} [{problem}]"), timed_out
+
+
+def run_case(case: Case, fn: Callable[..., Any], timeout: float | None = None) -> str | None:
+    """None if `fn` passes `case`; else the one-line reason (hint included)."""
+    return attempt(case, fn, timeout)[0]
+
+
+def compare(got: Any, expected: Any, what: str = "returned") -> str | None:
+    """None if equal, else `returned X, expected Y`."""
+    if got == expected and type(got) is type(expected):
+        return None
+    return f"{what} {short(got)}, expected {short(expected)}"
+
+
+def first_difference(got: Any, expected: Any, path: str = "result") -> str | None:
+    """Where two nested values first differ, e.g. `result[3]['content'][0]: got ..`."""
+    if type(got) is not type(expected):
+        return f"{path} is {short(got)}, expected {short(expected)}"
+    if isinstance(expected, dict):
+        for key in expected:
+            if key not in got:
+                return f"{path} lost the key {key!r}"
+            found = first_difference(got[key], expected[key], f"{path}[{key!r}]")
+            if found:
+                return found
+        extra = [k for k in got if k not in expected]
+        return f"{path} has an unexpected key {extra[0]!r}" if extra else None
+    if isinstance(expected, list):
+        if len(got) != len(expected):
+            return f"{path} has {len(got)} items, expected {len(expected)}"
+        for i, (a, b) in enumerate(zip(got, expected, strict=True)):
+            found = first_difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if got == expected else f"{path} is {short(got)}, expected {short(expected)}"

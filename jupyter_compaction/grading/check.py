@@ -1,0 +1,145 @@
+"""`check("ex3")` in a notebook, `%check ex3`, and the hooks the batch grader uses.
+
+`check()` finds the learner's function by name where the learner defined it: the
+caller's locals and globals (a notebook cell's globals *are* the IPython user
+namespace), then the IPython user namespace when IPython is running. It runs every case,
+prints one line per case (PASS/FAIL, and the hint with what went wrong for a failure)
+and returns a `CheckResult`, whose repr is the one-line score. A missing function is a
+one-line message and a score of 0, never an exception; an exception inside the learner's
+function fails only the cases it breaks, shown as one line. A case that hits the time
+limit (`base.CASE_TIMEOUT_S`) fails, and the exercise's remaining cases are not run, so
+an endless loop costs one time limit, not one per case.
+
+`checks_for(namespace)` scores every exercise (or the ones named) for the grader, and
+`report(exercises, nonce)` prints those scores as one JSON line behind a marker, which is
+how `jupyter-compaction grade` reads them out of a kernel. `register_magics(ip)` adds the
+`%check` line magic. Output is plain text, so it reads the same in JupyterLab, in a
+terminal and in a graded notebook.
+
+Left out: HTML tables and widgets (the score is text by design) and any defence against a
+learner who rewrites the checker from inside their own notebook.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .base import CheckResult, Exercise, Failure, attempt
+from .exercises import EXERCISES, get
+
+MARKER = "@@jupyter-compaction-grade@@"  # precedes the JSON line that report() prints
+PASS, FAIL = "PASS", "FAIL"
+SKIPPED = "not run"
+INDENT = " " * 8
+
+
+def missing_message(exercise: Exercise) -> str:
+    return (f"define {exercise.function}(...) in a cell above, then run "
+            f"check({exercise.id!r})")
+
+
+def _ipython_namespace() -> Mapping[str, Any] | None:
+    if "IPython" not in sys.modules:  # not running in IPython: nothing to import
+        return None
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell.user_ns if shell is not None else None
+
+
+def find_function(name: str, namespaces: Iterable[Mapping[str, Any] | None]) -> Any:
+    for namespace in namespaces:
+        if namespace is not None and name in namespace:
+            return namespace[name]
+    return None
+
+
+def _caller_namespaces(depth: int) -> list[Mapping[str, Any] | None]:
+    frame = inspect.currentframe()
+    for _ in range(depth + 1):
+        frame = frame.f_back if frame is not None else None
+    found = [frame.f_locals, frame.f_globals] if frame is not None else []
+    del frame
+    return [*found, _ipython_namespace()]
+
+
+def run_exercise(exercise: Exercise, fn: Any) -> tuple[CheckResult, list[str | None]]:
+    """Score `fn` on every case; also return each case's problem (None when it passed)."""
+    if not callable(fn):
+        message = missing_message(exercise)
+        if fn is not None:
+            message = f"{exercise.function} is a {type(fn).__name__}, not a function; " + message
+        problems: list[str | None] = [message] * len(exercise.cases)
+        result = CheckResult(exercise.id, 0, len(exercise.cases),
+                             [Failure("function missing", message)])
+        return result, problems
+    problems = []
+    for case in exercise.cases:
+        problem, timed_out = attempt(case, fn)
+        problems.append(problem)
+        if timed_out:  # one endless loop is enough: the other cases are not run
+            problems += [f"{SKIPPED} (an earlier case timed out)"] * (
+                len(exercise.cases) - len(problems))
+            break
+    failures = [Failure(case.name, problem)
+                for case, problem in zip(exercise.cases, problems, strict=True) if problem]
+    return CheckResult(exercise.id, len(problems) - len(failures), len(problems),
+                       failures), problems
+
+
+def render(exercise: Exercise, result: CheckResult, problems: list[str | None]) -> str:
+    """The result table: one line per case, and the hint under each failure."""
+    lines = [f"{exercise.id}: {exercise.signature} (lesson {exercise.lesson})"]
+    if result.failures and result.failures[0].case == "function missing":
+        return "\n".join([*lines, f"  {result.failures[0].message}", f"score: 0/{result.total}"])
+    for case, problem in zip(exercise.cases, problems, strict=True):
+        lines.append(f"  {PASS if problem is None else FAIL}  {case.name}")
+        if problem is not None:
+            lines.append(f"{INDENT}hint: {problem}")
+    return "\n".join([*lines, f"score: {result.passed}/{result.total}"])
+
+
+def check(exercise: str, namespace: Mapping[str, Any] | None = None) -> CheckResult:
+    """Run every case of `exercise` on the learner's function and print the table."""
+    spec = get(exercise)
+    namespaces = [namespace] if namespace is not None else _caller_namespaces(1)
+    result, problems = run_exercise(spec, find_function(spec.function, namespaces))
+    print(render(spec, result, problems))
+    return result
+
+
+def checks_for(namespace: Mapping[str, Any],
+               exercises: Iterable[str] | None = None) -> list[CheckResult]:
+    """The score of each exercise (all of them by default) on the functions in `namespace`."""
+    ids = list(EXERCISES) if exercises is None else list(exercises)
+    specs = [get(i) for i in ids]
+    return [run_exercise(spec, namespace.get(spec.function))[0] for spec in specs]
+
+
+def report(exercises: Iterable[str] | None = None, nonce: str = "") -> None:
+    """Print the scores as one line, `MARKER<nonce> <json list>`, for the batch grader."""
+    namespace: dict[str, Any] = {}
+    for found in reversed(_caller_namespaces(1)):
+        namespace.update(found or {})
+    results = checks_for(namespace, exercises)
+    print(f"{MARKER}{nonce} {json.dumps([r.to_json() for r in results])}", flush=True)
+
+
+def register_magics(ip: Any) -> None:
+    """Register `%check EXERCISE` on the IPython shell `ip`."""
+
+    def check_magic(line: str) -> CheckResult:
+        from IPython.core.error import UsageError
+
+        words = line.split()
+        if len(words) != 1 or words[0] not in EXERCISES:
+            given = f"unknown exercise {line.strip()!r}; " if line.strip() else ""
+            raise UsageError(f"{given}usage: %check EXERCISE, one of: {', '.join(EXERCISES)}")
+        return check(words[0], namespace=ip.user_ns)
+
+    check_magic.__doc__ = "Check your solution to an exercise: %check ex3"
+    ip.register_magic_function(check_magic, magic_kind="line", magic_name="check")

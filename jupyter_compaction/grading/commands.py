@@ -1,0 +1,95 @@
+"""The `grade` and `release` subcommands of `jupyter-compaction` (registered by `cli.py`).
+
+Exit codes: 0 when grading or releasing completed (scores are data, so a notebook with
+failures still exits 0); 2 for a usage error, reported on one line: a missing notebook or
+folder, a file that is not a notebook, unbalanced solution markers, or a release into
+the source folder. nbformat and nbclient are imported only when a command runs.
+
+Left out: uploading grades anywhere; `--json` prints them for whatever comes next.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+USAGE_ERROR = 2
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"{value} must be positive")
+    return number
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return USAGE_ERROR
+
+
+def _unreadable(path: Path) -> str | None:
+    """Why `path` cannot be graded, or None."""
+    import nbformat
+
+    if not path.is_file():
+        return f"no such notebook: {path}"
+    try:
+        nbformat.read(path, as_version=4)
+    except Exception as exc:  # nbformat raises several kinds for a file that is not a notebook
+        return f"not a notebook: {path} ({type(exc).__name__})"
+    return None
+
+
+def run_grade(args: argparse.Namespace) -> int:
+    from .grader import grade, table
+
+    paths = [Path(p) for p in args.notebooks]
+    for path in paths:
+        problem = _unreadable(path)
+        if problem:
+            return _fail(problem)
+    grades = grade(paths, jobs=args.jobs, timeout=args.timeout, kernel=args.kernel)
+    if args.json:
+        print(json.dumps({"notebooks": [g.to_json() for g in grades]}, indent=2))
+    else:
+        print(table(grades))
+    return 0
+
+
+def run_release(args: argparse.Namespace) -> int:
+    from .notebooks import ReleaseError, release
+
+    try:
+        written = release(args.source, args.target)
+    except ReleaseError as exc:
+        return _fail(str(exc))
+    notebooks = sum(p.suffix == ".ipynb" for p in written)
+    print(f"released {notebooks} notebooks and {len(written) - notebooks} other files "
+          f"to {args.target}")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Add `grade` and `release` to the `jupyter-compaction` subcommands."""
+    from .grader import DEFAULT_KERNEL, DEFAULT_TIMEOUT_S, default_jobs
+
+    g = sub.add_parser("grade", help="run notebooks in fresh kernels and score every exercise")
+    g.add_argument("notebooks", nargs="+", metavar="NOTEBOOK")
+    g.add_argument("--json", action="store_true", help="print the scores as JSON")
+    g.add_argument("--jobs", type=_positive, default=default_jobs(),
+                   help="notebooks graded at once (default: %(default)s)")
+    g.add_argument("--timeout", type=_positive, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                   help="per-cell time limit (default: %(default)s)")
+    g.add_argument("--kernel", default=DEFAULT_KERNEL, help="kernel name (default: %(default)s)")
+    g.set_defaults(func=run_grade)
+
+    r = sub.add_parser("release", help="write learner copies: solutions stubbed, outputs cleared")
+    r.add_argument("source", metavar="LESSONS", help="folder with the solved notebooks")
+    r.add_argument("target", metavar="OUT", help="folder to write the learner copies to")
+    r.set_defaults(func=run_release)

@@ -1,0 +1,70 @@
+"""ex7 (lesson 7): `fact_recall`, the share of must-keep facts a summary still holds.
+
+The expected number is `evaluation.eval_summary(summary, must_keep, "").recall`: a fact
+counts as kept when it occurs in the summary, ignoring case; duplicate facts count once;
+no facts at all is a recall of 1.0. The teeth: case, duplicates, an empty list (no
+division by zero), a fractional share (no integer division), and facts with characters
+that a regular expression would treat as syntax.
+
+Left out: a case that tells a substring match from a whole-token match: the library
+matches substrings, and either reading passes every case here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..evaluation import eval_summary
+from .base import Case, Exercise, Test, short
+
+TOLERANCE = 1e-9
+
+SUMMARY = ("## Progress\n- Order ord-1042 is on waybill VD-88317 (carrier NordFreight).\n"
+           "- The timeout (30 s) lives in config/timeouts.yaml.")
+
+
+def same_as_library(summary: str, must_keep: list[str]) -> Test:
+    def test(fn: Callable[..., Any]) -> str | None:
+        got = fn(summary, list(must_keep))
+        want = eval_summary(summary, list(must_keep), "").recall
+        if isinstance(got, bool) or not isinstance(got, int | float):
+            return f"returned {short(got)}, expected the number {want}"
+        if abs(got - want) > TOLERANCE:
+            return f"fact_recall(summary, {short(must_keep)}) returned {got}, expected {want}"
+        return None
+    return test
+
+
+CASES = (
+    Case("every fact present",
+         "every must-keep fact is in the summary: recall 1.0",
+         same_as_library(SUMMARY, ["VD-88317", "config/timeouts.yaml"])),
+    Case("some facts missing",
+         "recall is kept / total as a float between 0 and 1 (not integer division)",
+         same_as_library(SUMMARY, ["VD-88317", "ORD-2077", "NordFreight"])),
+    Case("case does not matter",
+         "compare without case: 'ORD-1042' is kept when the summary says 'ord-1042'",
+         same_as_library(SUMMARY, ["ORD-1042", "nordfreight"])),
+    Case("duplicates count once",
+         "count each distinct fact once (dict.fromkeys(must_keep) keeps the order)",
+         same_as_library(SUMMARY, ["VD-88317", "ORD-2077", "VD-88317", "VD-88317"])),
+    Case("an empty list",
+         "with nothing to keep nothing is lost: return 1.0 (no division by zero)",
+         same_as_library(SUMMARY, [])),
+    Case("nothing kept",
+         "no fact in the summary: recall 0.0",
+         same_as_library("## Progress\n- read a few files", ["ORD-1042", "VD-88317"])),
+    Case("facts with special characters",
+         "look facts up as plain text: 'timeout (30 s)' or 'timeouts.yaml' are not regular"
+         " expressions (use re.escape if you use re)",
+         same_as_library(SUMMARY, ["timeout (30 s)", "timeouts.yaml", "GW-7731"])),
+)
+
+EXERCISE = Exercise(
+    id="ex7", lesson=7, function="fact_recall",
+    signature="fact_recall(summary, must_keep)",
+    contract="Return the share of distinct must-keep facts that occur in the summary, "
+             "ignoring case (as evaluation.eval_summary(...).recall); 1.0 for an empty list.",
+    cases=CASES,
+)

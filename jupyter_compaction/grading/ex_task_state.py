@@ -1,0 +1,87 @@
+"""ex6 (lesson 6): `render_task_state`, the block the agent puts into its system prompt.
+
+The expected text is `TaskState.render()` for the same goal and todos (loaded with
+`TaskState.write()`, which numbers missing ids from 1 and defaults the status to
+pending), so a learner's renderer must match the library's character for character.
+The teeth: every status mark, notes, an empty state (no block at all), a goal with no
+todos ("(none yet)"), todos with no goal ("(not set)") and given vs. missing ids.
+
+Left out: the tools that edit the state (lesson 6 runs them, it does not grade them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..task_state import TaskState
+from .base import Case, Exercise, Test, compare, short
+
+
+def expected(goal: str, todos: list[dict]) -> str:
+    state = TaskState(goal=goal)
+    state.write(todos)
+    return state.render()
+
+
+def same_as_library(goal: str, todos: list[dict]) -> Test:
+    def test(fn: Callable[..., Any]) -> str | None:
+        got = fn(goal, [dict(t) for t in todos])
+        want = expected(goal, [dict(t) for t in todos])
+        if not isinstance(got, str) or not isinstance(want, str) or got == want:
+            return compare(got, want)
+        got_lines, want_lines = got.split("\n"), want.split("\n")
+        for n, (a, b) in enumerate(zip(got_lines, want_lines, strict=False), start=1):
+            if a != b:
+                return f"line {n} is {short(a)}, expected {short(b)}"
+        return f"{len(got_lines)} lines, expected {len(want_lines)}"
+    return test
+
+
+GOAL = "Audit the licences of every service"
+STATUSES = [
+    {"id": "1", "subject": "Read the policy", "status": "completed"},
+    {"id": "2", "subject": "Check services/billing", "status": "in_progress"},
+    {"id": "3", "subject": "Check services/web", "status": "pending"},
+]
+NOTES = [
+    {"id": "1", "subject": "Read the policy", "status": "completed",
+     "note": "GPL-3.0 is forbidden"},
+    {"id": "2", "subject": "Check services/billing", "status": "in_progress"},
+]
+DEFAULTS = [{"subject": "Read the policy"}, {"subject": "Check services/web",
+                                            "status": "completed"}]
+
+CASES = (
+    Case("every status mark",
+         "mark completed todos [x], in-progress ones [~] and pending ones [ ]",
+         same_as_library(GOAL, STATUSES)),
+    Case("notes",
+         "a todo with a note ends with ' - ' and the note: '[x] 1. Read the policy - ...'",
+         same_as_library(GOAL, NOTES)),
+    Case("an empty state",
+         "no goal and no todos: return '' (no empty <task_state> block in the prompt)",
+         same_as_library("", [])),
+    Case("a goal only",
+         "a goal without todos still lists 'Todos:' followed by '(none yet)'",
+         same_as_library(GOAL, [])),
+    Case("todos without a goal",
+         "todos but no goal: the goal line reads 'Goal: (not set)'",
+         same_as_library("", STATUSES)),
+    Case("missing ids and statuses",
+         "a todo without an id is numbered by its position from 1; without a status it is"
+         " pending",
+         same_as_library(GOAL, DEFAULTS)),
+    Case("ids are kept as given",
+         "use the todo's own id when it has one",
+         same_as_library(GOAL, [{"id": "lic-7", "subject": "Check the npm registry"}])),
+)
+
+EXERCISE = Exercise(
+    id="ex6", lesson=6, function="render_task_state",
+    signature="render_task_state(goal, todos)",
+    contract="Render the goal and todos exactly like TaskState.render(): a <task_state> "
+             "block with 'Goal: ...', 'Todos:' and one line per todo ([x] completed, [~] "
+             "in_progress, [ ] pending, ' - note' when there is one); '' when empty.",
+    cases=CASES,
+)

@@ -1,0 +1,169 @@
+"""Every exercise: the reference passes, plausible mistakes fail with their hint shown,
+stubs and missing functions score 0 without a traceback."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jupyter_compaction.grading import EXERCISES, CheckResult, check, checks_for
+from jupyter_compaction.grading import base as grading_base
+from jupyter_compaction.grading.check import run_exercise
+from jupyter_compaction.grading.ex_capstone import MAX_SHARE
+from jupyter_compaction.history import cut_points
+from jupyter_compaction.strategies import ClearToolResults, SummarizeMiddle
+from jupyter_compaction.summaries import build_prompt
+from jupyter_compaction.tokens import TokenCounter
+from tests.grading.grading_solutions import REFERENCE, WRONG, define, stub
+from tests.support.histories import histories
+
+COUNTER = TokenCounter()
+
+
+def solution(exercise: str, source: str | None = None):
+    return define(source or REFERENCE[exercise])[EXERCISES[exercise].function]
+
+
+def test_every_exercise_has_a_reference_and_two_wrong_solutions():
+    assert set(REFERENCE) == set(EXERCISES) == {
+        "ex2", "ex3", "ex4", "ex4b", "ex5", "ex6", "ex7", "ex8"}
+    for exercise in EXERCISES:
+        assert sum(e == exercise for e, _, _ in WRONG) >= 2, exercise
+
+
+@pytest.mark.parametrize("exercise", list(REFERENCE))
+def test_reference_solution_passes_every_case(exercise, capsys):
+    namespace = define(REFERENCE[exercise])
+    result = check(exercise, namespace)
+    out = capsys.readouterr().out
+    assert result.passed == result.total == len(EXERCISES[exercise].cases) >= 5, out
+    assert result.complete and not result.failures
+    assert "FAIL" not in out and out.count("PASS") == result.total
+    assert repr(result) == f"{exercise}: {result.total}/{result.total} passed"
+
+
+@pytest.mark.parametrize(("exercise", "source", "case"), WRONG,
+                         ids=[f"{e}-{c}" for e, _, c in WRONG])
+def test_wrong_solution_fails_the_case_meant_for_it_and_shows_its_hint(
+        exercise, source, case, capsys):
+    result = check(exercise, define(source))
+    out = capsys.readouterr().out
+    failed = {f.case: f.message for f in result.failures}
+    assert case in failed, (case, out)
+    assert result.passed < result.total
+    hint = next(c.hint for c in EXERCISES[exercise].cases if c.name == case)
+    assert f"FAIL  {case}\n        hint: {hint} [" in out
+    assert "Traceback" not in out
+    assert case in repr(result)
+
+
+@pytest.mark.parametrize("exercise", list(EXERCISES))
+def test_a_released_stub_scores_zero_without_a_traceback(exercise, capsys):
+    result = check(exercise, define(stub(exercise)))
+    out = capsys.readouterr().out
+    assert result.passed == 0 and result.total == len(EXERCISES[exercise].cases)
+    assert "Traceback" not in out
+    assert out.count("NotImplementedError: write your solution here") == result.total
+    assert all("\n" not in f.message for f in result.failures)
+
+
+def test_a_missing_function_is_one_clear_line_and_a_zero(capsys):
+    result = check("ex2", {})
+    out = capsys.readouterr().out
+    assert "define clear_old_results(...) in a cell above, then run check('ex2')" in out
+    assert (result.passed, result.total) == (0, len(EXERCISES["ex2"].cases))
+    assert result.failures[0].case == "function missing"
+    assert "FAIL" not in out and "Traceback" not in out
+
+
+def test_a_name_that_is_not_a_function_says_so(capsys):
+    result = check("ex5", {"is_stuck": 42})
+    assert result.passed == 0
+    assert "is_stuck is a int, not a function" in capsys.readouterr().out
+
+
+def test_unknown_exercise_lists_the_ids():
+    with pytest.raises(ValueError, match="ex2, ex3, ex4, ex4b, ex5, ex6, ex7, ex8"):
+        check("ex99")
+
+
+def test_check_finds_the_function_in_the_callers_namespace(capsys):
+    def is_stuck(tokens_before, tokens_after, budget):  # noqa: F841 - found by name
+        return tokens_after > budget and tokens_before - tokens_after < 0.1 * tokens_before
+
+    assert check("ex5").complete
+    assert "score: 9/9" in capsys.readouterr().out
+
+
+def test_a_function_that_loops_forever_fails_after_the_time_limit(monkeypatch, capsys):
+    monkeypatch.setattr(grading_base, "CASE_TIMEOUT_S", 0.2)
+
+    def fact_recall(summary, must_keep):
+        while True:
+            pass
+
+    result = check("ex7", {"fact_recall": fact_recall})
+    out = capsys.readouterr().out
+    assert result.passed == 0
+    assert "took longer than 0.2 s" in result.failures[0].message
+    assert "not run (an earlier case timed out)" in result.failures[1].message
+    assert "Traceback" not in out
+
+
+def test_checks_for_scores_the_named_exercises_from_a_namespace():
+    namespace = {**define(REFERENCE["ex3"]), **define(stub("ex5"))}
+    results = checks_for(namespace, ["ex3", "ex5", "ex6"])
+    assert [(r.exercise, r.passed) for r in results] == [("ex3", 8), ("ex5", 0), ("ex6", 0)]
+    assert results[2].failures[0].case == "function missing"
+    assert [r.exercise for r in checks_for(namespace)] == list(EXERCISES)
+    assert CheckResult.from_json(results[1].to_json()) == results[1]
+
+
+def test_the_library_itself_passes_the_prompt_exercise():
+    result, problems = run_exercise(EXERCISES["ex4b"], build_prompt)
+    assert result.complete, problems
+
+
+def test_ex8_target_is_met_by_the_documented_settings_and_missed_by_off():
+    from jupyter_compaction.grading.ex_capstone import outcome
+
+    best = outcome("progressive", 6000, True)
+    off = outcome("off", 6000, True)
+    assert best.correct and best.repeats == 0 and best.peak <= 6000
+    assert best.sent <= MAX_SHARE * off.sent
+    compact = outcome("compact", 5000, True)
+    assert compact.sent <= MAX_SHARE * outcome("off", 5000, True).sent
+
+
+def test_ex8_hint_gives_the_numbers(capsys):
+    source = REFERENCE["ex8"].replace('"progressive"', '"trim"')
+    result = check("ex8", define(source))
+    message = dict(result.failures)["sends at most 55% of the tokens of 'off'"]
+    assert "that strategy='off' sends at budget 6000; the target is <= 55%" in message
+
+
+# The references are checked against the library on random histories too, so that the
+# cases' expected values (computed by the library) and the lessons' solutions agree.
+
+@settings(max_examples=60, deadline=None)
+@given(histories(), st.integers(-3, 30))
+def test_reference_cut_agrees_with_cut_points(messages, cut):
+    safe = solution("ex3")(messages, cut)
+    assert safe == next((c for c in cut_points(messages) if c >= max(cut, 1)), len(messages))
+
+
+@settings(max_examples=60, deadline=None)
+@given(histories(), st.integers(0, 6))
+def test_reference_clear_agrees_with_clear_tool_results(messages, keep_last):
+    library = ClearToolResults(keep_last=keep_last, clear_at_least=-(10**9))
+    expected = library(messages, budget=1, counter=COUNTER).messages
+    assert solution("ex2")(messages, keep_last=keep_last) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(histories(), st.integers(0, 5000))
+def test_reference_tail_agrees_with_summarize_middle(messages, tail_tokens):
+    layer = SummarizeMiddle(protect_first=1, tail_tokens=tail_tokens)
+    expected = layer.boundaries(messages, 2 * tail_tokens, COUNTER)[1]
+    assert solution("ex4")(messages, COUNTER, tail_tokens) == expected

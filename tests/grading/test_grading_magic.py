@@ -1,0 +1,58 @@
+"""`%check` on a real IPython shell, and check() finding the learner's function there."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from jupyter_compaction.grading import check, register_magics
+from tests.grading.grading_solutions import REFERENCE, stub
+
+
+@pytest.fixture
+def ip() -> InteractiveShell:
+    shell = InteractiveShell.instance()
+    register_magics(shell)
+    for name in ("safe_cut_index", "is_stuck"):
+        shell.user_ns.pop(name, None)
+    yield shell
+    for name in ("safe_cut_index", "is_stuck"):
+        shell.user_ns.pop(name, None)
+
+
+def test_check_magic_scores_a_function_defined_in_a_cell(ip, capsys):
+    ip.run_cell(REFERENCE["ex3"])
+    result = ip.run_line_magic("check", "ex3")
+    out = capsys.readouterr().out
+    assert result.passed == result.total == 8
+    assert "PASS  cut <= 0" in out and "score: 8/8" in out
+
+
+def test_check_magic_on_a_stub_is_a_zero_not_a_traceback(ip, capsys):
+    ip.run_cell(stub("ex3"))
+    result = ip.run_line_magic("check", "ex3")
+    out = capsys.readouterr().out
+    assert result.passed == 0
+    assert "NotImplementedError: write your solution here" in out
+    assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("line", ["ex99", "", "ex3 ex5"])
+def test_check_magic_rejects_unknown_ids_with_a_usage_error(ip, line):
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("check", line)
+    assert type(info.value) is UsageError
+    assert "one of: ex2, ex3" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_check_called_from_a_cell_finds_the_user_namespace(ip, capsys):
+    ip.run_cell(REFERENCE["ex5"])
+    ip.run_cell("from jupyter_compaction.grading import check\n_r = check('ex5')")
+    assert ip.user_ns["_r"].complete
+    ip.user_ns.pop("_r")
+
+
+def test_check_outside_a_cell_falls_back_to_the_ipython_namespace(ip, capsys):
+    ip.run_cell(REFERENCE["ex5"])
+    assert check("ex5").complete  # not defined here: found in the shell's user namespace
