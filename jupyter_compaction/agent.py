@@ -50,6 +50,7 @@ from .tools import Toolbox, truncate
 from .workspace import Workspace
 
 DEFAULT_BUDGET = 20_000
+MAX_BUDGET = 10**9  # tokens: far above any model's window, and safe to multiply as a float
 TRIGGER = 0.8  # compact when the request exceeds this share of the budget
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
 DEFAULT_MAX_OUTPUT = 1024
@@ -138,6 +139,9 @@ class Agent:
     ):
         if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
             raise ValueError(f"budget must be a positive number of tokens, not {budget!r}")
+        if budget > MAX_BUDGET:
+            shown = str(budget) if budget < 10**15 else f"a {len(str(budget))}-digit number"
+            raise ValueError(f"budget must be at most {MAX_BUDGET:_} tokens, not {shown}")
         if notes and workspace is None:
             raise ValueError("notes=True needs a workspace to keep the notes file in")
         self.model, self.system, self.budget, self.trigger = model, system, budget, trigger
@@ -244,7 +248,11 @@ class Agent:
             # Trim down to the trigger (not just under the room), so this turn really frees
             # space, and say so in an event even when there was nothing to trim.
             target = max(0, int(self.trigger * self.budget) - (self.budget - room))
-            result = TrimTurns()(before, budget=target, counter=self.counter)
+            try:
+                result = TrimTurns()(before, budget=target, counter=self.counter)
+            except Exception as again:  # e.g. InvalidHistory: no strategy can go on from here
+                self._fail(run, f"compaction failed: {_one_line(again)}", "stuck")
+                return False
             fallback = (f"summary failed ({_one_line(exc)}); "
                         + ("trimmed instead" if result.changed
                            else "nothing to trim, history unchanged"))

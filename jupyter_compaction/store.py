@@ -10,7 +10,9 @@ transcript of a run is the concatenation of `messages.jsonl` along its chain; no
 ever deleted.
 
 Reading is forgiving: a session folder with a missing or corrupted `meta.json` is
-reported in `problems` and skipped; a torn last line of a JSONL file is skipped too.
+reported in `problems` and skipped; a torn or unreadable line of a JSONL file is skipped
+too (and the next append starts a fresh line after it), and an unreadable ancestor ends a
+chain where it is.
 
 Left out: concurrent writers to one session, and pruning old sessions.
 """
@@ -32,34 +34,60 @@ META, CONTEXT, STATE = "meta.json", "context.json", "state.json"
 MESSAGES, EVENTS = "messages.jsonl", "events.jsonl"
 
 
+def encode(data: Any, **options: Any) -> bytes:
+    """`data` as UTF-8 JSON; text with lone surrogates (not encodable) as `\\uXXXX` escapes,
+    which read back exactly."""
+    try:
+        return json.dumps(data, ensure_ascii=False, **options).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(data, ensure_ascii=True, **options).encode("ascii")
+
+
 def write_atomic(path: Path, data: Any) -> None:
     """Replace `path` with `data` as JSON, all or nothing."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f, ensure_ascii=False)
+    with open(tmp, "wb") as f:
+        f.write(encode(data))
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
 
 
 def append_line(path: Path, record: Any) -> None:
-    line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
-    with open(path, "a", encoding="utf-8") as f:
+    """Append `record` as one JSON line. If a crash left a torn last line (no newline at
+    the end), the new record starts on a line of its own instead of merging into it."""
+    line = encode(record, default=str) + b"\n"
+    with open(path, "ab+") as f:
+        end = f.seek(0, os.SEEK_END)
+        if end:
+            f.seek(end - 1)
+            if f.read(1) != b"\n":
+                line = b"\n" + line
         f.write(line)
         f.flush()
 
 
 def read_lines(path: Path, problems: list[str] | None = None) -> list[Any]:
-    """Every complete JSON line of `path`; unreadable lines are reported and skipped."""
+    """Every complete JSON object line of `path`; unreadable lines are reported and skipped.
+
+    Lines are split on "\\n" only: JSON text may hold U+2028, U+0085 and other characters
+    that `str.splitlines()` would also split on.
+    """
     if not path.exists():
         return []
     records = []
-    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    lines = path.read_bytes().decode("utf-8", errors="replace").split("\n")
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
         try:
-            records.append(json.loads(line))
+            record = json.loads(line)
         except json.JSONDecodeError:
-            if problems is not None:
-                problems.append(f"{path}: line {n} is not valid JSON (skipped)")
+            record = None
+        if isinstance(record, dict):
+            records.append(record)
+        elif problems is not None:
+            problems.append(f"{path}: line {n} is not a JSON object (skipped)")
     return records
 
 
@@ -109,7 +137,13 @@ class SessionStore:
         write_atomic(self._dir(session_id) / STATE, state)
 
     def info(self, session_id: str) -> SessionInfo:
+        """The session's `meta.json`; ValueError if it is not a well-formed record of it."""
         meta = json.loads((self._dir(session_id) / META).read_text(encoding="utf-8"))
+        if not (isinstance(meta, dict)
+                and all(isinstance(meta.get(k), str) for k in ("session_id", "run_id", "created"))
+                and meta["session_id"] == session_id
+                and isinstance(meta.get("parent_session_id"), str | None)):
+            raise ValueError(f"{session_id}: {META} is not a session record")
         return SessionInfo(meta["session_id"], meta.get("parent_session_id"), meta["run_id"],
                            meta["created"], meta)
 
@@ -132,10 +166,23 @@ class SessionStore:
         return sorted(sessions, key=lambda s: (s.created, s.session_id))
 
     def chain(self, session_id: str) -> list[SessionInfo]:
-        """The sessions from the run's root down to `session_id`."""
+        """The sessions from the run's root down to `session_id`.
+
+        An unreadable (or looping) ancestor ends the chain there and goes to `problems`.
+        """
         chain = [self.info(session_id)]
+        seen = {session_id}
         while chain[0].parent_session_id:
-            chain.insert(0, self.info(chain[0].parent_session_id))
+            parent = chain[0].parent_session_id
+            try:
+                if parent in seen:
+                    raise ValueError("the chain loops")
+                chain.insert(0, self.info(parent))
+            except (OSError, ValueError) as exc:
+                self.problems.append(f"{parent}: parent of {chain[0].session_id} is unreadable "
+                                     f"({type(exc).__name__}); the chain starts after it")
+                break
+            seen.add(parent)
         return chain
 
     def transcript(self, session_id: str) -> list[Message]:

@@ -26,7 +26,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from ..agent import TRIGGER
+from ..agent import MAX_BUDGET, TRIGGER
 from ..runner import DEFAULT_MAX_TURNS
 from ..strategies import STRATEGIES
 from . import context_view, result_view, summary_view
@@ -200,8 +200,9 @@ class CompactionMagics(Magics):
         else:
             budget = check.whole_number(args.tokens)
             if budget is None:
-                raise UsageError("the budget must be a positive whole number of tokens, e.g. "
-                                 f"%compaction_budget 20000; got {check.shown(args.tokens)}")
+                raise UsageError("the budget must be a positive whole number of tokens, at most "
+                                 f"{MAX_BUDGET:_} tokens, e.g. %compaction_budget 20000; "
+                                 f"got {check.shown(args.tokens)}")
             self.ns[check.BUDGET_VAR] = budget
             source = ""
         print(f"{check.BUDGET_VAR} = {budget} tokens{source}; compaction triggers at "

@@ -19,12 +19,12 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from .. import scenarios
-from ..agent import DEFAULT_BUDGET
+from ..agent import DEFAULT_BUDGET, MAX_BUDGET
 from ..strategies import STRATEGIES
 
 BUDGET_VAR = "CONTEXT_BUDGET"
-BUDGET_HINT = (f"{BUDGET_VAR} must be a positive whole number of tokens, "
-               f"e.g. {BUDGET_VAR} = 20_000")
+BUDGET_HINT = (f"{BUDGET_VAR} must be a positive whole number of tokens, at most "
+               f"{MAX_BUDGET:_} tokens, e.g. {BUDGET_VAR} = 20_000")
 WHOLE_NUMBER = re.compile(r"\+?\d+(?:_\d+)*")
 SIMULATED = "simulated"
 CLAUDE_PREFIX = "claude"
@@ -41,7 +41,8 @@ def shown(value: Any) -> str:
 
 
 def whole_number(value: Any) -> int | None:
-    """`value` as a positive int (ints, or strings like "8000" / "20_000"), else None."""
+    """`value` as an int in 1..MAX_BUDGET (ints, or strings like "8000" / "20_000"),
+    else None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, numbers.Integral):
@@ -50,7 +51,7 @@ def whole_number(value: Any) -> int | None:
         number = int(value.strip())
     else:
         return None
-    return number if number > 0 else None
+    return number if 0 < number <= MAX_BUDGET else None
 
 
 def positive(value: Any, option: str, example: str) -> int:
@@ -66,8 +67,8 @@ def budget_option(value: str | None, namespace: Mapping[str, Any]) -> int:
     if value is not None:
         number = whole_number(value)
         if number is None:
-            raise UsageError("--budget must be a positive whole number of tokens, e.g. "
-                             f"--budget 20000; got {shown(value)}")
+            raise UsageError(f"--budget must be a positive whole number of tokens, at most "
+                             f"{MAX_BUDGET:_} tokens, e.g. --budget 20000; got {shown(value)}")
         return number
     return namespace_budget(namespace)
 
@@ -77,7 +78,7 @@ def namespace_budget(namespace: Mapping[str, Any]) -> int:
     if BUDGET_VAR not in namespace:
         return DEFAULT_BUDGET
     value = namespace[BUDGET_VAR]
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+    if not isinstance(value, numbers.Integral) or whole_number(value) is None:
         raise UsageError(f"{BUDGET_HINT}; it is {shown(value)}")
     return int(value)
 

@@ -31,6 +31,7 @@ paraphrases, guesses or hallucinates.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -76,7 +77,8 @@ class SimulatedModel:
         self.summary_words, self.cache = summary_words, cache
         self.counter = counter or TokenCounter()
         self.name = "simulated"
-        self._ids = 0
+        self._request = ""  # a digest of the request being answered (for tool-use ids)
+        self._calls = 0
         self._previous: tuple[str, str, list[Message]] | None = None
 
     def __repr__(self) -> str:
@@ -85,6 +87,9 @@ class SimulatedModel:
     # --- the Model protocol -------------------------------------------------------------
     def create(self, *, system: str, messages: list[Message], tools: list[dict[str, Any]],
                max_tokens: int, cache: bool = False) -> Reply:
+        self._request = hashlib.sha1(json.dumps([system, messages], sort_keys=True,
+                                                default=str).encode()).hexdigest()[:12]
+        self._calls = 0
         prompt = message_text(messages[-1]) if messages else ""
         if len(messages) == 1 and prompt.startswith(INSTRUCTIONS[:60]):
             content = [{"type": "text", "text": self.summarize(prompt)}]
@@ -152,8 +157,8 @@ class SimulatedModel:
         return {"type": "text", "text": text}
 
     def _call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        self._ids += 1
-        return {"type": "tool_use", "id": f"toolu_sim_{self._ids:05d}", "name": name,
+        self._calls += 1  # ids come from the request, so a restarted process makes new ones
+        return {"type": "tool_use", "id": f"toolu_{self._request}_{self._calls}", "name": name,
                 "input": args}
 
     # --- summarizing --------------------------------------------------------------------

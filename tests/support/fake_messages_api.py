@@ -462,6 +462,7 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two sends; don't wait
     server_version = "FakeMessagesAPI/1.0"
     timeout = 10  # idle keep-alive connections are dropped after this many seconds
     server: _Server
