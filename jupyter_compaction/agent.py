@@ -45,7 +45,7 @@ from .strategies import Compaction, CompressionStuck, TrimTurns, bind, check_stu
 from .summaries import is_summary
 from .summarizers import make_summarizer
 from .task_state import TaskState, notes_tools
-from .tokens import CHARS_PER_TOKEN, TokenCounter
+from .tokens import CHARS_PER_TOKEN, Tally, TokenCounter
 from .tools import Toolbox, truncate
 from .workspace import Workspace
 
@@ -88,6 +88,7 @@ class Run:
     task_state: TaskState | None = None
     scenario: str | None = None
     calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
+    tally: Tally | None = field(default=None, repr=False)  # running token count of messages
 
     def of(self, kind: type[Event]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -184,6 +185,7 @@ class Agent:
         if self.store and run.session_id:
             run.messages = self.store.context(run.session_id)
             run.transcript = self.store.transcript(run.session_id)
+        run.tally = None  # rebuilt from the (restored) context on the next turn
         run.calls_seen = {call_key(b) for m in run.transcript[:-1] for b in blocks(m)
                           if b.get("type") == "tool_use"}
         if run.messages and run.messages[-1]["role"] == "assistant":
@@ -208,11 +210,11 @@ class Agent:
             schemas = toolbox.schemas
             overhead = self.counter.count([], run.system, schemas)
             room = self.budget - overhead
-            tokens = overhead + self.counter.count(run.messages)
+            tokens = overhead + self._tally(run).total
             compacting = tokens > self.trigger * self.budget and strategy.name != "off"
             if compacting and not self._compact(run, strategy, room):
                 return run
-            self._emit(run, TurnStarted(run.turn, overhead + self.counter.count(run.messages),
+            self._emit(run, TurnStarted(run.turn, overhead + self._tally(run).total,
                                         self.budget, int(self.trigger * self.budget),
                                         self._parts(run, overhead)))
             try:
@@ -267,7 +269,8 @@ class Agent:
             return True
         if result.changed:
             run.compactions.append(result)
-            run.messages = result.messages
+            run.messages = list(result.messages)  # ours to grow; the record stays as it was
+            self._tally(run).reset(run.messages)
             if self.store and run.session_id:
                 run.session_id = self.store.start(self._meta(run.task), parent=run.session_id,
                                                   context=run.messages)
@@ -307,8 +310,15 @@ class Agent:
             self.store.save_state(run.session_id, dataclasses.asdict(run.task_state))
 
     # --- bookkeeping ------------------------------------------------------------------
+    def _tally(self, run: Run) -> Tally:
+        if run.tally is None:
+            run.tally = Tally(self.counter, run.messages, part=part_of)
+        return run.tally
+
     def _append(self, run: Run, message: Message) -> None:
-        run.messages = [*run.messages, message]
+        run.messages.append(message)
+        if run.tally is not None:
+            run.tally.append(message)
         run.transcript.append(message)
         if self.store and run.session_id:
             self.store.append_message(run.session_id, message)
@@ -326,10 +336,8 @@ class Agent:
         return run
 
     def _parts(self, run: Run, overhead: int) -> dict[str, int]:
-        parts = {"system": overhead, "messages": 0, "tool_results": 0, "summary": 0}
-        for m in run.messages:
-            parts[part_of(m)] += self.counter.count_message(m)
-        return parts
+        return {"system": overhead, "messages": 0, "tool_results": 0, "summary": 0,
+                **self._tally(run).by_part}
 
     def _meta(self, task: str) -> dict[str, Any]:
         return {"task": task[:500], "model": getattr(self.model, "name", "?"),

@@ -26,7 +26,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -182,11 +182,16 @@ class TokenCounter:
 
 
 class Tally:
-    """A running total for a growing list of messages: appending costs one message."""
+    """A running total for a growing list of messages: appending costs one message.
 
-    def __init__(self, counter: TokenCounter, messages: Sequence[Message] = ()):
-        self.counter = counter
+    With `part` (a function naming each message's kind), it also keeps a total per kind,
+    as cheaply: that is what the live chart stacks."""
+
+    def __init__(self, counter: TokenCounter, messages: Sequence[Message] = (),
+                 part: Callable[[Message], str] | None = None):
+        self.counter, self.part = counter, part
         self.per_message: list[int] = []
+        self.by_part: dict[str, int] = {}
         self.total = 0
         self.reset(messages)
 
@@ -194,10 +199,14 @@ class Tally:
         n = self.counter.count_message(message)
         self.per_message.append(n)
         self.total += n
+        if self.part:
+            kind = self.part(message)
+            self.by_part[kind] = self.by_part.get(kind, 0) + n
         return self.total
 
     def reset(self, messages: Sequence[Message]) -> int:
         """Start over from a new list (after a compaction)."""
-        self.per_message = [self.counter.count_message(m) for m in messages]
-        self.total = sum(self.per_message)
+        self.per_message, self.by_part, self.total = [], {}, 0
+        for message in messages:
+            self.append(message)
         return self.total
