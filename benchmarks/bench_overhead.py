@@ -16,8 +16,8 @@ the slow methods are timed only on the last few):
             messages are encoded), the system prompt's count (a cache hit) and the
             decision `total > 0.8 * budget`. This is the *decision path*; the strategy
             itself runs only when the decision says so, and is timed separately below.
-  recount   what `Agent._loop` does today: `counter.count(messages)` with a warm counter
-            (one cache lookup per old message, one encode per new one).
+  recount   `counter.count(messages)` with a warm counter, the agent loop's way before it
+            kept a `Tally` (one cache lookup per old message, one encode per new one).
   naive     a fresh `TokenCounter().count(messages)`: every message encoded again.
   lc-tiktoken  `trim_messages(strategy="last", max_tokens=0.8*budget, start_on="human",
             include_system=True)` with a tiktoken (o200k_base) list counter, the one
@@ -96,7 +96,7 @@ TURNS = {
 METHODS = ("ours", "recount", "naive", "lc_tiktoken", "lc_approx", "floor", "trim_triggered")
 LABELS = {
     "ours": "ours: `Tally.append` + decision",
-    "recount": "warm recount (what `Agent._loop` does today)",
+    "recount": "warm recount (per-message cache hits, no running total)",
     "naive": "naive: fresh full recount",
     "lc_tiktoken": "`trim_messages` + tiktoken counter",
     "lc_approx": "`trim_messages` + `count_tokens_approximately`",
