@@ -1,18 +1,16 @@
 """The chart benchmark runs and reports every number (timings are not asserted)."""
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from tests.support.scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_chart.py"
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("bench_chart", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "bench_chart")
 
 
 @pytest.fixture(scope="module")

@@ -4,22 +4,19 @@ Timings are not asserted (they depend on the machine); the structure and the cou
 texts an incremental recount tokenizes are.
 """
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
 from jupyter_compaction import validate
+from tests.support.scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_counting.py"
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("bench_counting", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "bench_counting")
 
 
 @pytest.fixture(scope="module")

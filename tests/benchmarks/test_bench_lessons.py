@@ -1,19 +1,17 @@
 """The lessons benchmark skips in quick mode and says so when there are no lessons."""
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from tests.support.scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_lessons.py"
 
 
 @pytest.fixture()
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_lessons", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "bench_lessons")
 
 
 def test_quick_mode_skips_with_a_note(bench):

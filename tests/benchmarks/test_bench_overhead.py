@@ -3,13 +3,13 @@
 Timings are not asserted; the full run is exercised by test_run_quick.py.
 """
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 from jupyter_compaction import validate
 from jupyter_compaction.tokens import Tally, TokenCounter, ensure_encoding
+from tests.support.scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_overhead.py"
 
@@ -17,10 +17,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_overhead.py
 @pytest.fixture(scope="module")
 def bench():
     pytest.importorskip("langchain_core")
-    spec = importlib.util.spec_from_file_location("bench_overhead", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "bench_overhead")
 
 
 @pytest.fixture(scope="module")

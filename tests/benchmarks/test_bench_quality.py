@@ -3,23 +3,20 @@
 The full tables are exercised by test_run_quick.py.
 """
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 from jupyter_compaction.agent import Run
 from jupyter_compaction.models.base import Usage
+from tests.support.scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_quality.py"
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_quality", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT, "bench_quality")
 
 
 def test_cost_with_and_without_caching(bench):

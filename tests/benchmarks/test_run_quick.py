@@ -3,7 +3,6 @@
 Structure, not speed: the numbers depend on the machine, the sections and tables do not.
 """
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -12,16 +11,14 @@ from pathlib import Path
 import pytest
 
 from jupyter_compaction import scenarios
+from tests.support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "benchmarks" / "run.py"
 
 
 def load_run():
-    spec = importlib.util.spec_from_file_location("bench_run", RUN)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(RUN, "bench_run")
 
 
 @pytest.fixture(scope="module")
