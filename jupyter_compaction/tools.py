@@ -73,15 +73,20 @@ class Toolbox:
 
     def __init__(self, functions: Iterable[Callable[..., Any]] = ()):
         self.functions: dict[str, Callable[..., Any]] = {}
+        self._schemas: list[dict[str, Any]] | None = None
         for fn in functions:
             self.add(fn)
 
     def add(self, fn: Callable[..., Any]) -> None:
         self.functions[fn.__name__] = fn
+        self._schemas = None
 
     @property
     def schemas(self) -> list[dict[str, Any]]:
-        return [tool_schema(fn) for fn in self.functions.values()]
+        """The tool definitions, derived once (the agent sends them every turn)."""
+        if self._schemas is None:
+            self._schemas = [tool_schema(fn) for fn in self.functions.values()]
+        return self._schemas
 
     def call(self, block: dict[str, Any]) -> dict[str, Any]:
         """Run one `tool_use` block; return its `tool_result` block (never raises)."""
