@@ -1,4 +1,4 @@
-"""`jupyter-compaction`: the terminal entry point (demo, grading, releasing lessons)."""
+"""`jupyter-compaction`: the terminal entry point (lessons, demo, grading, releasing)."""
 
 from __future__ import annotations
 
@@ -42,10 +42,27 @@ def demo(args: argparse.Namespace) -> int:
     return 0 if run.status == "finished" else 1
 
 
+def lab(args: argparse.Namespace) -> int:
+    import subprocess
+
+    from .launch import lab_command, lessons_dir
+
+    try:
+        folder = lessons_dir()
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return subprocess.call(lab_command(folder, port=args.port, browser=args.browser))
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="jupyter-compaction",
                                   description="Learn context compaction for LLM agents.")
     sub = top.add_subparsers(dest="command", required=True)
+    lb = sub.add_parser("lab", help="open the lessons in JupyterLab")
+    lb.add_argument("--port", type=_positive, default=None)
+    lb.add_argument("--browser", action=argparse.BooleanOptionalAction, default=True)
+    lb.set_defaults(func=lab)
     d = sub.add_parser("demo", help="play a scenario in the terminal, turn by turn")
     d.add_argument("--scenario", default=scenarios.names()[0], choices=scenarios.names())
     d.add_argument("--budget", type=_positive, default=DEFAULT_BUDGET)

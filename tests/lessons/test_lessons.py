@@ -192,5 +192,5 @@ def test_readme_outlines_every_lesson():
     readme = (LESSONS / "README.md").read_text(encoding="utf-8")
     for path in NOTEBOOKS:
         assert f"[{path.name}]({path.name})" in readme
-    for words in ("Binder", "JupyterHub", "jupyter lab lessons/", "--nbval-lax"):
+    for words in ("Binder", "JupyterHub", "jupyter-compaction lab", "--nbval-lax"):
         assert words in readme
