@@ -7,9 +7,10 @@ and seeds `TIKTOKEN_CACHE_DIR`, so no network is ever touched.
 
 Counting is incremental. Every message's count is cached twice: by identity (the same
 dict object costs one dict lookup) and by content (an equal copy costs one JSON dump and
-a lookup), so re-counting a history after appending one message encodes only the new
-message. `Tally` goes one step further for an agent loop: it keeps the running total, so
-a turn costs the new message's encode and nothing proportional to the history.
+a lookup), and every text once, so re-counting a history after appending one message
+encodes only the new message, and a text is never tokenized twice. `Tally` goes one step
+further for an agent loop: it keeps the running total, so a turn costs the new message's
+encode and nothing proportional to the history.
 
 Messages are treated as values: a cached count is stale if a message dict is mutated in
 place after being counted. The library never does that; copy a message to change it.
@@ -105,6 +106,7 @@ class TokenCounter:
         self._encoding = None
         self._by_id: dict[int, tuple[Message, int]] = {}
         self._by_content: dict[str, int] = {}
+        self._by_text: dict[str, int] = {}
         self.encodes = 0  # how many texts were actually tokenized (for benchmarks and lessons)
 
     def __repr__(self) -> str:
@@ -117,7 +119,17 @@ class TokenCounter:
         return self._encoding
 
     def count_text(self, text: str) -> int:
-        """Exactly tiktoken's count for `text` (special-token strings count as text)."""
+        """Exactly tiktoken's count for `text` (special-token strings count as text); a text
+        counted before (a tool result, then the message holding it) is a lookup."""
+        count = self._by_text.get(text)
+        if count is None:
+            count = self._encode_text(text)
+            if len(self._by_text) >= MAX_CACHE_ENTRIES:
+                self._by_text.clear()
+            self._by_text[text] = count
+        return count
+
+    def _encode_text(self, text: str) -> int:
         self.encodes += 1
         try:
             return len(self.encoding.encode(text, disallowed_special=()))

@@ -105,3 +105,13 @@ def test_tally_keeps_a_running_total():
 def test_estimate_is_chars_over_four():
     assert estimate_tokens("x" * 40) == 10
     assert estimate_tokens([{"role": "user", "content": "x" * 41}]) == 11
+
+
+def test_a_text_counted_alone_is_not_encoded_again_inside_its_message():
+    counter = TokenCounter()
+    result = "a tool result " * 200
+    counter.count_text(result)
+    encodes = counter.encodes
+    counter.count_message({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": result}]})
+    assert counter.encodes == encodes
