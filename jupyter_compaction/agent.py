@@ -235,17 +235,15 @@ class Agent:
     def _compact(self, run: Run, strategy, room: int) -> bool:
         """Compact the live context; False when the run had to stop (stuck)."""
         if room <= 0:  # nothing any strategy does to the messages can help
-            self._fail(run, f"compaction is stuck: the system prompt and tools alone take "
-                            f"{self.budget - room} tokens, over the budget of {self.budget}; "
-                            "raise the budget", "stuck")
-            return False
+            return self._stuck(run, f"compaction is stuck: the system prompt and tools alone "
+                                    f"take {self.budget - room} tokens, over the budget of "
+                                    f"{self.budget}; raise the budget")
         before = run.messages
         fallback = ""
         try:
             result = strategy(before, budget=room, counter=self.counter)
         except CompressionStuck as exc:
-            self._fail(run, str(exc), "stuck")
-            return False
+            return self._stuck(run, str(exc))
         except Exception as exc:  # a failed summary call: trim this turn instead
             # Trim down to the trigger (not just under the room), so this turn really frees
             # space, and say so in an event even when there was nothing to trim.
@@ -253,8 +251,7 @@ class Agent:
             try:
                 result = TrimTurns()(before, budget=target, counter=self.counter)
             except Exception as again:  # e.g. InvalidHistory: no strategy can go on from here
-                self._fail(run, f"compaction failed: {_one_line(again)}", "stuck")
-                return False
+                return self._stuck(run, f"compaction failed: {_one_line(again)}")
             fallback = (f"summary failed ({_one_line(exc)}); "
                         + ("trimmed instead" if result.changed
                            else "nothing to trim, history unchanged"))
@@ -263,8 +260,7 @@ class Agent:
         try:
             check_stuck(result, room)
         except CompressionStuck as exc:
-            self._fail(run, str(exc), "stuck")
-            return False
+            return self._stuck(run, str(exc))
         if not result.changed and not fallback:  # under the budget, nothing worth doing yet
             return True
         if result.changed:
@@ -334,6 +330,11 @@ class Agent:
         run.status, run.error = "failed", message
         self._emit(run, Failed(run.turn, message, reason))
         return run
+
+    def _stuck(self, run: Run, message: str) -> bool:
+        """End the run because compaction cannot go on; False tells the loop to stop."""
+        self._fail(run, message, "stuck")
+        return False
 
     def _parts(self, run: Run, overhead: int) -> dict[str, int]:
         return {"system": overhead, "messages": 0, "tool_results": 0, "summary": 0,
