@@ -5,39 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_compaction.agent import Agent, Run
-from jupyter_compaction.jupyter import MAGICS_CLASS, load_ipython_extension
 from jupyter_compaction.models.base import Reply, Usage
+from tests.support.shell import HOSTILE, fresh_shell
 
-HOSTILE = ('<script>alert(1)</script> <img src=x onerror=alert(1)> '
-           '<a href="javascript:alert(1)">click</a>')
 NAMES = ("_agent_run", "_lab", "CONTEXT_BUDGET", "run_a", "not_a_run")
 
 
 @pytest.fixture
 def ip(monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
     """The IPython shell with the extension loaded and our names cleared."""
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("JUPYTER_COMPACTION_TEXT", raising=False)
-    shell = InteractiveShell.instance()
-    load_ipython_extension(shell)
-    for name in NAMES:
-        shell.user_ns.pop(name, None)
-    shell.magics_manager.registry[MAGICS_CLASS].session = None
-    return shell
-
-
-def usage_error(call: Any, *args: Any) -> str:
-    """The message of the UsageError `call(*args)` raises (exactly UsageError, one line)."""
-    with pytest.raises(UsageError) as info:
-        call(*args)
-    assert type(info.value) is UsageError
-    message = str(info.value)
-    assert message and "\n" not in message
-    return message
+    return fresh_shell(monkeypatch, NAMES, text=False)
 
 
 class HostileModel:

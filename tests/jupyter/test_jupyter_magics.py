@@ -8,7 +8,6 @@ import sys
 import textwrap
 
 import pytest
-from conftest import usage_error
 from IPython.utils.capture import capture_output
 
 from jupyter_compaction import load_ipython_extension as root_load
@@ -21,6 +20,7 @@ from jupyter_compaction.jupyter import (
 from jupyter_compaction.jupyter import magics as magics_module
 from jupyter_compaction.jupyter.magics import EMPTY_TASK, CompactionMagics
 from jupyter_compaction.jupyter.validate import BUDGET_HINT
+from tests.support.shell import usage_error
 
 MAGIC_NAMES = {"line": {"agent", "context", "summary", "compaction_budget", "compaction_lab"},
                "cell": {"agent"}}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from conftest import HOSTILE
 from IPython.utils.capture import capture_output
 
 from jupyter_compaction.events import Compacted, ToolCalled, TurnStarted
@@ -13,6 +12,7 @@ from jupyter_compaction.jupyter import context_view, render, result_view, summar
 from jupyter_compaction.jupyter.chart import TokenChart
 from jupyter_compaction.jupyter.compare import HEADERS, Comparison
 from jupyter_compaction.jupyter.event_log import EventLog
+from tests.support.shell import HOSTILE
 
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 KEY = "sk-ant-api03-SECRET-0123456789"

@@ -20,8 +20,8 @@ from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 from jupyter_compaction.agent import MAX_BUDGET, Agent  # noqa: E402
-from jupyter_compaction.jupyter import MAGICS_CLASS, load_ipython_extension  # noqa: E402
 from jupyter_compaction.models.simulated import SimulatedModel  # noqa: E402
+from tests.support.shell import fresh_shell  # noqa: E402
 
 TASK = "Find the tool dispatch tables under agents/."
 HUGE = "1" + "0" * 400
@@ -30,13 +30,7 @@ NAMES = ("_agent_run", "_lab", "CONTEXT_BUDGET", "bad_run")
 
 @pytest.fixture
 def ip(monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.setenv("JUPYTER_COMPACTION_TEXT", "1")
-    shell = InteractiveShell.instance()
-    load_ipython_extension(shell)
-    for name in NAMES:
-        shell.user_ns.pop(name, None)
-    shell.magics_manager.registry[MAGICS_CLASS].session = None
+    shell = fresh_shell(monkeypatch, NAMES, text=True)
     yield shell
     for name in NAMES:
         shell.user_ns.pop(name, None)
