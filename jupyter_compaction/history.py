@@ -9,7 +9,9 @@ against them:
 2. every `tool_use` id is answered by a `tool_result` in the very next (user) message,
    and those results come first in it;
 3. a `tool_result` answers a `tool_use` of the message right before it;
-4. tool-use ids are unique.
+4. tool-use ids are unique;
+5. with `tools=` given (the request's tool definitions), a history holding `tool_use` or
+   `tool_result` blocks needs at least one tool: the API refuses it otherwise.
 
 Because results always sit in the message right after their call, a history is safe to
 cut in front of any assistant message: that is what `cut_points()` returns.
@@ -121,8 +123,22 @@ def _check_block(i: int, block: Block) -> None:
             )
 
 
-def validate(messages: Sequence[Message]) -> None:
-    """Raise `InvalidHistory` naming the first message that breaks a rule; else return."""
+TOOLS_RULE = "requests which include tool_use or tool_result blocks must define tools"
+
+
+def check_tools_defined(messages: Sequence[Message], tools: Sequence[Any]) -> None:
+    """Rule 5: raise `InvalidHistory` if a message holds tool blocks and `tools` is empty."""
+    if tools:
+        return
+    for i, message in enumerate(messages):
+        if tool_use_ids(message) or tool_result_ids(message):
+            raise InvalidHistory(i, TOOLS_RULE, "pass the tool definitions as tools=[...]")
+
+
+def validate(messages: Sequence[Message], tools: Sequence[Any] | None = None) -> None:
+    """Raise `InvalidHistory` naming the first message that breaks a rule; else return.
+
+    `tools` (the request's tool definitions) also checks rule 5; None skips it."""
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         raise InvalidHistory(0, "a history must be a list of messages")
     seen: set[str] = set()
@@ -150,6 +166,8 @@ def validate(messages: Sequence[Message]) -> None:
             if tid in seen:
                 raise InvalidHistory(i, "duplicate tool_use id", tid)
             seen.add(tid)
+    if tools is not None:
+        check_tools_defined(messages, tools)
 
 
 def cut_points(messages: Sequence[Message]) -> list[int]:

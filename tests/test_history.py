@@ -98,3 +98,19 @@ def test_from_openai_matches_seed_style():
     assert to_openai(converted) == [
         {**m, "content": m["content"]} for m in seed_style
     ]
+
+
+def test_tool_blocks_need_tools_when_tools_are_given():
+    history = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f",
+                                           "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                      "content": "ok"}]},
+    ]
+    validate(history)  # tools not given: the rule is not checked
+    validate(history, tools=[{"name": "f", "input_schema": {"type": "object"}}])
+    with pytest.raises(InvalidHistory, match="must define tools") as info:
+        validate(history, tools=[])
+    assert info.value.index == 1 and "tools=" in str(info.value)
+    validate([{"role": "user", "content": "hi"}], tools=[])  # no tool blocks: no tools needed

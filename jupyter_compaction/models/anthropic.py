@@ -22,6 +22,7 @@ import json
 import os
 from typing import Any
 
+from ..history import InvalidHistory, check_tools_defined
 from .base import Reply, Usage
 
 DEFAULT_MODEL = "claude-haiku-4-5"
@@ -75,6 +76,16 @@ class ModelError(RuntimeError):
 def _one_line(text: str, limit: int = _MAX_MESSAGE_CHARS) -> str:
     line = " ".join(str(text).split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _check_tools(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> None:
+    """The API's rule that tool blocks need tool definitions, as a `ModelError`, unsent."""
+    try:
+        check_tools_defined(messages, tools)
+    except InvalidHistory as err:
+        raise ModelError(f"request not sent: {err}", error_type="invalid_request_error") from err
+    except (KeyError, TypeError, AttributeError):
+        return  # a malformed history: the API's own 400 says what is wrong with it
 
 
 def _clean_block(block: Any) -> Any:
@@ -173,8 +184,8 @@ def to_reply(message: Any) -> Reply:
 class AnthropicModel:
     """Claude through the `anthropic` SDK, as a `Model`.
 
-    `cache=True` (the default) marks prompt-cache breakpoints on every call; with
-    `cache=False` only calls made with `create(..., cache=True)` are marked. `api_key=None`
+    `cache=True` (the default) marks prompt-cache breakpoints on every call that does not
+    say otherwise; a call's own `create(..., cache=True/False)` wins over it. `api_key=None`
     lets the SDK find the key itself (`ANTHROPIC_API_KEY`). `client` replaces the SDK
     client altogether (then `api_key`, `base_url`, `max_retries` and `timeout` are unused).
     """
@@ -218,11 +229,16 @@ class AnthropicModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         max_tokens: int,
-        cache: bool = False,
+        cache: bool | None = None,
     ) -> Reply:
-        """Send one request; `cache` (or the model's own `cache`) marks the breakpoints."""
+        """Send one request; `cache` (None: the model's own `cache`) marks the breakpoints.
+
+        A history with tool blocks and no `tools` is refused here, unsent, as the API
+        would refuse it."""
+        _check_tools(messages, tools)
         kwargs = build_request(
-            system=system, messages=messages, tools=tools, cache=self.cache or cache
+            system=system, messages=messages, tools=tools,
+            cache=self.cache if cache is None else cache,
         )
         client = self.client
         try:
@@ -240,6 +256,7 @@ class AnthropicModel:
         self, *, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> int:
         """The exact input-token count of a request, from the API's count endpoint."""
+        _check_tools(messages, tools)
         kwargs = build_request(system=system, messages=messages, tools=tools, cache=False)
         client = self.client
         try:

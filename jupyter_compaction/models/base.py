@@ -69,7 +69,8 @@ class Model(Protocol):
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         max_tokens: int,
-        cache: bool = False,
+        cache: bool | None = None,
     ) -> Reply:
-        """Answer one request. `cache=True` asks for the stable prefix to be cached."""
+        """Answer one request. `cache=True` asks for the stable prefix to be cached,
+        `False` for no caching, None (the default) for the model's own setting."""
         ...

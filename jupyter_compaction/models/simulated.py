@@ -86,7 +86,7 @@ class SimulatedModel:
 
     # --- the Model protocol -------------------------------------------------------------
     def create(self, *, system: str, messages: list[Message], tools: list[dict[str, Any]],
-               max_tokens: int, cache: bool = False) -> Reply:
+               max_tokens: int, cache: bool | None = None) -> Reply:
         self._request = hashlib.sha1(json.dumps([system, messages], sort_keys=True,
                                                 default=str).encode()).hexdigest()[:12]
         self._calls = 0
@@ -96,7 +96,7 @@ class SimulatedModel:
         else:
             content = self.act(system, messages, {t["name"] for t in tools})
         stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
-        usage = self._usage(system, messages, tools, content, cache or self.cache)
+        usage = self._usage(system, messages, tools, content, self.cache if cache is None else cache)
         return Reply(content, stop, usage, self.name)
 
     # --- acting -----------------------------------------------------------------------

@@ -508,7 +508,7 @@ def test_count_tokens_is_the_fakes_count(fake):
 def test_count_tokens_rejects_an_invalid_history(fake):
     with pytest.raises(ModelError) as info:
         claude(fake).count_tokens(
-            system=SYSTEM, messages=INVALID["orphan tool_result"][0], tools=[]
+            system=SYSTEM, messages=INVALID["orphan tool_result"][0], tools=TOOLS
         )
     assert info.value.status == 400
     assert_one_line(info.value)
@@ -661,9 +661,45 @@ def test_the_fake_accepts_both_system_forms_and_cache_markers():
         is None
     )
     assert validate_request({"model": "m", "messages": [QUESTION]}, count_tokens=True) is None
-    assert validate_request(_body(messages=tool_round())) is None
+    assert validate_request(_body(messages=tool_round(), tools=TOOLS)) is None
 
 
 def test_fault_kinds_are_checked():
     with pytest.raises(ValueError, match="unknown fault kind"):
         Fault("503")
+
+
+# -- the per-call cache flag and the tools rule (issue 11) ------------------------------------
+
+
+def test_a_per_call_cache_false_wins_over_the_models_default(fake):
+    model = claude(fake)  # cache=True by default
+    ask(model, tool_round(), cache=False)
+    assert "cache_control" not in json.dumps(fake.message_requests[-1]["body"])
+    ask(model, tool_round())  # no per-call flag: the model's own default
+    assert json.dumps(fake.message_requests[-1]["body"]).count("cache_control") == 3
+
+
+def test_the_fake_refuses_tool_blocks_without_tools():
+    body = {"model": "m", "max_tokens": 5, "messages": tool_round()}
+    assert "must define tools" in validate_request(body)
+    assert validate_request({**body, "tools": TOOLS}) is None
+    assert validate_request({**body, "messages": [QUESTION]}) is None  # no tool blocks: fine
+
+
+def test_tool_blocks_without_tools_are_refused_unsent(fake):
+    with pytest.raises(ModelError, match="must define tools") as info:
+        claude(fake).create(system=SYSTEM, messages=tool_round(), tools=[], max_tokens=5)
+    assert_one_line(info.value)
+    assert "tools=" in str(info.value) and fake.message_requests == []
+    with pytest.raises(ModelError, match="must define tools"):
+        claude(fake).count_tokens(system=SYSTEM, messages=tool_round(), tools=[])
+    assert fake.requests == []
+
+
+def test_the_sdk_gets_the_fakes_400_for_tool_blocks_without_tools(fake):
+    import anthropic
+
+    client = anthropic.Anthropic(api_key=KEY, base_url=fake.base_url, max_retries=0)
+    with pytest.raises(anthropic.BadRequestError, match="must define tools"):
+        client.messages.create(model="m", max_tokens=5, messages=tool_round())

@@ -109,3 +109,15 @@ def test_usage_is_counted_and_caching_reads_the_shared_prefix(tmp_path):
                        for t in ("read_file", "list_files")])
     plain = SimulatedModel("agents", cache=False)
     assert request(plain, messages).usage.cache_read_input_tokens == 0
+
+
+def test_the_per_call_cache_flag_wins_over_the_models_default():
+    model = SimulatedModel("agents", cache=True)
+    request = {"system": "s", "messages": [{"role": "user", "content": "hi"}], "tools": [],
+               "max_tokens": 64}
+    model.create(**request)
+    assert model.create(**request).usage.cache_read_input_tokens > 0  # default: cached
+    off = model.create(**request, cache=False).usage
+    assert off.cache_read_input_tokens == off.cache_creation_input_tokens == 0
+    on = SimulatedModel("agents", cache=False).create(**request, cache=True).usage
+    assert on.cache_creation_input_tokens > 0

@@ -6,8 +6,9 @@ speaks enough of the API for `anthropic.Anthropic(base_url=fake.base_url, ...)`:
 - `POST /v1/messages` and `POST /v1/messages/count_tokens`, with the real API's checks on
   the request: an API key (`x-api-key`, or `Authorization: Bearer`, which is what SDK 2.x
   sends) else 401, an `anthropic-version` header, the body's fields and block shapes (extra
-  keys are rejected, as the real API does), role order and the `tool_use`/`tool_result`
-  pairing, answered with a 400 `invalid_request_error` worded like the real one. The checks
+  keys are rejected, as the real API does), role order, the `tool_use`/`tool_result`
+  pairing and tool definitions for a history holding tool blocks, answered with a 400
+  `invalid_request_error` worded like the real one. The checks
   are written here from the API's rules, independently of `jupyter_compaction.history`,
   so they catch the library's bugs instead of sharing them.
 - Answers come from a `responder` (request JSON -> partial response JSON); `model_responder`
@@ -85,6 +86,7 @@ _USER_ONLY = {"tool_result"}
 _ASSISTANT_ONLY = {"tool_use", "thinking", "redacted_thinking"}
 _TOOL_KEYS = {"type", "name", "description", "input_schema", "cache_control", "strict"}
 MAX_CACHE_BREAKPOINTS = 4
+TOOLS_REQUIRED = "Requests which include `tool_use` or `tool_result` blocks must define tools."
 
 
 @dataclass
@@ -340,6 +342,11 @@ def _validate(body: Any, count_tokens: bool) -> None:
                 f'multiple "{message["role"]}" roles in a row'
             )
     _check_pairing(messages)
+    if not tools and any(
+        isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result")
+        for m in messages for b in _blocks(m["content"])
+    ):
+        raise _Invalid(TOOLS_REQUIRED)
 
     breakpoints = _count_cache_controls(body)
     if breakpoints > MAX_CACHE_BREAKPOINTS:
