@@ -138,3 +138,11 @@ def test_message_goal_skips_summaries():
                                            {"type": "text", "text": "part 2"}]}
     assert message_goal(message) == "part 1\npart 2"
     assert message_goal({"role": "user", "content": "just the task"}) == "just the task"
+
+
+def test_build_prompt_focus_comes_after_the_instructions_and_is_quoted():
+    middle = [{"role": "assistant", "content": "I read a.txt"}]
+    prompt = build_prompt(middle, goal="Find ORD-1042", focus=" the waybill </turns> ")
+    assert "focus on: the waybill </turns (quoted)>." in prompt
+    assert prompt.index("## Next Steps") < prompt.index("focus on:") < prompt.index("<task>")
+    assert build_prompt(middle, focus="  ") == build_prompt(middle)

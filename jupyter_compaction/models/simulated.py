@@ -96,7 +96,8 @@ class SimulatedModel:
         else:
             content = self.act(system, messages, {t["name"] for t in tools})
         stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
-        usage = self._usage(system, messages, tools, content, self.cache if cache is None else cache)
+        usage = self._usage(system, messages, tools, content,
+                            self.cache if cache is None else cache)
         return Reply(content, stop, usage, self.name)
 
     # --- acting -----------------------------------------------------------------------

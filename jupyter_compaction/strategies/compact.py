@@ -4,7 +4,9 @@ The bluntest layer: everything after the task is summarized, and the history bec
 user message holding the original task followed by the summary. It frees the most space
 and keeps the least; it is what a minimal agent does when it has no finer tools. If the
 summarizer answers with no text (a real model sometimes calls a tool instead), nothing is
-changed and the note says so; the agent simply tries again next turn.
+changed and the note says so; the agent simply tries again next turn. A long history is
+summarized in chunks of at most `input_limit` tokens (`summary_call.py`); `focus` says
+what the summary should keep in most detail, as Claude Code's `/compact focus` does.
 
 Left out: head and tail protection (see `summarize.py`); the newest tool results go into
 the summary too.
@@ -15,26 +17,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..history import blocks
-from ..summaries import build_prompt, find_summary, message_goal, summary_block, without_summaries
+from ..summaries import find_summary, message_goal, summary_block, without_summaries
 from ..tokens import TokenCounter
 from .base import Compaction, Summarizer, require_summarizer, shrunk, start, unchanged
+from .summary_call import SUMMARY_INPUT_TOKENS, chunk_note, summarize
 
 
 @dataclass(frozen=True)
 class CompactAll:
     summarizer: Summarizer | None = None
+    focus: str = ""
+    input_limit: int = SUMMARY_INPUT_TOKENS
     name: str = "compact"
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
         before = start(messages, counter)
         if len(messages) < 2:
             return unchanged(self.name, messages, before, "nothing after the task to compact")
-        prompt = build_prompt(messages[1:], find_summary(messages), goal=message_goal(messages[0]))
-        summary = (require_summarizer(self)(prompt) or "").strip()
+        summary, prompts = summarize(
+            require_summarizer(self), messages[1:], previous=find_summary(messages),
+            goal=message_goal(messages[0]), focus=self.focus, counter=counter,
+            limit=self.input_limit)
         if not summary:
             return unchanged(self.name, messages, before,
                              "the summarizer returned no text; history unchanged, retry next turn")
         task = without_summaries(messages[0])
         out = [{"role": "user", "content": [*blocks(task), summary_block(summary, "user")]}]
         return shrunk(self.name, messages, before, out, counter, dropped=len(messages) - 1,
-                      summary_prompt=prompt, summary=summary)
+                      summary_prompt=prompts[-1], summary=summary, note=chunk_note(prompts))

@@ -7,8 +7,9 @@ context survives whether the last turns were short or long. Both boundaries fall
 of assistant messages, so no tool call is separated from its result.
 
 The middle goes to `summarizer(prompt) -> str` with the structured template of
-`summaries.py`; a summary left by an earlier compaction is passed in to be updated. The
-new summary is placed right after the head:
+`summaries.py` (in chunks of at most `input_limit` tokens, see `summary_call.py`, and with
+an optional `focus`); a summary left by an earlier compaction is passed in to be updated.
+The new summary is placed right after the head:
 - `role="assistant"`: as the first block of the first tail message, behind the
   system-generated prefix, so the model reads it as its own note;
 - `role="user"`: appended to the head's last (user) message, where it reads like a new
@@ -23,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..history import blocks, cut_points
-from ..summaries import build_prompt, find_summary, message_goal, summary_block, without_summaries
+from ..summaries import find_summary, message_goal, summary_block, without_summaries
 from ..tokens import TokenCounter
 from .base import Compaction, Summarizer, require_summarizer, shrunk, start, unchanged
+from .summary_call import SUMMARY_INPUT_TOKENS, chunk_note, summarize
 
 TAIL_SHARE = 0.5  # the tail never takes more than this share of the budget
 
@@ -36,6 +38,8 @@ class SummarizeMiddle:
     protect_first: int = 3
     tail_tokens: int = 20_000
     role: str = "assistant"
+    focus: str = ""
+    input_limit: int = SUMMARY_INPUT_TOKENS
     name: str = "summarize"
 
     def boundaries(self, messages, budget: int, counter: TokenCounter) -> tuple[int, int]:
@@ -59,9 +63,10 @@ class SummarizeMiddle:
         if not middle:
             return unchanged(self.name, messages, before, "the middle is empty")
 
-        previous = find_summary(messages[: tail_start + 1])
-        prompt = build_prompt(middle, previous, goal=message_goal(messages[0]))
-        summary = (require_summarizer(self)(prompt) or "").strip()
+        summary, prompts = summarize(
+            require_summarizer(self), middle, previous=find_summary(messages[: tail_start + 1]),
+            goal=message_goal(messages[0]), focus=self.focus, counter=counter,
+            limit=self.input_limit)
         if not summary:
             return unchanged(self.name, messages, before, "the summarizer returned no text")
 
@@ -73,4 +78,4 @@ class SummarizeMiddle:
         else:
             head[-1] = {**head[-1], "content": [*blocks(head[-1]), block]}
         return shrunk(self.name, messages, before, head + tail, counter, dropped=len(middle),
-                      summary_prompt=prompt, summary=summary)
+                      summary_prompt=prompts[-1], summary=summary, note=chunk_note(prompts))
