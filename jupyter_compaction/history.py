@@ -1,7 +1,8 @@
 """Message shapes, the rules a valid history obeys, turns, and the OpenAI-style bridge.
 
 The canonical format is the Anthropic Messages API: a list of `{"role", "content"}` dicts
-where `content` is a string or a list of `text`, `tool_use` and `tool_result` blocks.
+where `content` is a string or a list of `text`, `tool_use` and `tool_result` blocks, and
+`image`/`document` blocks (in user messages and tool results; see `media.py`).
 `validate()` enforces the rules the real API enforces, so every strategy can be checked
 against them:
 
@@ -16,8 +17,8 @@ against them:
 Because results always sit in the message right after their call, a history is safe to
 cut in front of any assistant message: that is what `cut_points()` returns.
 
-Left out: images, documents, thinking blocks and server tools; system prompts live
-outside the message list, as in the API.
+Left out: thinking blocks and server tools; system prompts live outside the message list,
+as in the API.
 """
 
 from __future__ import annotations
@@ -27,11 +28,13 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .media import MEDIA_KINDS, media_label, media_problem
+
 Message = dict[str, Any]
 Block = dict[str, Any]
 
 ROLES = ("user", "assistant")
-BLOCK_TYPES = {"user": {"text", "tool_result"}, "assistant": {"text", "tool_use"}}
+BLOCK_TYPES = {"user": {"text", "tool_result", *MEDIA_KINDS}, "assistant": {"text", "tool_use"}}
 
 
 class InvalidHistory(ValueError):
@@ -53,7 +56,7 @@ def result_text(block: Block) -> str:
     content = block.get("content", "")
     if isinstance(content, str):
         return content
-    return "".join(part.get("text", "") for part in content)
+    return "".join(block_text(part) for part in content)
 
 
 def block_text(block: Block) -> str:
@@ -63,6 +66,8 @@ def block_text(block: Block) -> str:
         return block["text"]
     if kind == "tool_use":
         return f"{block['name']} {json.dumps(block.get('input', {}), sort_keys=True)}"
+    if kind in MEDIA_KINDS:
+        return media_label(block)
     return result_text(block)
 
 
@@ -112,15 +117,28 @@ def _check_block(i: int, block: Block) -> None:
     if kind == "tool_result":
         content = block.get("content", "")
         parts_ok = isinstance(content, list) and all(
-            isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+            isinstance(p, dict) and (
+                p.get("type") == "text" and isinstance(p.get("text"), str)
+                or p.get("type") in MEDIA_KINDS)
             for p in content
         )
         if not isinstance(block.get("tool_use_id"), str) or not (
             isinstance(content, str) or parts_ok
         ):
-            raise InvalidHistory(
-                i, "a tool_result needs a 'tool_use_id' and string or text-block content"
-            )
+            raise InvalidHistory(i, "a tool_result needs a 'tool_use_id' and string content or"
+                                    " a list of text, image and document blocks")
+        for part in content if parts_ok else ():
+            _check_block(i, part)
+    _check_media(i, block)
+
+
+# --- images and documents (issue 11): the rules live in media.py -------------------------
+
+
+def _check_media(i: int, block: Block) -> None:
+    problem = media_problem(block) if block["type"] in MEDIA_KINDS else None
+    if problem:
+        raise InvalidHistory(i, problem)
 
 
 TOOLS_RULE = "requests which include tool_use or tool_result blocks must define tools"

@@ -12,7 +12,8 @@ again (`find_summary()`) and told apart from real user or assistant text:
 `ASSISTANT_PREFIX` for an assistant-role summary (stable: the model reads it as its own
 note) and `USER_PREFIX` for a user-role one (it reads like a fresh request).
 
-Left out: summarizing images or attachments, and any judgement of summary quality (that
+Images and documents are shown by their label (`[image: <url or media type>]`). Left out:
+reading what images and attachments show, and any judgement of summary quality (that
 is `evaluation.py`).
 """
 
@@ -20,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .history import Message, blocks, result_text
+from .history import Message, block_text, blocks, result_text
+from .media import MEDIA_KINDS
 from .redact import redact
 
 SECTIONS = ("Goal", "Progress", "Key Decisions", "Files Modified", "Next Steps")
@@ -112,6 +114,8 @@ def render_transcript(messages: Sequence[Message]) -> str:
             kind = block.get("type")
             if kind == "text" and not is_summary(block["text"]):
                 lines.append(_quoted(f"[{message['role']}] {block['text']}"))
+            elif kind in MEDIA_KINDS:
+                lines.append(_quoted(f"[{message['role']}] {block_text(block)}"))
             elif kind == "tool_use":
                 names[block["id"]] = block["name"]
                 lines.append(_quoted(f"[assistant called tool] {block['name']}({block['input']})"))

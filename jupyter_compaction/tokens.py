@@ -12,6 +12,9 @@ encodes only the new message, and a text is never tokenized twice. `Tally` goes 
 further for an agent loop: it keeps the running total, so a turn costs the new message's
 encode and nothing proportional to the history.
 
+An image or document costs its label (`[image: image/png]`) plus the size-based estimate
+of `media.py`, which follows Anthropic's published rules.
+
 Messages are treated as values: a cached count is stale if a message dict is mutated in
 place after being counted. The library never does that; copy a message to change it.
 
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .history import InvalidHistory, Message, block_text, blocks
+from .media import media_tokens
 
 DEFAULT_ENCODING = "o200k_base"
 MESSAGE_OVERHEAD = 3  # role and separators around each message
@@ -140,7 +144,7 @@ class TokenCounter:
     def _encode_message(self, message: Message) -> int:
         total = MESSAGE_OVERHEAD
         for block in blocks(message):
-            total += self.count_text(block_text(block))
+            total += self.count_text(block_text(block)) + media_tokens(block, self.count_text)
             if block.get("type") != "text":
                 total += BLOCK_OVERHEAD
         return total

@@ -44,7 +44,8 @@ def test_generated_histories_are_valid(messages):
     ([{"role": "user"}], 0, "content"),
     ([{"role": "system", "content": "x"}], 0, "role must be"),
     (["not a dict"], 0, "must be a dict"),
-    ([{"role": "user", "content": [{"type": "image"}]}], 0, "cannot hold"),
+    ([{"role": "user", "content": [{"type": "video"}]}], 0, "cannot hold"),
+    ([{"role": "user", "content": [{"type": "image"}]}], 0, "need a 'source'"),
 ])
 def test_validate_names_index_and_rule(messages, index, rule):
     with pytest.raises(InvalidHistory) as err:

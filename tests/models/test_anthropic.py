@@ -703,3 +703,20 @@ def test_the_sdk_gets_the_fakes_400_for_tool_blocks_without_tools(fake):
     client = anthropic.Anthropic(api_key=KEY, base_url=fake.base_url, max_retries=0)
     with pytest.raises(anthropic.BadRequestError, match="must define tools"):
         client.messages.create(model="m", max_tokens=5, messages=tool_round())
+
+
+def test_images_and_documents_reach_the_api_as_sent(fake):
+    from tests.support.histories import pdf, png
+
+    shot = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                        "data": png(64, 64)}}
+    doc = {"type": "document", "title": "spec.pdf", "source": {
+        "type": "base64", "media_type": "application/pdf", "data": pdf(2)}}
+    history = tool_round()
+    history[2] = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A",
+                                               "content": [{"type": "text", "text": "x"}, shot]}]}
+    history.append({"role": "assistant", "content": "Here is the spec."})
+    history.append({"role": "user", "content": [doc, {"type": "text", "text": "Read it."}]})
+    assert ask(claude(fake, cache=False), history).text
+    sent = fake.message_requests[-1]["body"]["messages"]
+    assert sent[2]["content"][0]["content"][1] == shot and sent[4]["content"][0] == doc

@@ -1,6 +1,8 @@
 """ClearToolResults: which results are cleared, which stay, and when nothing happens."""
 
 
+import json
+
 import pytest
 
 from jupyter_compaction import ClearToolResults, TokenCounter
@@ -175,3 +177,44 @@ def test_history_without_tool_results_is_unchanged():
     messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
     out = run(ClearToolResults(keep_last=0), messages)
     assert not out.changed and out.note == "no old tool results to clear"
+
+
+def test_a_result_holding_an_image_is_cleared_whole_and_frees_its_tokens():
+    from tests.support.histories import png
+
+    shot = [{"type": "text", "text": "screenshot"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                         "data": png(1000, 1000)}}]
+    messages = history(turn(["a"]), turn(["b"]))
+    messages[2] = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": shot}]}
+    out = run(ClearToolResults(keep_last=1), messages)
+    assert results(out.messages)["a"] == PLACEHOLDER
+    assert out.saved > 1300  # the image's 1,334-token estimate is freed with it
+
+
+def test_clear_inputs_shrinks_the_cleared_calls_inputs_to_valid_json():
+    big = {"path": "notes/todo.md", "body": "line\n" * 200, "lines": list(range(50)),
+           "flag": True}
+    messages = history(turn(["a"]), turn(["b"]), turn(["c"]))
+    for m in messages[1::2]:
+        m["content"] = [{**b, "input": big} for b in m["content"]]
+    out = run(ClearToolResults(keep_last=1, clear_inputs=True), messages)
+    inputs = {b["id"]: b["input"] for m in out.messages for b in blocks(m)
+              if b.get("type") == "tool_use"}
+    for tid in ("a", "b"):
+        assert json.loads(json.dumps(inputs[tid])) == inputs[tid]
+        assert inputs[tid]["path"] == "notes/todo.md" and inputs[tid]["flag"] is True
+        assert inputs[tid]["body"] == "[cleared: 1202 chars]"  # its JSON length
+        assert inputs[tid]["lines"].startswith("[cleared: ")
+    assert inputs["c"] == big  # the kept call keeps its input
+    plain = run(ClearToolResults(keep_last=1), messages)
+    assert out.tokens_after < plain.tokens_after
+    assert all(b["input"] == big for m in plain.messages for b in blocks(m)
+               if b.get("type") == "tool_use")
+
+
+def test_clear_inputs_with_nothing_old_changes_nothing():
+    messages = history(turn(["a"]))
+    out = run(ClearToolResults(keep_last=1, clear_inputs=True), messages)
+    assert out.messages == messages and not out.changed

@@ -29,6 +29,7 @@ def short_summarizer(prompt: str) -> str:
 STRATEGIES = {
     "off": NoCompaction(),
     "clear": ClearToolResults(keep_last=2),
+    "clear-inputs": ClearToolResults(keep_last=1, clear_inputs=True),
     "trim": TrimTurns(),
     "trim3": TrimTurns(keep_first=3),
     "summarize": SummarizeMiddle(short_summarizer, protect_first=1, tail_tokens=300),

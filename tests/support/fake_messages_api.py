@@ -176,7 +176,7 @@ def _check_block(block: Any, role: str, where: str) -> None:
         if isinstance(content, list):
             for k, inner in enumerate(content):
                 inner_where = f"{where}.content.{k}"
-                if isinstance(inner, dict) and inner.get("type") == "image":
+                if isinstance(inner, dict) and inner.get("type") in ("image", "document"):
                     continue
                 _check_text_block(inner, inner_where)
         elif not isinstance(content, str):

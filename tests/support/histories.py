@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import struct
+
 from hypothesis import strategies as st
 
 WORDS = st.sampled_from(
@@ -12,20 +15,55 @@ TEXT = st.lists(WORDS, min_size=1, max_size=30).map(" ".join)
 LONG_TEXT = st.integers(min_value=50, max_value=1500).map(lambda n: ("log line ORD-77 " * n))
 
 
+def png(width: int, height: int) -> str:
+    """A base64 PNG header (signature and IHDR) for an image of this size."""
+    ihdr = struct.pack(">II5B", width, height, 8, 6, 0, 0, 0)
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
+                            + b"\0\0\0\0").decode()
+
+
+def pdf(pages: int) -> str:
+    """A base64 PDF-like file with `pages` page objects."""
+    body = b"%PDF-1.4\n" + b"".join(b"%d 0 obj << /Type /Page >> endobj\n" % (k + 1)
+                                     for k in range(pages))
+    return base64.b64encode(body).decode()
+
+
+def _image(source):
+    return {"type": "image", "source": source}
+
+
+MEDIA = st.one_of(
+    st.builds(lambda w, h: _image({"type": "base64", "media_type": "image/png", "data": png(w, h)}),
+              st.integers(1, 4000), st.integers(1, 4000)),
+    st.sampled_from([_image({"type": "url", "url": "https://example.com/chart.png"}),
+                     {"type": "document", "source": {"type": "url",
+                                                     "url": "https://example.com/spec.pdf"}}]),
+    st.builds(lambda n: {"type": "document", "title": "report.pdf", "source": {
+        "type": "base64", "media_type": "application/pdf", "data": pdf(n)}}, st.integers(1, 5)),
+    st.builds(lambda text: {"type": "document", "source": {
+        "type": "text", "media_type": "text/plain", "data": text}}, TEXT),
+)
+
+
 @st.composite
 def result_content(draw):
     text = draw(st.one_of(TEXT, LONG_TEXT))
     if draw(st.booleans()):
         return text
-    return [{"type": "text", "text": part} for part in (text, draw(TEXT))]
+    extra = draw(MEDIA) if draw(st.integers(0, 3)) == 0 else {"type": "text", "text": draw(TEXT)}
+    return [{"type": "text", "text": text}, extra]
 
 
 @st.composite
 def histories(draw, min_turns: int = 0, max_turns: int = 12):
     """A valid history: the task, then assistant turns with 1-3 parallel tool calls each,
-    results (some errors, some list-form, some long), text between calls, and maybe a
-    final text answer."""
-    messages = [{"role": "user", "content": "Task: " + draw(TEXT)}]
+    results (some errors, some list-form, some long, some with images or documents), text
+    between calls, and maybe a final text answer. The task may carry an image or document."""
+    task = "Task: " + draw(TEXT)
+    if draw(st.integers(0, 3)) == 0:
+        task = [{"type": "text", "text": task}, draw(MEDIA)]
+    messages = [{"role": "user", "content": task}]
     n = 0
     for _ in range(draw(st.integers(min_turns, max_turns))):
         calls = []
