@@ -115,6 +115,9 @@ def summarize(summarizer: Summarizer, middle: Sequence[Message], *, previous: st
     """`(summary, prompts)` for `middle`: one prompt per chunk, each within `limit` tokens.
 
     The summary is "" when any answer had no text (the strategy then changes nothing)."""
+    whole = build_prompt(middle, previous, goal, focus)
+    if counter.count_text(whole) <= limit:  # the usual case: one prompt, nothing cut
+        return clean(summarizer(whole)), [whole]
     share = int(limit * CONTEXT_SHARE)
     goal = cut(goal, share, counter)
     summary = cut(previous, share, counter) if previous else previous

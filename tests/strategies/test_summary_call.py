@@ -72,17 +72,9 @@ def test_cut_keeps_the_beginning_and_says_what_was_left_out():
     assert cut("small", 100, COUNTER) == "small"
 
 
-def huge_history(turns=60, words=2_000):
+def huge_history(turns=60, words=760):
     """About 3,000 tokens a turn: 60 turns make a 180k-token middle."""
-    messages = [{"role": "user", "content": "Find the order ORD-1042 and its waybill."}]
-    for t in range(turns):
-        messages.append({"role": "assistant", "content": [
-            {"type": "tool_use", "id": f"toolu_{t}", "name": "read_file",
-             "input": {"path": f"file{t}.json"}}]})
-        messages.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_{t}",
-             "content": f"file{t}.json: " + " ".join(f"i{t}x{i}" for i in range(words))}]})
-    return messages
+    return fixed_history(turns, words)
 
 
 @pytest.mark.parametrize("name", STRATEGIES)
@@ -101,7 +93,7 @@ def test_a_180k_token_middle_is_summarized_in_bounded_chunks(name):
     for k, prompt in enumerate(summarizer.prompts[1:], start=1):
         assert f"<previous-summary>\n{SUMMARY}\nsummary #{k}\n</previous-summary>" in prompt
     # every turn of the middle is in exactly one prompt, oldest turns in the first prompts
-    holders = [[k for k, p in enumerate(summarizer.prompts) if f"file{t}.json: i{t}x0 " in p]
+    holders = [[k for k, p in enumerate(summarizer.prompts) if f"file{t}.json: item{t}_0 " in p]
                for t in range(60)]
     found = [h[0] for h in holders[:-1]]  # the newest turn is summarize's tail
     assert all(len(h) == 1 for h in holders[:-1]) and found == sorted(found)
@@ -109,7 +101,7 @@ def test_a_180k_token_middle_is_summarized_in_bounded_chunks(name):
 
 def test_a_single_turn_bigger_than_the_limit_is_cut_with_a_note():
     messages = huge_history(turns=2, words=30_000)
-    messages[1]["content"][0]["input"] = {"path": "big.json", "body": "x " * 500}
+    messages[1]["content"][1]["input"] = {"path": "big.json", "body": "x " * 500}
     summarizer = Recorder(SUMMARY)
     summary, prompts = summarize(summarizer, messages[1:], previous=None, goal="find it",
                                  focus="", counter=COUNTER, limit=8_000)
