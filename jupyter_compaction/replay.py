@@ -231,3 +231,43 @@ def _parts(messages: list[Message], counter: TokenCounter) -> dict[str, int]:
     for m in messages:
         totals[part_of(m)] = totals.get(part_of(m), 0) + counter.count_message(m)
     return totals
+
+
+# --- the terminal command: `jupyter-compaction replay PATH` --------------------------------
+
+
+def add_command(sub) -> None:
+    """Add the `replay` subcommand to the CLI's subparsers."""
+    from .cli import _positive
+
+    r = sub.add_parser("replay", help="replay a strategy on a recorded agent session, offline")
+    r.add_argument("path", help="a Claude Code or Codex .jsonl log, or a .json message list")
+    r.add_argument("--budget", type=_positive, default=DEFAULT_BUDGET)
+    r.add_argument("--strategy", default="progressive", choices=list(strategies.STRATEGIES))
+    r.add_argument("--json", action="store_true", help="print every figure as JSON")
+    r.set_defaults(func=command)
+
+
+def run(path: str, strategy: str = "progressive", budget: int = DEFAULT_BUDGET) -> Replay:
+    """Load the session at `path` and replay `strategy` on it (one-line `ValueError`s)."""
+    from . import sessions
+
+    session = sessions.load(path)
+    if not session.segments:
+        raise ValueError(f"{path}: no conversation found in the log; is it a session log?")
+    return replay(session, strategy, budget)
+
+
+def command(args) -> int:
+    import json
+    import sys
+
+    try:
+        result = run(args.path, args.strategy, args.budget)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(json.dumps(result.to_dict(), indent=1) if args.json else result.text())
+    return 0

@@ -92,11 +92,13 @@ def load(text: str, source: str = "") -> Session:
     side_results = {b["tool_use_id"]: b for e in entries if id(e) not in on_chain
                     and e.get("type") == "user" for b in _content(e, warn)
                     if b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str)}
-    streamed: dict[str, list[dict[str, Any]]] = {}  # message.id -> its entries, in file order
+    streamed: dict[str, list[dict[str, Any]]] = {}  # message.id -> its entries
     for e in entries:
         mid = e.get("message", {}).get("id") if isinstance(e.get("message"), dict) else None
         if e.get("type") == "assistant" and isinstance(mid, str):
             streamed.setdefault(mid, []).append(e)
+    for parts in streamed.values():  # the order they were written, whatever the line order
+        parts.sort(key=lambda e: (str(e.get("timestamp", "")), e["_line"]))
     thread, done = Thread(warn), set()
     reported: dict[tuple[int, int], dict[str, Any]] = {}
 
@@ -134,6 +136,18 @@ def load(text: str, source: str = "") -> Session:
                 reported[(len(session.segments), len(thread.messages) - 1)] = usages[-1]
     close_segment()
     session.usage = [_usage(seg, i, raw) for (seg, i), raw in sorted(reported.items())]
+    answered = {b.get("tool_use_id") for seg in session.segments for m in seg
+                for b in as_blocks(m["content"]) if b.get("type") == "tool_result"}
+    for e in entries:
+        if id(e) in on_chain or e["type"] not in ("user", "assistant"):
+            continue
+        mid = e["message"].get("id") if isinstance(e.get("message"), dict) else None
+        results = [b.get("tool_use_id") for b in _content(e, lambda _: None)
+                   if b.get("type") == "tool_result"]
+        taken = mid in done if e["type"] == "assistant" else results and set(results) <= answered
+        if not taken:
+            warn(f"line {e['_line']}: a {e['type']} entry off the live thread (an abandoned "
+                 "branch or a broken link); left out")
     return session
 
 
