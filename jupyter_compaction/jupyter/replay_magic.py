@@ -13,6 +13,7 @@ Left out: a summarizer other than the offline one (use `replay.replay()` for tha
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -42,9 +43,10 @@ class ReplayChart(TokenChart):
 
         fig = super()._build()
         fig.add_trace(go.Scatter(
-            name="reported by the API (original session)", mode="lines", uid="reported",
+            name="reported by the API (original session)", mode="lines",
             x=[x for x, _ in self.reported], y=[y for _, y in self.reported],
             line={"color": REPORTED_COLOR, "width": 1.5, "dash": "dot"}))
+        fig.data[-1].uid = "reported"  # a fixed name, as the base chart's traces have
         return fig
 
 
@@ -81,7 +83,7 @@ def replay(line: str) -> Replay:
     if shell is not None:
         shell.user_ns[REPLAY_VAR] = result
     for warning in result.warnings:
-        print(f"warning: {warning}")
+        print(f"warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))
     elif widgets_enabled(shell):
