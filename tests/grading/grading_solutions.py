@@ -243,3 +243,16 @@ def define(source: str) -> dict[str, Any]:
 
 def stub(exercise: str) -> str:
     return STUB.format(function=EXERCISES[exercise].function)
+
+
+# ex9 (lesson 9, issue 15), added on its own so that it merges with the other exercises
+REFERENCE["ex9"] = '''
+def log_overhead(turns):
+    gaps = [t.reported - t.local for t in turns if t.reported is not None]
+    return max(min(gaps), 0) if gaps else 0
+'''
+WRONG += [
+    ("ex9", REFERENCE["ex9"].replace("max(min(gaps), 0)", "min(gaps)"), "a local count above"),
+    ("ex9", REFERENCE["ex9"].replace("min(gaps)", "gaps[0]"), "the smallest gap is not the"),
+    ("ex9", REFERENCE["ex9"].replace(" if gaps else 0", ""), "nothing reported"),
+]
