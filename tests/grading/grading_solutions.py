@@ -252,7 +252,8 @@ def log_overhead(turns):
     return max(min(gaps), 0) if gaps else 0
 '''
 WRONG += [
-    ("ex9", REFERENCE["ex9"].replace("max(min(gaps), 0)", "min(gaps)"), "a local count above"),
-    ("ex9", REFERENCE["ex9"].replace("min(gaps)", "gaps[0]"), "the smallest gap is not the"),
+    ("ex9", REFERENCE["ex9"].replace("max(min(gaps), 0)", "min(gaps)"),
+     "a local count above the reported one"),
+    ("ex9", REFERENCE["ex9"].replace("min(gaps)", "gaps[0]"), "the smallest gap is not the first"),
     ("ex9", REFERENCE["ex9"].replace(" if gaps else 0", ""), "nothing reported"),
 ]
