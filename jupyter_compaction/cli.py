@@ -77,6 +77,9 @@ def parser() -> argparse.ArgumentParser:
     from .grading.commands import add_commands
 
     add_commands(sub)  # grade, release
+    from .replay import add_command as add_replay
+
+    add_replay(sub)  # replay PATH
     return top
 
 

@@ -37,8 +37,20 @@ def identifiers(text: str) -> set[str]:
 
 
 def _mentions(text: str, identifier: str) -> bool:
-    """`identifier` occurs in `text` as a whole token, not as part of a longer one."""
-    return re.search(rf"(?<![\w-]){re.escape(identifier)}(?![\w-])", text) is not None
+    r"""`identifier` occurs in `text` as a whole token, not as part of a longer one (the
+    regex `(?<![\w-])identifier(?![\w-])`, found with `str.find`: a literal search is
+    much faster than a lookbehind regex on a long real session)."""
+    start = text.find(identifier)
+    while start != -1:
+        end = start + len(identifier)
+        if not (_wordish(text, start - 1) or _wordish(text, end)):
+            return True
+        start = text.find(identifier, start + 1)
+    return False
+
+
+def _wordish(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] in "_-")
 
 
 def _text(source: str | Sequence[Message]) -> str:

@@ -17,8 +17,10 @@ against them:
 Because results always sit in the message right after their call, a history is safe to
 cut in front of any assistant message: that is what `cut_points()` returns.
 
-Left out: thinking blocks and server tools; system prompts live outside the message list,
-as in the API.
+Thinking, redacted thinking and server-tool blocks follow their own rules, kept together
+in one section at the end of the file (`BLOCK_RULES`); images and documents follow media.py.
+
+Left out: system prompts live outside the message list, as in the API.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ Block = dict[str, Any]
 
 ROLES = ("user", "assistant")
 BLOCK_TYPES = {"user": {"text", "tool_result", *MEDIA_KINDS}, "assistant": {"text", "tool_use"}}
+RESULT_PART_TYPES = {"text", *MEDIA_KINDS}  # block types a tool_result's list content may hold
 
 
 class InvalidHistory(ValueError):
@@ -56,7 +59,8 @@ def result_text(block: Block) -> str:
     content = block.get("content", "")
     if isinstance(content, str):
         return content
-    return "".join(block_text(part) for part in content)
+    return "".join(part.get("text", "") if part.get("type") == "text" else block_text(part)
+                   for part in content)
 
 
 def block_text(block: Block) -> str:
@@ -64,6 +68,8 @@ def block_text(block: Block) -> str:
     kind = block.get("type")
     if kind == "text":
         return block["text"]
+    if kind in BLOCK_TEXT:
+        return BLOCK_TEXT[kind](block)
     if kind == "tool_use":
         return f"{block['name']} {json.dumps(block.get('input', {}), sort_keys=True)}"
     if kind in MEDIA_KINDS:
@@ -102,6 +108,8 @@ def _check_shape(i: int, message: Any) -> None:
 
 def _check_block(i: int, block: Block) -> None:
     kind = block["type"]
+    if kind in BLOCK_RULES:
+        BLOCK_RULES[kind](i, block)
     if kind == "text" and not isinstance(block.get("text"), str):
         raise InvalidHistory(i, "a text block needs a string 'text'")
     if kind == "tool_use" and not (
@@ -116,23 +124,16 @@ def _check_block(i: int, block: Block) -> None:
             raise InvalidHistory(i, "a tool_use 'input' must be JSON-serializable") from None
     if kind == "tool_result":
         content = block.get("content", "")
-        parts_ok = isinstance(content, list) and all(
-            isinstance(p, dict) and (
-                p.get("type") == "text" and isinstance(p.get("text"), str)
-                or p.get("type") in MEDIA_KINDS)
-            for p in content
-        )
+        parts_ok = isinstance(content, list) and all(_part_ok(i, p) for p in content)
         if not isinstance(block.get("tool_use_id"), str) or not (
             isinstance(content, str) or parts_ok
         ):
             raise InvalidHistory(i, "a tool_result needs a 'tool_use_id' and string content or"
                                     " a list of text, image and document blocks")
-        for part in content if parts_ok else ():
-            _check_block(i, part)
     _check_media(i, block)
 
 
-# --- images and documents (issue 11): the rules live in media.py -------------------------
+# --- images and documents: the rules live in media.py --------------------------------------
 
 
 def _check_media(i: int, block: Block) -> None:
@@ -151,6 +152,16 @@ def check_tools_defined(messages: Sequence[Message], tools: Sequence[Any]) -> No
     for i, message in enumerate(messages):
         if tool_use_ids(message) or tool_result_ids(message):
             raise InvalidHistory(i, TOOLS_RULE, "pass the tool definitions as tools=[...]")
+
+
+def _part_ok(i: int, part: Any) -> bool:
+    """One block of a tool_result's list content: a text block or a checked RESULT_PART_TYPES."""
+    if not isinstance(part, dict) or part.get("type") not in RESULT_PART_TYPES:
+        return False
+    if part["type"] == "text":
+        return isinstance(part.get("text"), str)
+    _check_block(i, part)
+    return True
 
 
 def validate(messages: Sequence[Message], tools: Sequence[Any] | None = None) -> None:
@@ -184,6 +195,7 @@ def validate(messages: Sequence[Message], tools: Sequence[Any] | None = None) ->
             if tid in seen:
                 raise InvalidHistory(i, "duplicate tool_use id", tid)
             seen.add(tid)
+        _check_server_results(i, message)
     if tools is not None:
         check_tools_defined(messages, tools)
 
@@ -207,6 +219,92 @@ def turns(messages: Sequence[Message]) -> list[tuple[int, int]]:
 def copy_messages(messages: Iterable[Message]) -> list[Message]:
     """A deep copy, so that a strategy never touches its input."""
     return copy.deepcopy(list(messages))
+
+
+# --- per-block-type rules: thinking, redacted thinking, server tools, search results ------
+#
+# Thinking: a `thinking` block (`thinking` text + `signature`) or a `redacted_thinking`
+# block (opaque `data`) sits in an assistant message, in front of the tool calls it led
+# to. Strategies move whole assistant messages, so a thinking block always stays with
+# its calls; the newest assistant message of an ongoing tool loop (the history ends with
+# its results) is never altered, as the API requires; older thinking may be dropped
+# (`drop_old_thinking`). Server tools run on the API's side: a `server_tool_use` and its
+# `web_search_tool_result` sit in the same assistant message, so they need no user
+# message. A `search_result` (source, title, text blocks) is a user block or part of a
+# tool result. How these blocks count as tokens is documented in tokens.py.
+
+THINKING_TYPES = ("thinking", "redacted_thinking")
+SERVER_RESULT_TYPES = ("web_search_tool_result",)
+BLOCK_TYPES["assistant"] |= {*THINKING_TYPES, "server_tool_use", *SERVER_RESULT_TYPES}
+BLOCK_TYPES["user"] |= {"search_result"}
+RESULT_PART_TYPES |= {"search_result"}
+
+
+def _require(i: int, block: Block, kind: type | tuple, *fields: str) -> None:
+    bad = [f for f in fields if not isinstance(block.get(f), kind)]
+    if bad:
+        names = " and ".join(repr(f) for f in fields)
+        raise InvalidHistory(i, f"a {block['type']} block needs {names} of the right type",
+                             f"bad: {', '.join(bad)}")
+
+
+def _check_search_result(i: int, block: Block) -> None:
+    _require(i, block, str, "source", "title")
+    content = block.get("content")
+    if not isinstance(content, list) or not all(
+            isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+            for p in content):
+        raise InvalidHistory(i, "a search_result block needs a list of text blocks as 'content'")
+
+
+BLOCK_RULES = {
+    "thinking": lambda i, b: _require(i, b, str, "thinking", "signature"),
+    "redacted_thinking": lambda i, b: _require(i, b, str, "data"),
+    "server_tool_use": lambda i, b: (_require(i, b, str, "id", "name"),
+                                     _require(i, b, dict, "input")),
+    "web_search_tool_result": lambda i, b: (_require(i, b, str, "tool_use_id"),
+                                            _require(i, b, (list, dict), "content")),
+    "search_result": _check_search_result,
+}
+
+BLOCK_TEXT = {
+    "thinking": lambda b: b["thinking"],
+    "redacted_thinking": lambda b: b["data"],
+    "server_tool_use": lambda b: f"{b['name']} {json.dumps(b.get('input', {}), sort_keys=True)}",
+    "web_search_tool_result": lambda b: json.dumps(b.get("content"), sort_keys=True),
+    "search_result": lambda b: "\n".join(
+        [b.get("title", ""), b.get("source", ""), *(p.get("text", "") for p in b["content"])]),
+}
+
+
+def _check_server_results(i: int, message: Message) -> None:
+    """A server tool's result answers a `server_tool_use` earlier in the same message."""
+    called: set[str] = set()
+    for block in blocks(message):
+        if block.get("type") == "server_tool_use":
+            called.add(block["id"])
+        elif block.get("type") in SERVER_RESULT_TYPES and block["tool_use_id"] not in called:
+            raise InvalidHistory(i, "a server tool result must follow its server_tool_use"
+                                    " in the same message", block["tool_use_id"])
+
+
+def ongoing_tool_loop(messages: Sequence[Message]) -> bool:
+    """The history ends with tool results: the model's next reply continues its last turn."""
+    return len(messages) >= 2 and bool(tool_result_ids(messages[-1]))
+
+
+def drop_old_thinking(messages: Sequence[Message]) -> list[Message]:
+    """The history without thinking blocks, except in the newest assistant message of an
+    ongoing tool loop (the API needs that one back). A message of thinking alone keeps it."""
+    keep = len(messages) - 2 if ongoing_tool_loop(messages) else -1
+    out = []
+    for i, message in enumerate(messages):
+        if i != keep and message["role"] == "assistant" and not isinstance(message["content"], str):
+            kept = [b for b in message["content"] if b.get("type") not in THINKING_TYPES]
+            if kept and len(kept) < len(message["content"]):
+                message = {**message, "content": kept}
+        out.append(message)
+    return out
 
 
 # --- the OpenAI chat-completions style used by seeds 000 and 001 -------------------------

@@ -18,6 +18,12 @@ of `media.py`, which follows Anthropic's published rules.
 Messages are treated as values: a cached count is stale if a message dict is mutated in
 place after being counted. The library never does that; copy a message to change it.
 
+Thinking blocks are counted like any other block: their text (the opaque `data` of a
+redacted one) plus the block framing, wherever they sit. That is a deliberate upper
+bound: the API ignores the thinking of earlier turns when it counts input tokens, but
+that depends on the block's position, and a count that depends on position could not be
+cached per message. `history.drop_old_thinking()` gives the history the API would count.
+
 Left out: Claude's own tokenizer (not public); o200k_base is a close, exact-to-itself
 stand-in, and `AnthropicModel.count_tokens()` asks the API when the real number matters.
 """

@@ -14,6 +14,7 @@ only collects them. Ids and function names are fixed: the lesson notebooks call
 | ex6  | 6 | `render_task_state(goal, todos)` |
 | ex7  | 7 | `fact_recall(summary, must_keep)` |
 | ex8  | 8 | `choose_settings()` |
+| ex9  | 9 | `log_overhead(turns)` |
 
 Left out: running the cases (`check.py`).
 """
@@ -28,6 +29,9 @@ EXERCISES: dict[str, Exercise] = {
     for module in (ex_clear, ex_cut, ex_tail, ex_prompt, ex_stuck, ex_task_state, ex_recall,
                    ex_capstone)
 }
+from . import ex_replay  # noqa: E402  (lesson 9; registered on its own for an easy merge)
+
+EXERCISES[ex_replay.EXERCISE.id] = ex_replay.EXERCISE
 
 
 def get(exercise: str) -> Exercise:

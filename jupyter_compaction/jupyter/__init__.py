@@ -26,6 +26,9 @@ def load_ipython_extension(ipython: Any) -> None:
 
     ipython.register_magics(CompactionMagics(ipython))
     register_check(ipython)  # %check exN, for the lessons' exercises
+    from .replay_magic import register as register_replay
+
+    register_replay(ipython)  # %replay PATH
 
 
 def unload_ipython_extension(ipython: Any) -> None:
@@ -35,6 +38,7 @@ def unload_ipython_extension(ipython: Any) -> None:
     if instance is None:
         return
     manager.magics["line"].pop(CHECK_MAGIC, None)
+    manager.magics["line"].pop("replay", None)
     for kind, names in instance.magics.items():
         for name in names:
             if getattr(manager.magics[kind].get(name), "__self__", None) is instance:

@@ -243,3 +243,17 @@ def define(source: str) -> dict[str, Any]:
 
 def stub(exercise: str) -> str:
     return STUB.format(function=EXERCISES[exercise].function)
+
+
+# ex9 (lesson 9, issue 15), added on its own so that it merges with the other exercises
+REFERENCE["ex9"] = '''
+def log_overhead(turns):
+    gaps = [t.reported - t.local for t in turns if t.reported is not None]
+    return max(min(gaps), 0) if gaps else 0
+'''
+WRONG += [
+    ("ex9", REFERENCE["ex9"].replace("max(min(gaps), 0)", "min(gaps)"),
+     "a local count above the reported one"),
+    ("ex9", REFERENCE["ex9"].replace("min(gaps)", "gaps[0]"), "the smallest gap is not the first"),
+    ("ex9", REFERENCE["ex9"].replace(" if gaps else 0", ""), "nothing reported"),
+]

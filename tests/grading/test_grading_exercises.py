@@ -27,7 +27,7 @@ def solution(exercise: str, source: str | None = None):
 
 def test_every_exercise_has_a_reference_and_two_wrong_solutions():
     assert set(REFERENCE) == set(EXERCISES) == {
-        "ex2", "ex3", "ex4", "ex4b", "ex5", "ex6", "ex7", "ex8"}
+        "ex2", "ex3", "ex4", "ex4b", "ex5", "ex6", "ex7", "ex8", "ex9"}
     for exercise in EXERCISES:
         assert sum(e == exercise for e, _, _ in WRONG) >= 2, exercise
 

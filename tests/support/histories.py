@@ -104,3 +104,20 @@ def fixed_history(turns: int = 6, size: int = 400) -> list[dict]:
             {"type": "tool_result", "tool_use_id": f"toolu_{t}",
              "content": f"file{t}.json: " + " ".join(f"item{t}_{i}" for i in range(size))}]})
     return messages
+
+
+@st.composite
+def thinking_histories(draw, min_turns: int = 0, max_turns: int = 12):
+    """`histories()` with thinking (some redacted) in front of the calls of some turns."""
+    messages = draw(histories(min_turns, max_turns))
+    out = [messages[0]]
+    for n, message in enumerate(messages[1:]):  # `n` makes every thought unique
+        if message["role"] == "assistant" and not isinstance(message["content"], str) \
+                and draw(st.booleans()):
+            data = f"EmwKAhgB{n}" * draw(st.integers(1, 9))
+            thought = ({"type": "redacted_thinking", "data": data}
+                       if draw(st.integers(0, 3)) == 0 else
+                       {"type": "thinking", "thinking": f"{n}: {draw(TEXT)}", "signature": "sig"})
+            message = {**message, "content": [thought, *message["content"]]}
+        out.append(message)
+    return out

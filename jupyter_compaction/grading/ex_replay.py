@@ -1,0 +1,84 @@
+"""ex9 (lesson 9): `log_overhead`, the tokens a session log does not hold.
+
+A real session's reported input tokens include the system prompt and the tool
+definitions, which the log never records, so a local count of the logged messages is
+always short of them. The smallest gap `reported - local` over the calls that report a
+figure estimates that fixed overhead (at the first calls the messages are tiny and the
+tokenizers cannot drift apart much). The expected answer is computed from the same
+`ReplayTurn` records the learner gets. The teeth: calls without a reported figure (None,
+not 0), no reported figure at all (0, no `min()` of nothing), a gap below zero (a local
+count above the reported one: never an overhead below 0), the smallest gap rather than
+the first or the mean, and the real shipped session.
+
+Left out: the tokenizer drift that makes later gaps grow, which the lesson shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from ..replay import ReplayTurn
+from .base import Case, Exercise, Test, compare
+
+
+def expected(turns: list[ReplayTurn]) -> int:
+    gaps = [t.reported - t.local for t in turns if t.reported is not None]
+    return max(min(gaps), 0) if gaps else 0
+
+
+def turns(*pairs: tuple[int, int | None]) -> Callable[[], list[ReplayTurn]]:
+    """Calls with these `(local, reported)` figures."""
+    return lambda: [ReplayTurn(n, 0, 2 * n - 1, local, reported, local)
+                    for n, (local, reported) in enumerate(pairs, 1)]
+
+
+@cache
+def _real() -> tuple[ReplayTurn, ...]:
+    from .. import sessions
+    from ..replay import replay
+
+    path = next(p for p in sessions.shipped() if p.name == "tool_heavy.jsonl")
+    return tuple(replay(sessions.load(path), "off").turns)
+
+
+def same_as_expected(build: Callable[[], list[ReplayTurn]], label: str) -> Test:
+    def test(fn: Callable[..., Any]) -> str | None:
+        return compare(fn(list(build())), expected(list(build())),
+                       f"log_overhead({label}) returned")
+    return test
+
+
+CASES = (
+    Case("three reported calls",
+         "the overhead is the smallest reported - local over the calls",
+         same_as_expected(turns((40, 26_450), (1_300, 28_000), (2_300, 29_400)), "3 calls")),
+    Case("the smallest gap is not the first",
+         "take the minimum of every gap, not the first call's gap",
+         same_as_expected(turns((500, 30_000), (900, 26_000), (4_000, 33_000)), "3 calls")),
+    Case("calls without a reported figure",
+         "skip calls whose reported figure is None (no usage logged); they are not 0",
+         same_as_expected(turns((40, None), (1_300, 28_000), (2_300, None)), "gaps")),
+    Case("nothing reported",
+         "when no call reports a figure, return 0 (min() of nothing raises)",
+         same_as_expected(turns((40, None), (90, None)), "no usage")),
+    Case("no calls at all",
+         "an empty list of calls: return 0",
+         same_as_expected(turns(), "[]")),
+    Case("a local count above the reported one",
+         "a negative gap means the tokenizers disagree, not a negative overhead: never"
+         " return less than 0",
+         same_as_expected(turns((5_000, 4_000), (6_000, 5_500)), "negative gaps")),
+    Case("the real tool_heavy session",
+         "run on the turns of replay(sessions.load(...), 'off')",
+         same_as_expected(_real, "tool_heavy turns")),
+)
+
+EXERCISE = Exercise(
+    id="ex9", lesson=9, function="log_overhead",
+    signature="log_overhead(turns)",
+    contract="Return the smallest reported - local over the calls (ReplayTurn) whose reported "
+             "figure is not None, never below 0, and 0 when no call reports a figure.",
+    cases=CASES,
+)
