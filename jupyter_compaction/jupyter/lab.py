@@ -48,7 +48,7 @@ from .session import Knobs, start
 
 MIN_BUDGET, BUDGET_STEP = 2_000, 250
 HEADROOM, ROUND_TO = 2, 1_000  # the slider ends at 2x the `off` peak, rounded up to 1,000
-SLIDER_WIDTH = "460px"
+SLIDER_WIDTH = "640px"
 WIDE_LABEL = {"description_width": "initial"}  # descriptions are never cut off
 DEFAULT_STRATEGY = "progressive"
 COMPARE_PARTNERS = ("trim", "clear")  # Compare's default: the first one not selected
