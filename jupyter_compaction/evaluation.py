@@ -20,20 +20,48 @@ from dataclasses import dataclass, field
 from .history import Message, message_text
 from .tokens import TokenCounter, estimate_tokens
 
-# IDs like ORD-1042, file paths and names, and numbers with an optional unit.
-IDENTIFIER = re.compile(
-    r"\b[A-Z][A-Z0-9]*-\d+\b"
-    r"|(?<![\w/.-])[\w-]+(?:/[\w.-]*\w)+"
-    r"|\b[\w-]+\.(?:py|md|json|ya?ml|toml|txt|log|csv|cfg|ini|conf|js|ts)\b"
-    r"|\b\d+(?:[.,]\d+)*(?:\s?(?:ms|s|KB|MB|GB|%))?(?![\w.-]?\w)"
-)
+# IDs like ORD-1042, LD-2.3, OAK-SD-160-FR or INV-2024-031188 (kept whole: a compound ID
+# is one fact), ISO dates, versions, file paths and names, and numbers with an optional
+# sign and unit.
+ID = r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d+(?:\.\d+)*(?:-[A-Z0-9]+)*\b"
+DATE = r"\b\d{4}-\d{2}-\d{2}\b"
+VERSION = r"\bv\d+(?:\.\d+)+\b"
+PATH = r"(?<![\w/.-])/?[\w-][\w.-]*(?:/[\w.-]*\w)+"
+FILE = r"\b[\w-]+\.(?:py|md|json|ya?ml|toml|txt|log|csv|cfg|ini|conf|js|ts|pdf)\b"
+NUMBER = r"(?:(?<![\w.-])-)?\b\d+(?:[.,]\d+)*(?:\s?(?:ms|s|KB|MB|GB|%))?(?![\w.-]?\w)"
+IDENTIFIER = re.compile("|".join((ID, DATE, VERSION, PATH, FILE, NUMBER)))
 SMALL_NUMBER = 10  # bare numbers below this (list counters, section numbers) are not facts
+# Two plain words joined by a slash ("user/assistant", "and/or") are prose, not a path.
+PROSE_PAIR = re.compile(r"[a-z]+/[a-z]+")
+KINDS = ("ids", "paths", "numbers")
+
+
+def _is_fact(found: str) -> bool:
+    if re.fullmatch(r"-?\d+", found):
+        return abs(int(found)) >= SMALL_NUMBER
+    return not PROSE_PAIR.fullmatch(found)
 
 
 def identifiers(text: str) -> set[str]:
     """The identifiers, paths and figures in `text`."""
-    found = {m.group(0) for m in IDENTIFIER.finditer(text)}
-    return {f for f in found if not (f.isdigit() and int(f) < SMALL_NUMBER)}
+    return {m.group(0) for m in IDENTIFIER.finditer(text) if _is_fact(m.group(0))}
+
+
+def kind(identifier: str) -> str:
+    """Which of `KINDS` an identifier from `identifiers()` is (dates count as numbers)."""
+    if re.fullmatch(ID, identifier):
+        return "ids"
+    if re.fullmatch(f"{PATH}|{FILE}", identifier):
+        return "paths"
+    return "numbers"
+
+
+def by_kind(facts: Iterable[str]) -> dict[str, list[str]]:
+    """`facts` grouped by `kind()`, each group sorted; kinds without facts are left out."""
+    groups: dict[str, list[str]] = {k: [] for k in KINDS}
+    for fact in sorted(facts):
+        groups[kind(fact)].append(fact)
+    return {k: v for k, v in groups.items() if v}
 
 
 def _mentions(text: str, identifier: str) -> bool:

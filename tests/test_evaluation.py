@@ -3,7 +3,7 @@
 import pytest
 
 from jupyter_compaction import ClearToolResults, TokenCounter, dropped_facts, eval_summary
-from jupyter_compaction.evaluation import SummaryEval, identifiers
+from jupyter_compaction.evaluation import SummaryEval, by_kind, identifiers
 
 COUNTER = TokenCounter()
 SOURCE = ("Order ORD-1042 ships on waybill VD-88317 from agents/router.py; "
@@ -69,6 +69,31 @@ def test_a_path_at_the_end_of_a_sentence_is_the_same_path():
 def test_identifiers_finds_ids_paths_files_and_figures():
     assert identifiers(SOURCE) == {"ORD-1042", "VD-88317", "agents/router.py", "300 ms", "1250",
                                    "config.yaml"}
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("sku OAK-SD-160-FR ships", {"OAK-SD-160-FR"}),
+    ("invoice INV-2024-031188 is paid", {"INV-2024-031188"}),
+    ("see invoices/INV-2024-031188.pdf", {"invoices/INV-2024-031188.pdf"}),
+    ("by clauses LD-1.1 and LD-2.3.", {"LD-1.1", "LD-2.3"}),
+    ("METHOD_NOT_FOUND = -32601", {"-32601"}),
+    ("range 5-10, pages 3-4", {"10"}),
+    ("held until 2024-03-22", {"2024-03-22"}),
+    ("bump github.com/fastq/fastcsv to v1.5.0", {"github.com/fastq/fastcsv", "v1.5.0"}),
+    ("read /etc/hosts", {"/etc/hosts"}),
+    ("alternating user/assistant messages, and/or tools", set()),
+])
+def test_identifiers_keep_compound_ids_signs_and_dates_whole(text, found):
+    assert identifiers(text) == found
+
+
+def test_facts_are_grouped_by_kind_with_dates_and_versions_as_numbers():
+    facts = ["agents/router.py", "ORD-1042", "2024-03-12", "-32601", "config.yaml", "v1.5.0",
+             "LD-2.3", "300 ms"]
+    assert by_kind(facts) == {"ids": ["LD-2.3", "ORD-1042"],
+                              "paths": ["agents/router.py", "config.yaml"],
+                              "numbers": ["-32601", "2024-03-12", "300 ms", "v1.5.0"]}
+    assert by_kind(["ORD-1"]) == {"ids": ["ORD-1"]}  # empty kinds are left out
 
 
 def test_summary_eval_reads_as_one_line():

@@ -12,9 +12,13 @@ Step advances one turn in the simplest honest way: it replays the run from turn 
 same run stopped one turn later) and shows that state. Changing a knob starts again at
 turn 1.
 
-The budget slider is clamped by ipywidgets (`IntSlider` caps and floors its value);
-values of the wrong type, set from code (`lab.budget.value = "abc"`), are refused and
-the lab says so in its message line instead of raising.
+The budget slider fits the scenario: it runs from `MIN_BUDGET` to twice the scenario's
+own peak without compaction (its `off` peak, played once per scenario and labelled next
+to the slider: budgets above it never compact), so the lessons' 4k-8k budgets take a
+good part of its width. It is clamped by ipywidgets (`IntSlider` caps and floors its
+value); values of the wrong type, set from code (`lab.budget.value = "abc"`), are
+refused and the lab says so in its message line instead of raising. "compare with"
+never offers the selected strategy, so Compare always plays two different ones.
 
 `run()`, `step()` and `compare()` drive the lab from code, so tests need no browser.
 
@@ -24,6 +28,7 @@ Left out: real-model runs (the lab always plays the offline simulated model; use
 
 from __future__ import annotations
 
+import functools
 import numbers
 import re
 from collections.abc import Callable
@@ -41,16 +46,35 @@ from .event_log import EventLog
 from .render import esc
 from .session import Knobs, start
 
-MIN_BUDGET, MAX_BUDGET, BUDGET_STEP = 1_000, 200_000, 500
+MIN_BUDGET, BUDGET_STEP = 2_000, 250
+HEADROOM, ROUND_TO = 2, 1_000  # the slider ends at 2x the `off` peak, rounded up to 1,000
+SLIDER_WIDTH = "640px"
+WIDE_LABEL = {"description_width": "initial"}  # descriptions are never cut off
 DEFAULT_STRATEGY = "progressive"
-DEFAULT_COMPARE_WITH = "trim"
+COMPARE_PARTNERS = ("trim", "clear")  # Compare's default: the first one not selected
 TAB_TITLES = ("Context", "Summary", "Events")
 INT_TEXT = re.compile(r"[+-]?\d+(?:_\d+)*")
 MESSAGE_STYLE = "font-size:12px;color:#555"
 
 
-def _budget_slider(value: int) -> Any:
-    """An `IntSlider` whose value refuses wrong types and reports clamping."""
+@functools.lru_cache
+def off_peak(scenario: str) -> int:
+    """The scenario's peak context in tokens with no compaction (strategy `off`)."""
+    return start(Knobs(scenario=scenario, strategy="off")).run.peak_context
+
+
+def budget_max(scenario: str) -> int:
+    """The slider's end for `scenario`: `HEADROOM` times its `off` peak, rounded up."""
+    return -(-HEADROOM * off_peak(scenario) // ROUND_TO) * ROUND_TO
+
+
+def partner(strategy: str) -> str:
+    """Compare's default partner for `strategy`: never the same strategy."""
+    return next(p for p in COMPARE_PARTNERS if p != strategy)
+
+
+def _budget_slider(value: int, top: int) -> Any:
+    """An `IntSlider` up to `top` whose value refuses wrong types and reports clamping."""
     import ipywidgets
     import traitlets
 
@@ -64,19 +88,19 @@ def _budget_slider(value: int) -> Any:
                     report(f"budget not changed: {value!r} is not a whole number of tokens")
                 return obj.value  # keep the old value
             number = int(value.strip() if isinstance(value, str) else value)
-            if report and not MIN_BUDGET <= number <= MAX_BUDGET:
+            if report and not obj.min <= number <= obj.max:
                 report(f"budget {number} is out of range; clamped to "
-                       f"{min(max(number, MIN_BUDGET), MAX_BUDGET)} "
-                       f"(the slider goes from {MIN_BUDGET} to {MAX_BUDGET})")
+                       f"{min(max(number, obj.min), obj.max)} "
+                       f"(the slider goes from {obj.min} to {obj.max})")
             return number
 
     class BudgetSlider(ipywidgets.IntSlider):
         value = LenientInt(DEFAULT_BUDGET, help="budget in tokens").tag(sync=True)
         report: Callable[[str], None] | None = None
 
-    return BudgetSlider(value=min(max(value, MIN_BUDGET), MAX_BUDGET), min=MIN_BUDGET,
-                        max=MAX_BUDGET, step=BUDGET_STEP, description="budget",
-                        continuous_update=False)
+    return BudgetSlider(value=min(max(value, MIN_BUDGET), top), min=MIN_BUDGET, max=top,
+                        step=BUDGET_STEP, description="budget", continuous_update=False,
+                        style=WIDE_LABEL, layout={"width": SLIDER_WIDTH})
 
 
 class Lab:
@@ -87,15 +111,15 @@ class Lab:
         import ipywidgets as w
 
         names = scenarios.names()
-        self.budget = _budget_slider(budget)
+        scenario = scenario or names[0]
+        self.budget = _budget_slider(budget, budget_max(scenario))
+        self.off_label = w.HTML()
         self.strategy = w.ToggleButtons(options=list(STRATEGIES), value=strategy,
                                         description="strategy")
         self.task_state = w.Checkbox(value=True, description="task state")
         self.summary_as_user = w.Checkbox(value=False, description="summary as user message")
-        self.scenario = w.Dropdown(options=names, value=scenario or names[0],
-                                   description="scenario")
-        self.compare_with = w.Dropdown(options=list(STRATEGIES), value=DEFAULT_COMPARE_WITH,
-                                       description="compare with")
+        self.scenario = w.Dropdown(options=names, value=scenario, description="scenario")
+        self.compare_with = w.Dropdown(description="compare with", style=WIDE_LABEL)
         self.run_button = w.Button(description="Run", button_style="primary")
         self.step_button = w.Button(description="Step")
         self.compare_button = w.Button(description="Compare")
@@ -107,7 +131,8 @@ class Lab:
         self.tabs.titles = TAB_TITLES
         self.compare_box = w.VBox()
         self.widget = w.VBox([
-            w.HBox([self.scenario, self.budget]),
+            self.scenario,
+            w.HBox([self.budget, self.off_label]),
             self.strategy,
             w.HBox([self.task_state, self.summary_as_user]),
             w.HBox([self.run_button, self.step_button, self.compare_button,
@@ -117,6 +142,10 @@ class Lab:
         self.comparison: Comparison | None = None
         self._stepping: Knobs | None = None
         self.budget.report = self.say
+        self._fit_budget()
+        self._offer_partners()
+        self.scenario.observe(lambda _: self._fit_budget(), names="value")
+        self.strategy.observe(lambda _: self._offer_partners(), names="value")
         self.run_button.on_click(lambda _: self._safely(self.run))
         self.step_button.on_click(lambda _: self._safely(self.step))
         self.compare_button.on_click(lambda _: self._safely(self.compare))
@@ -127,6 +156,19 @@ class Lab:
         return Knobs(scenario=self.scenario.value, budget=int(self.budget.value),
                      strategy=self.strategy.value, task_state=bool(self.task_state.value),
                      summary_role="user" if self.summary_as_user.value else None)
+
+    def _fit_budget(self) -> None:
+        """Fit the slider to the scenario and label its `off` peak."""
+        name = self.scenario.value
+        self.budget.max = budget_max(name)
+        self.off_label.value = (f'<span style="{MESSAGE_STYLE}">{esc(name)} without '
+                                f"compaction peaks at {off_peak(name):,} tokens</span>")
+
+    def _offer_partners(self) -> None:
+        """"compare with" offers every strategy but the selected one."""
+        chosen, kept = self.strategy.value, self.compare_with.value
+        self.compare_with.options = [s for s in STRATEGIES if s != chosen]
+        self.compare_with.value = kept if kept not in (None, chosen) else partner(chosen)
 
     def say(self, text: str) -> None:
         self.message.value = f'<span style="{MESSAGE_STYLE}">{esc(text)}</span>'

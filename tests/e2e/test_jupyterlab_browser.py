@@ -44,17 +44,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def notebook(path: Path) -> None:
+def notebook(path: Path, sources: list[str]) -> None:
     cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-              "source": src} for src in CELLS]
+              "source": src} for src in sources]
     path.write_text(json.dumps({"cells": cells, "metadata": {"kernelspec": {
         "name": "python3", "display_name": "Python 3", "language": "python"}},
         "nbformat": 4, "nbformat_minor": 5}))
 
 
-@pytest.fixture
-def lab_server(tmp_path):
-    notebook(tmp_path / "e2e.ipynb")
+@contextlib.contextmanager
+def jupyter_lab(tmp_path: Path, sources: list[str]):
+    """JupyterLab serving `e2e.ipynb` (a notebook of `sources`); yields (base URL, token)."""
+    notebook(tmp_path / "e2e.ipynb", sources)
     port, token = free_port(), secrets.token_hex(16)
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
            "JUPYTER_COMPACTION_TEXT": ""}
@@ -76,12 +77,37 @@ def lab_server(tmp_path):
                 server.kill()
                 pytest.fail("jupyter lab did not start")
             time.sleep(0.5)
-    yield base, token, tmp_path
-    server.terminate()
     try:
-        server.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        server.kill()
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.fixture
+def lab_server(tmp_path):
+    with jupyter_lab(tmp_path, CELLS) as (base, token):
+        yield base, token, tmp_path
+
+
+@contextlib.contextmanager
+def notebook_page(playwright, base: str, token: str, tmp_path: Path):
+    """Headless Chromium with `e2e.ipynb` open and its kernel idle; yields the page."""
+    browser = playwright.chromium.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
+        viewport={"width": 1400, "height": 1800})
+    try:
+        page = browser.new_page()
+        page.goto(f"{base}/lab/tree/e2e.ipynb?token={token}")
+        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                               timeout=60_000)
+        yield page
+    finally:
+        browser.close()
 
 
 def plot_state(page, index: int) -> dict:
@@ -101,20 +127,11 @@ def test_chart_renders_and_lab_controls_redraw_it(lab_server):
 
     base, token, tmp_path = lab_server
     ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
-            viewport={"width": 1400, "height": 1800})
-        page = browser.new_page()
-        page.goto(f"{base}/lab/tree/e2e.ipynb?token={token}")
-        page.wait_for_selector(".jp-Notebook .jp-Cell .cm-content", timeout=60_000)
-        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
-                               timeout=60_000)
+    with sync_playwright() as p, notebook_page(p, base, token, tmp_path) as page:
         try:
             run_all_and_check(page)
         finally:
             page.screenshot(path=str(ARTIFACTS / "jupyterlab-e2e.png"), full_page=True)
-            browser.close()
 
 
 def accept_kernel_dialog(page) -> None:
@@ -125,10 +142,14 @@ def accept_kernel_dialog(page) -> None:
         page.locator(".jp-Dialog .jp-mod-accept").click(timeout=8_000)
 
 
-def run_all_and_check(page) -> None:
+def run_all_cells(page) -> None:
     accept_kernel_dialog(page)
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+def run_all_and_check(page) -> None:
+    run_all_cells(page)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2",
                            timeout=120_000)
     page.get_by_role("button", name="Run", exact=True).click()

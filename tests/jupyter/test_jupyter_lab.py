@@ -8,7 +8,7 @@ pytest.importorskip("ipywidgets")
 
 from jupyter_compaction.events import TurnStarted  # noqa: E402
 from jupyter_compaction.jupyter import lab as lab_module  # noqa: E402
-from jupyter_compaction.jupyter.lab import MAX_BUDGET, MIN_BUDGET, Lab  # noqa: E402
+from jupyter_compaction.jupyter.lab import MIN_BUDGET, Lab, budget_max, off_peak  # noqa: E402
 from jupyter_compaction.strategies import STRATEGIES  # noqa: E402
 
 
@@ -19,11 +19,25 @@ def lab() -> Lab:
 
 def test_controls(lab):
     assert list(lab.strategy.options) == list(STRATEGIES)
-    assert (lab.budget.min, lab.budget.max, lab.budget.step) == (1_000, 200_000, 500)
+    assert (lab.budget.min, lab.budget.step) == (2_000, 250)
+    assert lab.budget.style.description_width == lab.compare_with.style.description_width \
+        == "initial"  # labels are never cut off
     assert lab.scenario.value == "agents"
     assert lab.tabs.titles == ("Context", "Summary", "Events")
     assert repr(lab) == ("<Lab: scenario agents, budget 8000, strategy progressive, "
                          "task state on>")
+
+
+def test_the_budget_slider_fits_the_scenario_and_labels_its_off_peak(lab):
+    peak = off_peak("agents")
+    assert peak == lab.compare("off", "clear").runs["off"].peak_context
+    assert 2 * peak <= lab.budget.max == budget_max("agents") < 2 * peak + 1_000
+    assert f"agents without compaction peaks at {peak:,} tokens" in lab.off_label.value
+    span = lab.budget.max - lab.budget.min
+    assert (8_000 - 4_000) / span > 0.15  # the lessons' budgets get a good part of it
+    lab.scenario.value = "debug"
+    assert lab.budget.max == budget_max("debug") != budget_max("agents")
+    assert f"{off_peak('debug'):,} tokens" in lab.off_label.value
 
 
 def test_run_fills_chart_and_tabs(lab):
@@ -90,8 +104,11 @@ def test_compare_overlays_two_strategies(lab):
 
 
 def test_compare_defaults_and_bad_names(lab):
-    lab.strategy.value = "clear"
+    assert (lab.strategy.value, lab.compare_with.value) == ("progressive", "trim")
+    lab.strategy.value = "trim"  # never "trim vs trim"
+    assert lab.compare_with.value == "clear" and "trim" not in lab.compare_with.options
     lab.compare_with.value = "compact"
+    lab.strategy.value = "clear"  # a partner that still differs is kept
     assert list(lab.compare().runs) == ["clear", "compact"]
     with pytest.raises(ValueError, match="unknown strategy 'nope'"):
         lab.compare("nope", "trim")
@@ -101,10 +118,10 @@ def test_compare_defaults_and_bad_names(lab):
 def test_out_of_range_budget_is_clamped_with_a_message(lab):
     lab.budget.value = -5
     assert lab.budget.value == MIN_BUDGET
-    assert "clamped to 1000" in lab.message.value
+    assert "clamped to 2000" in lab.message.value
     lab.budget.value = 10**9
-    assert lab.budget.value == MAX_BUDGET
-    assert "clamped to 200000" in lab.message.value
+    assert lab.budget.value == lab.budget.max
+    assert f"clamped to {lab.budget.max}" in lab.message.value
 
 
 @pytest.mark.parametrize("bad", ["abc", 12.5, None, [1], True])

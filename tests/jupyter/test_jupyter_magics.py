@@ -310,7 +310,7 @@ def test_summary_side_by_side_with_dropped_facts(ip):
     assert re.search(r"--- summary prompt \(\d+ tokens\) ---", text)
     assert re.search(r"--- summary \(\d+ tokens\) ---", text)
     assert event.summary.splitlines()[0] in text
-    assert f"dropped by this compaction ({len(event.dropped_facts)}): " in text
+    assert f"dropped by this compaction: {len(event.dropped_facts)} facts" in text
     assert "must-keep facts of logistics: recall" in text
 
 

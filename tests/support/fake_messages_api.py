@@ -11,6 +11,9 @@ speaks enough of the API for `anthropic.Anthropic(base_url=fake.base_url, ...)`:
   `invalid_request_error` worded like the real one. The checks
   are written here from the API's rules, independently of `jupyter_compaction.history`,
   so they catch the library's bugs instead of sharing them.
+- `context_management` (context editing and compaction edits) and the memory tool are
+  accepted with the `anthropic-beta` header each needs and checked for shape
+  (`check_context_management`); the edits are recorded with the body, not applied.
 - Answers come from a `responder` (request JSON -> partial response JSON); `model_responder`
   turns any `jupyter_compaction` `Model` into one.
 - Usage is deterministic. Tokens are approximated as characters / 4 of a canonical
@@ -71,8 +74,10 @@ _MESSAGE_KEYS = {
     "thinking",
     "cache_control",
     "service_tier",
+    "context_management",
 }
-_COUNT_KEYS = {"model", "messages", "system", "tools", "tool_choice", "thinking", "cache_control"}
+_COUNT_KEYS = {"model", "messages", "system", "tools", "tool_choice", "thinking", "cache_control",
+               "context_management"}
 _BLOCK_KEYS: dict[str, set[str]] = {
     "text": {"type", "text", "cache_control", "citations"},
     "image": {"type", "source", "cache_control"},
@@ -367,6 +372,59 @@ def _count_cache_controls(body: dict[str, Any]) -> int:
     return count(body.get("system")) + count(body.get("tools")) + count(body.get("messages"))
 
 
+# Context management (beta): each edit's keys, the `anthropic-beta` value it needs, and the
+# smallest compaction trigger the API takes. The memory tool needs the same beta.
+_EDIT_KEYS = {
+    "clear_tool_uses_20250919": {"type", "trigger", "keep", "clear_at_least", "exclude_tools",
+                                 "clear_tool_inputs"},
+    "clear_thinking_20251015": {"type", "keep"},
+    "compact_20260112": {"type", "trigger", "instructions", "pause_after_compaction"},
+}
+_EDIT_BETA = {"clear_tool_uses_20250919": "context-management-2025-06-27",
+              "clear_thinking_20251015": "context-management-2025-06-27",
+              "compact_20260112": "compact-2026-01-12"}
+_THRESHOLDS = {"trigger": {"input_tokens", "tool_uses"}, "keep": {"tool_uses"},
+               "clear_at_least": {"input_tokens"}}
+_MEMORY_TOOL, _MIN_COMPACT_TRIGGER = "memory_20250818", 50_000
+
+
+def check_context_management(body: dict[str, Any], betas: str) -> str | None:
+    """The 400 message for a bad `context_management` or memory tool, else None."""
+    enabled = {b.strip() for b in betas.split(",")}
+    memory = any(isinstance(t, dict) and t.get("type") == _MEMORY_TOOL
+                 for t in body.get("tools") or [])
+    if memory and "context-management-2025-06-27" not in enabled:
+        return "tools: the memory tool needs the context-management-2025-06-27 beta"
+    if "context_management" not in body:
+        return None
+    config = body["context_management"]
+    if not isinstance(config, dict) or set(config) - {"edits"}:
+        return "context_management: only `edits` is permitted"
+    for k, edit in enumerate(config.get("edits") or []):
+        where = f"context_management.edits.{k}"
+        kind = edit.get("type") if isinstance(edit, dict) else None
+        if kind not in _EDIT_KEYS:
+            return f"{where}.type: Input tag {kind!r} does not match any of the expected tags"
+        if _EDIT_BETA[kind] not in enabled:
+            return f"{where}: {kind} needs the anthropic-beta header {_EDIT_BETA[kind]}"
+        extra = set(edit) - _EDIT_KEYS[kind]
+        if extra:
+            return f"{where}.{sorted(extra)[0]}: Extra inputs are not permitted"
+        for key, kinds in _THRESHOLDS.items():
+            value = edit.get(key)
+            if key in edit and not (isinstance(value, dict) and value.get("type") in kinds
+                                    and type(value.get("value")) is int and value["value"] >= 0):
+                return f"{where}.{key}: expected {{'type': one of {sorted(kinds)}, 'value': int}}"
+        if kind == "compact_20260112" and "trigger" in edit and (
+                edit["trigger"]["type"] != "input_tokens"
+                or edit["trigger"]["value"] < _MIN_COMPACT_TRIGGER):
+            return f"{where}.trigger: must be at least {_MIN_COMPACT_TRIGGER} input_tokens"
+        names = edit.get("exclude_tools", [])
+        if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+            return f"{where}.exclude_tools: Input should be a valid list of strings"
+    return None
+
+
 def validate_request(body: Any, *, count_tokens: bool = False) -> str | None:
     """The 400 message the fake would answer for `body`, or None when it is valid."""
     try:
@@ -628,6 +686,8 @@ class FakeMessagesAPI:
             return error(400, "invalid_request_error", "The request body is not valid JSON.")
         counting = path.endswith("/count_tokens")
         problem = validate_request(body, count_tokens=counting)
+        if problem is None and isinstance(body, dict):
+            problem = check_context_management(body, handler.headers.get("anthropic-beta", ""))
         if problem is not None:
             return error(400, "invalid_request_error", problem)
         if counting:

@@ -1,0 +1,95 @@
+"""The library's knobs as the Messages API's context management, sent with the real SDK
+to the local fake Messages API (which checks the edits' shape and beta headers)."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_compaction import ClearToolResults
+from jupyter_compaction.api_context import (
+    COMPACTION_BETA,
+    CONTEXT_EDITING_BETA,
+    clear_tool_edit,
+    compact_edit,
+    context_request,
+    memory_tool,
+)
+from tests.support.fake_messages_api import FakeMessagesAPI
+
+anthropic = pytest.importorskip("anthropic")
+
+TOOLS = [{"name": "read_file", "description": "Read a file.",
+          "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+HISTORY = [
+    {"role": "user", "content": "Which handler table does agents/router.py use?"},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "read_file",
+                                       "input": {"path": "agents/router.py"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                  "content": "TOOL_HANDLERS = {...}"}]},
+]
+
+
+def test_clear_tool_edit_carries_the_strategy_knobs():
+    clear = ClearToolResults(keep_last=2, exclude_tools=("todo_update",), clear_at_least=1_500)
+    assert clear_tool_edit(clear, trigger=30_000) == {
+        "type": "clear_tool_uses_20250919",
+        "trigger": {"type": "input_tokens", "value": 30_000},
+        "keep": {"type": "tool_uses", "value": 2},
+        "clear_at_least": {"type": "input_tokens", "value": 1_500},
+        "exclude_tools": ["todo_update"]}
+    plain = clear_tool_edit(ClearToolResults(), trigger=8_000, clear_inputs=True)
+    assert set(plain) == {"type", "trigger", "keep", "clear_tool_inputs"}  # defaults left out
+    assert plain["keep"]["value"] == ClearToolResults().keep_last
+
+
+def test_compact_edit_and_its_minimum_trigger():
+    assert compact_edit(60_000) == {"type": "compact_20260112",
+                                    "trigger": {"type": "input_tokens", "value": 60_000}}
+    assert compact_edit(60_000, "Keep every ID.")["instructions"] == "Keep every ID."
+    with pytest.raises(ValueError, match="at least 50_000 tokens, not 8_000"):
+        compact_edit(8_000)
+
+
+def test_context_request_names_the_betas_each_feature_needs():
+    clear = clear_tool_edit(ClearToolResults(), 30_000)
+    assert context_request([clear])["betas"] == [CONTEXT_EDITING_BETA]
+    assert context_request([compact_edit(60_000)])["betas"] == [COMPACTION_BETA]
+    both = context_request([clear, compact_edit(60_000)], TOOLS, memory=True)
+    assert both["betas"] == [CONTEXT_EDITING_BETA, COMPACTION_BETA]
+    assert both["tools"] == [*TOOLS, {"type": "memory_20250818", "name": "memory"}]
+    assert context_request([compact_edit(60_000)], memory=True)["betas"] == [
+        CONTEXT_EDITING_BETA, COMPACTION_BETA]
+
+
+def send(api: FakeMessagesAPI, **extra):
+    client = anthropic.Anthropic(api_key="sk-ant-test-key", base_url=api.base_url, max_retries=0)
+    return client.beta.messages.create(model="claude-haiku-4-5", max_tokens=64,
+                                       messages=HISTORY, **extra)
+
+
+def test_the_sdk_sends_the_exact_parameters_and_the_api_accepts_them():
+    request = context_request(
+        [clear_tool_edit(ClearToolResults(keep_last=1, exclude_tools=("read_file",)), 30_000),
+         compact_edit(60_000)], TOOLS, memory=True)
+    with FakeMessagesAPI() as api:
+        send(api, **request)
+    (record,) = api.message_requests
+    assert record["status"] == 200, record["response"]
+    assert record["body"]["context_management"] == request["context_management"]
+    assert record["body"]["tools"] == request["tools"]
+    assert record["headers"]["anthropic-beta"].split(",") == request["betas"]
+
+
+@pytest.mark.parametrize(("extra", "error"), [
+    ({"context_management": {"edits": [compact_edit(60_000)]}}, "needs the anthropic-beta header"),
+    ({"betas": [COMPACTION_BETA], "context_management": {"edits": [
+        {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 8_000}}]}},
+     "must be at least 50000 input_tokens"),
+    ({"betas": [CONTEXT_EDITING_BETA], "context_management": {"edits": [
+        {"type": "clear_tool_uses_20250919", "keep_last": 3}]}}, "Extra inputs are not permitted"),
+    ({"tools": [*TOOLS, memory_tool()]}, "the memory tool needs the context-management"),
+])
+def test_the_fake_api_refuses_what_the_real_one_refuses(extra, error):
+    extra.setdefault("tools", TOOLS)
+    with FakeMessagesAPI() as api, pytest.raises(anthropic.BadRequestError, match=error):
+        send(api, **extra)
