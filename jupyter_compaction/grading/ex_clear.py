@@ -14,13 +14,18 @@ values are computed with `clear_at_least` disabled, so a short output is cleared
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Callable
 from typing import Any
 
 from ..history import InvalidHistory, Message, validate
 from ..strategies import PLACEHOLDER, ClearToolResults
 from .base import Case, Exercise, Test, first_difference
-from .histories import assistant, counter, reading_history, result, text, use, user
+from .histories import (assistant, counter, random_history, reading_history, result, text,
+                        use, user)
+
+HIDDEN_CASES = 8
+PLACEHOLDERS = (PLACEHOLDER, "[cleared]", "<old output removed>")
 
 ANY_BUDGET = 10**9  # ClearToolResults ignores the budget
 ALWAYS = -(10**9)  # clear_at_least: clear even when the placeholder is longer than the output
@@ -96,6 +101,31 @@ def stays_valid(fn: Callable[..., Any]) -> str | None:
     return first_difference(got, expected(text_after_results(), keep_last=1))
 
 
+def hidden_case(n: int, rng: random.Random) -> Case:
+    """A random history, keep_last and placeholder; one result may already be cleared."""
+    history = random_history(rng, rng.randint(2, 7))
+    keep_last, placeholder = rng.randint(0, 4), rng.choice(PLACEHOLDERS)
+    blocks = [b for m in history if not isinstance(m["content"], str) for b in m["content"]
+              if b["type"] == "tool_result"]
+    if len(blocks) > 2 and rng.random() < 0.5:
+        rng.choice(blocks[:-1])["content"] = placeholder
+
+    def test(fn: Callable[..., Any]) -> str | None:
+        given = copy.deepcopy(history)
+        got = fn(given, keep_last=keep_last, placeholder=placeholder)
+        found = first_difference(given, history, "messages")
+        if found:
+            return f"the input changed: {found}"
+        return first_difference(got, expected(copy.deepcopy(history), keep_last, placeholder))
+
+    return Case(f"hidden case {n}", f"a random history, keep_last={keep_last}, placeholder="
+                f"{placeholder!r}", test)
+
+
+def hidden(rng: random.Random) -> tuple[Case, ...]:
+    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
+
+
 CASES = (
     Case("clears all but the last 3 by default",
          "replace the content of every tool_result except the last keep_last (3 by default)"
@@ -146,4 +176,6 @@ EXERCISE = Exercise(
              "with `placeholder`; keep every message, block, id and role; never mutate the "
              "input.",
     cases=CASES,
+    hidden=hidden,
+    library=("ClearToolResults",),
 )

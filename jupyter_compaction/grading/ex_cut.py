@@ -13,12 +13,16 @@ Left out: choosing the cut (lessons 4 and 5 do that with a token budget).
 
 from __future__ import annotations
 
+import copy
+import random
 from collections.abc import Callable
 from typing import Any
 
 from ..history import Message, cut_points
 from .base import Case, Exercise, Test, compare
-from .histories import assistant, reading_history, result, text, use, user
+from .histories import assistant, random_history, reading_history, result, text, use, user
+
+HIDDEN_CASES = 10
 
 
 def expected(messages: list[Message], cut: int) -> int:
@@ -56,6 +60,17 @@ def follow_up() -> list[Message]:
 def text_only() -> list[Message]:
     return [user("Plan the work."), assistant("First I will read the files."),
             user("Go ahead."), assistant("Done planning.")]
+
+
+def hidden_case(n: int, rng: random.Random) -> Case:
+    history = random_history(rng)
+    cut = rng.randint(-3, len(history) + 2)
+    return Case(f"hidden case {n}", f"a random history of {len(history)} messages, cut={cut}",
+                same_as_library(lambda: copy.deepcopy(history), cut))
+
+
+def hidden(rng: random.Random) -> tuple[Case, ...]:
+    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
 
 
 CASES = (
@@ -97,4 +112,6 @@ EXERCISE = Exercise(
              "message), or len(messages) if there is none; for cut <= 0, the first such "
              "index >= 1.",
     cases=CASES,
+    hidden=hidden,
+    library=("cut_points", "TrimTurns"),
 )
