@@ -5,6 +5,9 @@ In a lesson notebook, after defining the function an exercise asks for:
     from jupyter_compaction.grading import check
     check("ex3")                      # or, with the extension loaded: %check ex3
 
+`grade_source("ex3", source)` scores a learner's source on the public cases and on
+hidden ones drawn for that run, in a separate process (`isolated.py`).
+
 For a teacher: `jupyter-compaction release lessons/ OUT/` writes learner copies with the
 solutions replaced by stubs (`notebooks.py`), and `jupyter-compaction grade NB...` runs
 notebooks in fresh kernels and scores every exercise (`grader.py`).
@@ -15,6 +18,7 @@ Importing this package imports no IPython, nbformat or nbclient.
 from .base import Case, CheckResult, Exercise, Failure
 from .check import check, checks_for, register_magics, report
 from .exercises import EXERCISES
+from .isolated import grade_source
 
 __all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Failure", "check", "checks_for",
-           "register_magics", "report"]
+           "grade_source", "register_magics", "report"]

@@ -80,7 +80,9 @@ class CheckResult:
 
     @property
     def complete(self) -> bool:
-        return self.total > 0 and self.passed == self.total
+        """Every case passed: the exercise's points are earned (all or nothing, as in
+        nbgrader, so a table of the public answers that fails a hidden case earns 0)."""
+        return self.total > 0 and self.passed == self.total and not self.failures
 
     def to_json(self) -> dict[str, Any]:
         return {"exercise": self.exercise, "passed": self.passed, "total": self.total,

@@ -21,10 +21,9 @@ from typing import Any
 from ..history import InvalidHistory, Message, validate
 from ..strategies import PLACEHOLDER, ClearToolResults
 from .base import Case, Exercise, Test, first_difference
-from .histories import (assistant, counter, random_history, reading_history, result, text,
-                        use, user)
+from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
-HIDDEN_CASES = 8
+HIDDEN_CASES = 10
 PLACEHOLDERS = (PLACEHOLDER, "[cleared]", "<old output removed>")
 
 ANY_BUDGET = 10**9  # ClearToolResults ignores the budget
@@ -102,13 +101,16 @@ def stays_valid(fn: Callable[..., Any]) -> str | None:
 
 
 def hidden_case(n: int, rng: random.Random) -> Case:
-    """A random history, keep_last and placeholder; one result may already be cleared."""
+    """A random history, keep_last and placeholder; one of the newest results may already
+    hold the placeholder (it must not count among the last keep_last)."""
     history = random_history(rng, rng.randint(2, 7))
-    keep_last, placeholder = rng.randint(0, 4), rng.choice(PLACEHOLDERS)
+    keep_last = rng.randint(0, 4)
+    placeholder = PLACEHOLDER if rng.random() < 0.3 else rng.choice(PLACEHOLDERS[1:])
     blocks = [b for m in history if not isinstance(m["content"], str) for b in m["content"]
               if b["type"] == "tool_result"]
-    if len(blocks) > 2 and rng.random() < 0.5:
-        rng.choice(blocks[:-1])["content"] = placeholder
+    if len(blocks) > 1 and rng.random() < 0.7:  # one of the newest already holds it
+        newest = max(0, min(len(blocks) - keep_last, len(blocks) - 2))
+        blocks[rng.randrange(newest, len(blocks) - 1)]["content"] = placeholder
 
     def test(fn: Callable[..., Any]) -> str | None:
         given = copy.deepcopy(history)

@@ -24,8 +24,7 @@ from ..history import Message, cut_points
 from ..strategies import SummarizeMiddle
 from ..tokens import TokenCounter
 from .base import Case, Exercise, Test, compare
-from .histories import (assistant, counter, random_history, reading_history, result, text,
-                        use, user)
+from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
 FIXED_TOKENS = 100  # what every message costs under FixedCounter
 HIDDEN_CASES = 8

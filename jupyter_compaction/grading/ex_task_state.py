@@ -60,13 +60,13 @@ SUBJECTS = ("Read the policy", "Check services/web", "List every dependency",
 
 
 def random_todos(rng: random.Random) -> list[dict]:
-    """Mixed todos: own ids or none (numbered by position), any status or none, notes that
-    are set, empty or absent."""
+    """Mixed todos: own ids, or none, None or "" (numbered by position), any status or
+    none, notes that are set, empty or absent."""
     todos = []
     for n in range(1, rng.randint(1, 5) + 1):
         todo: dict[str, Any] = {"subject": rng.choice(SUBJECTS)}
-        if rng.random() < 0.5:
-            todo["id"] = f"t{n}" if rng.random() < 0.5 else str(n)
+        if rng.random() < 0.6:
+            todo["id"] = rng.choice((f"t{n}", str(n), None, ""))
         if rng.random() < 0.7:
             todo["status"] = rng.choice(STATUS_NAMES)
         if rng.random() < 0.5:
