@@ -9,16 +9,16 @@ In a lesson notebook, after defining the function an exercise asks for:
 hidden ones drawn for that run, in a separate process (`isolated.py`).
 
 For a teacher: `jupyter-compaction release lessons/ OUT/` writes learner copies with the
-solutions replaced by stubs (`notebooks.py`), and `jupyter-compaction grade NB...` runs
-notebooks in fresh kernels and scores every exercise (`grader.py`).
+solutions replaced by stubs (`notebooks.py`), and `jupyter-compaction grade NB...` scores the
+functions each notebook defines with `grade_source` (`grader.py`).
 
 Importing this package imports no IPython, nbformat or nbclient.
 """
 
 from .base import Case, CheckResult, Exercise, Failure
-from .check import check, checks_for, register_magics, report
+from .check import check, checks_for, register_magics
 from .exercises import EXERCISES
 from .isolated import grade_source
 
 __all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Failure", "check", "checks_for",
-           "grade_source", "register_magics", "report"]
+           "grade_source", "register_magics"]
