@@ -89,6 +89,7 @@ def run_release(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Add `grade` and `release` to the `jupyter-compaction` subcommands."""
     from .grader import default_jobs
+    from .notebooks import LEARNER_COPIES, SOURCES
 
     g = sub.add_parser("grade", help="score every exercise in notebooks, or in a folder with"
                        " one folder of notebooks per learner (writes a gradebook)")
@@ -103,6 +104,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     g.set_defaults(func=run_grade)
 
     r = sub.add_parser("release", help="write learner copies: solutions stubbed, outputs cleared")
-    r.add_argument("source", metavar="LESSONS", help="folder with the solved notebooks")
-    r.add_argument("target", metavar="OUT", help="folder to write the learner copies to")
+    r.add_argument("source", metavar="LESSONS", nargs="?", default=SOURCES,
+                   help="folder with the solved notebooks (default: %(default)s)")
+    r.add_argument("target", metavar="OUT", nargs="?", default=LEARNER_COPIES,
+                   help="folder to write the learner copies to (default: %(default)s)")
     r.set_defaults(func=run_release)
