@@ -91,7 +91,14 @@ def bindings(cells: Iterable[str]) -> dict[str, Binding]:
 
 
 def _free_names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - BUILTINS
+    """Names `node` reads but never binds itself (an approximation: no scope analysis)."""
+    loaded, bound = set(), set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            (loaded if isinstance(n.ctx, ast.Load) else bound).add(n.id)
+        elif isinstance(n, ast.arg):
+            bound.add(n.arg)
+    return loaded - bound - BUILTINS
 
 
 def collect(cells: Iterable[str], function: str) -> str | None:

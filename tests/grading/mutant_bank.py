@@ -218,6 +218,97 @@ def fact_recall(summary, must_keep):
     ("looks facts up among the words", R["ex7"].replace(
         "text = summary.lower()", "text = summary.lower().split()")),
 ]
+EX1 = ("from jupyter_compaction.tokens import TokenCounter\n\n"
+       "def needs_compaction(counter, messages, system, tools, budget, trigger=0.8):\n"
+       "    return {}\n")
+MUTANTS["ex1"] += [(name, EX1.format(body)) for name, body in (
+    ("messages only", "counter.count(messages) > trigger * budget"),
+    ("forgets the tools", "counter.count(messages, system) > trigger * budget"),
+    ("forgets the system prompt", "counter.count(messages, None, tools) > trigger * budget"),
+    (">= at the trigger", "counter.count(messages, system, tools) >= trigger * budget"),
+    ("compares with the budget", "counter.count(messages, system, tools) > budget"),
+    ("hard-coded 0.8", "counter.count(messages, system, tools) > 0.8 * budget"),
+    ("characters / 4", "(len(str(messages)) + len(system or '') + len(str(tools or ''))) // 4"
+                       " > trigger * budget"),
+    ("integer threshold", "counter.count(messages, system, tools) > int(trigger) * budget"),
+    ("a new tiktoken counter", "TokenCounter().count(messages, system, tools) > trigger * budget"),
+    ("counts each message with count_text", "sum(counter.count_text(str(m)) for m in messages)"
+                                           " > trigger * budget"),
+    ("system counted as text, tools forgotten",
+     "counter.count(messages) + counter.count_text(system or '') > trigger * budget"),
+)]
+
+EX3B = R["ex3b"]
+MUTANTS["ex3b"] += [
+    ("drops messages, not turns", EX3B.replace(
+        "return messages[:starts[0]] + messages[starts[count]:]",
+        "return messages[:1] + messages[1 + count:]")),
+    ("no cap on drop", EX3B.replace("min(max(drop, 0), max(droppable, 0))", "max(drop, 0)")),
+    ("may drop the newest turn", EX3B.replace("droppable = len(starts) - 1",
+                                              "droppable = len(starts)")),
+    ("drops the task too", EX3B.replace("return messages[:starts[0]] + messages[starts[count]:]",
+                                        "return messages[starts[count]:]")),
+    ("mutates the input", EX3B.replace(
+        "    return messages[:starts[0]] + messages[starts[count]:]",
+        "    del messages[starts[0]:starts[count]]\n    return messages")),
+    ("negative drop slices from the end", EX3B.replace("min(max(drop, 0), max(droppable, 0))",
+                                                      "min(drop, max(droppable, 0))")),
+    ("drops the newest turns instead", EX3B.replace(
+        "return messages[:starts[0]] + messages[starts[count]:]",
+        "return messages[:starts[-count]] if count < len(starts) else messages[:1]")),
+    ("turns found by tool_result blocks", '''
+def drop_oldest_turns(messages, drop):
+    starts = [i for i in range(1, len(messages)) if messages[i]["role"] == "assistant"
+              and i + 1 < len(messages) and not isinstance(messages[i + 1]["content"], str)]
+    count = min(max(drop, 0), max(len(starts) - 1, 0))
+    if count == 0:
+        return list(messages)
+    return messages[:starts[0]] + messages[starts[count]:]
+'''),
+    ("off by one: drops one turn fewer",
+     EX3B.replace("if count == 0:", "count -= 1\n    if count <= 0:")),
+    ("returns the same list object unchanged", EX3B.replace("return list(messages)",
+                                                            "messages.append(messages[-1])\n"
+                                                            "        return messages[:-1]")),
+]
+EX6B = R["ex6b"]
+MUTANTS["ex6b"] += [
+    ("newest first", EX6B.replace("    return chain", "    return chain[::-1]")),
+    ("a missing ancestor raises", EX6B.replace("parent not in parents or ", "")),
+    ("loops forever on a loop", EX6B.replace(" or parent in chain", "")),
+    ("includes the missing ancestor", EX6B.replace(
+        "        if parent not in parents or parent in chain:\n            break\n"
+        "        chain.insert(0, parent)",
+        "        chain.insert(0, parent)\n"
+        "        if parent not in parents or parent in chain[1:]:\n            break")),
+    ("excludes the session asked for", EX6B.replace("    return chain", "    return chain[:-1]")),
+    ("walks down instead of up", '''
+def session_chain(parents, session_id):
+    chain = [session_id]
+    while True:
+        children = [s for s, p in parents.items() if p == chain[-1] and s not in chain]
+        if not children:
+            return chain
+        chain.append(children[0])
+'''),
+    ("ids sorted instead of followed", '''
+def session_chain(parents, session_id):
+    return sorted(s for s in parents if s <= session_id)
+'''),
+    ("stops one short of the root", EX6B.replace(
+        "while parents[chain[0]] is not None:",
+        "while parents.get(parents[chain[0]]) is not None:")),
+    ("returns only the root and the session", '''
+def session_chain(parents, session_id):
+    root = session_id
+    seen = {root}
+    while parents.get(root) in parents and parents[root] not in seen:
+        root = parents[root]
+        seen.add(root)
+    return [root, session_id] if root != session_id else [root]
+'''),
+    ("a set loses the order", EX6B.replace("    return chain", "    return list(set(chain))")),
+]
 SETTINGS = '''
 def choose_settings():
     return {settings}

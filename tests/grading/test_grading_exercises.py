@@ -29,7 +29,7 @@ def solution(exercise: str, source: str | None = None):
 
 def test_every_exercise_has_a_reference_and_two_wrong_solutions():
     assert set(REFERENCE) == set(EXERCISES) == {
-        "ex2", "ex3", "ex4", "ex4b", "ex5", "ex6", "ex7", "ex8"}
+        "ex1", "ex2", "ex3", "ex3b", "ex4", "ex4b", "ex5", "ex6", "ex6b", "ex7", "ex8"}
     for exercise in EXERCISES:
         assert sum(e == exercise for e, _, _ in WRONG) >= 2, exercise
 
@@ -86,7 +86,7 @@ def test_a_name_that_is_not_a_function_says_so(capsys):
 
 
 def test_unknown_exercise_lists_the_ids():
-    with pytest.raises(ValueError, match="ex2, ex3, ex4, ex4b, ex5, ex6, ex7, ex8"):
+    with pytest.raises(ValueError, match="ex1, ex2, ex3, ex3b, ex4, ex4b, ex5, ex6, ex6b, ex7, ex8"):
         check("ex99")
 
 
