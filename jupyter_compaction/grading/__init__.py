@@ -15,11 +15,12 @@ functions each notebook defines with `grade_source` (`grader.py`).
 Importing this package imports no IPython, nbformat or nbclient.
 """
 
+from .autograde import autograde
 from .base import Case, CheckResult, Exercise, Failure
 from .check import check, checks_for, register_magics
 from .exercises import EXERCISES
 from .fallback import solved_or_reference
 from .isolated import grade_source
 
-__all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Failure", "check", "checks_for",
-           "grade_source", "register_magics", "solved_or_reference"]
+__all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Failure", "autograde", "check",
+           "checks_for", "grade_source", "register_magics", "solved_or_reference"]

@@ -6,7 +6,9 @@ In a lesson's code cells, a solution sits between a line `### BEGIN SOLUTION` an
 `### BEGIN SOLUTION` line, so a stub inside a function body stays inside it, as
 nbgrader's `generate_assignment` does. Outputs, execution counts and timing records are
 cleared, except in cells that start with `# NBVAL_CHECK_OUTPUT` (they show the same
-numbers in the learner copy, and nbval checks both); saved widget state is dropped.
+numbers in the learner copy, and nbval checks both); saved widget state is dropped, and
+so are nbgrader's autograded test cells (`nbgrader_cells.py`), which fail until the
+exercise is solved.
 `release()` does that for every notebook under a folder and copies the other files (a
 README, data) as they are, keeping the folder layout. The course's learner copies are
 `release("lessons", "learn")`, the defaults of `jupyter-compaction release`.
@@ -61,6 +63,9 @@ def strip_solutions(source: str, where: str = "cell") -> str:
 
 def release_notebook(nb: Any, name: str = "notebook") -> Any:
     """Strip solutions and clear outputs in `nb` (an nbformat NotebookNode), in place."""
+    from .nbgrader_cells import is_test_cell
+
+    nb.cells = [cell for cell in nb.cells if not is_test_cell(cell)]
     for index, cell in enumerate(nb.cells):
         cell.metadata.pop("execution", None)
         if cell.cell_type != "code":
