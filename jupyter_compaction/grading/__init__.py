@@ -8,9 +8,11 @@ In a lesson notebook, after defining the function an exercise asks for:
 `grade_source("ex3", source)` scores a learner's source on the public cases and on
 hidden ones drawn for that run, in a separate process (`isolated.py`).
 
-For a teacher: `jupyter-compaction release lessons/ OUT/` writes learner copies with the
-solutions replaced by stubs (`notebooks.py`), and `jupyter-compaction grade NB...` scores the
-functions each notebook defines with `grade_source` (`grader.py`).
+For a teacher: `jupyter-compaction release` writes the learner copies in `learn/` with
+the solutions replaced by stubs (`notebooks.py`); `jupyter-compaction grade NB...` (or a
+folder of learners' folders, for a gradebook) scores the functions each notebook defines
+with `grade_source` (`grader.py`); and the lessons are nbgrader source notebooks whose
+test cells call `autograde("ex3")` (`nbgrader_cells.py`, `autograde.py`).
 
 Importing this package imports no IPython, nbformat or nbclient.
 """

@@ -20,7 +20,7 @@ from .exercises import EXERCISES
 from .grader import POINTS
 
 SCHEMA_VERSION = 3
-TEST_SOURCE = 'from jupyter_compaction.grading import autograde\nautograde("{id}")'
+TEST_SOURCE = 'from jupyter_compaction.grading import autograde\n\nautograde("{id}")'
 CHECK_CELL = re.compile(r"""^\s*(?:check\(\s*["']([\w-]+)["']\s*\)|%check\s+([\w-]+))\s*$""")
 
 
