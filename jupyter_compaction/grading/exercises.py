@@ -13,6 +13,7 @@ only collects them. Ids and function names are fixed: the lesson notebooks call
 | ex4  | 4 | `tail_start(messages, counter, tail_tokens)` |
 | ex4b | 4 | `summary_prompt(middle, previous)` |
 | ex5  | 5 | `is_stuck(tokens_before, tokens_after, budget)` |
+| ex5b | 5 | `compact_history(messages, summary)` |
 | ex6  | 6 | `render_task_state(goal, todos)` |
 | ex6b | 6 | `session_chain(parents, session_id)` |
 | ex7  | 7 | `fact_recall(summary, must_keep)` |
@@ -27,6 +28,7 @@ from . import (
     ex_capstone,
     ex_chain,
     ex_clear,
+    ex_compact,
     ex_cut,
     ex_prompt,
     ex_recall,
@@ -46,6 +48,7 @@ MODULES = [  # in course order; a new exercise is one more line
     ex_tail,
     ex_prompt,
     ex_stuck,
+    ex_compact,
     ex_task_state,
     ex_chain,
     ex_recall,

@@ -42,7 +42,7 @@ def mark(nb: Any) -> Any:
     by_function = {e.function: e for e in EXERCISES.values()}
     cells = list(nb.cells)
     for cell in cells:
-        found = re.match(r"def (\w+)\(", cell.source) if cell.cell_type == "code" else None
+        found = re.search(r"^def (\w+)\(", cell.source, re.M) if cell.cell_type == "code" else None
         if found and found.group(1) in by_function and "### BEGIN SOLUTION" in cell.source:
             cell.metadata["nbgrader"] = metadata(f"{by_function[found.group(1)].id}-solution",
                                                  solution=True)

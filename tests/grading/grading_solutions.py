@@ -35,6 +35,17 @@ def session_chain(parents, session_id):
         chain.insert(0, parent)
     return chain
 ''',
+    "ex5b": '''
+from jupyter_compaction.history import blocks
+from jupyter_compaction.summaries import is_summary, summary_block
+
+def compact_history(messages, summary):
+    if len(messages) < 2 or not summary.strip():
+        return list(messages)
+    task = [b for b in blocks(messages[0])
+            if not (b["type"] == "text" and is_summary(b["text"]))]
+    return [{"role": "user", "content": [*task, summary_block(summary, "user")]}]
+''',
     "ex2": '''
 from jupyter_compaction.strategies import PLACEHOLDER
 
@@ -142,6 +153,10 @@ WRONG: list[tuple[str, str, str]] = [
     ("ex3b", REFERENCE["ex3b"].replace("len(starts) - 1", "len(starts)"),
      "the newest turn always stays"),
     ("ex3b", REFERENCE["ex3b"].replace("max(drop, 0)", "drop"), "a negative drop"),
+    ("ex5b", REFERENCE["ex5b"].replace('summary_block(summary, "user")', "summary_block(summary)"),
+     "the summary is a user-role summary block"),
+    ("ex5b", REFERENCE["ex5b"].replace(" or not summary.strip()", ""),
+     "an empty summary changes nothing"),
     ("ex6b", REFERENCE["ex6b"].replace("    return chain", "    return chain[::-1]"),
      "a chain of four"),
     ("ex6b", REFERENCE["ex6b"].replace("parent not in parents or ", ""), "a missing ancestor"),

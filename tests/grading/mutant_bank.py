@@ -271,6 +271,34 @@ def drop_oldest_turns(messages, drop):
                                                             "messages.append(messages[-1])\n"
                                                             "        return messages[:-1]")),
 ]
+EX5B = R["ex5b"]
+MUTANTS["ex5b"] += [
+    ("assistant-role summary block", EX5B.replace('summary_block(summary, "user")',
+                                                 "summary_block(summary)")),
+    ("keeps the older summary", EX5B.replace(
+        'if not (b["type"] == "text" and is_summary(b["text"]))', "")),
+    ("a hand-written prefix", EX5B.replace(
+        'summary_block(summary, "user")',
+        '{"type": "text", "text": "Progress so far: " + summary}')),
+    ("an assistant message", EX5B.replace('[{"role": "user"', '[{"role": "assistant"')),
+    ("keeps the newest turn too", EX5B.replace(
+        'summary_block(summary, "user")]}]', 'summary_block(summary, "user")]}]'
+        ' + messages[-2:]')),
+    ("writes an empty summary", EX5B.replace(" or not summary.strip()", "")),
+    ("compacts a lone task", EX5B.replace("len(messages) < 2 or ", "")),
+    ("keeps only the task's first block", EX5B.replace(
+        "for b in blocks(messages[0])", "for b in blocks(messages[0])[:1]")),
+    ("the summary as a second user message", EX5B.replace(
+        '    return [{"role": "user", "content": [*task, summary_block(summary, "user")]}]',
+        '    return [{"role": "user", "content": task},\n'
+        '            {"role": "user", "content": [summary_block(summary, "user")]}]')),
+    ("mutates the task message", EX5B.replace(
+        '    return [{"role": "user", "content": [*task, summary_block(summary, "user")]}]',
+        '    first = messages[0]\n    first["content"] = [*task, summary_block(summary, "user")]'
+        '\n    return [first]')),
+    ("the summary before the task", EX5B.replace(
+        '[*task, summary_block(summary, "user")]', '[summary_block(summary, "user"), *task]')),
+]
 EX6B = R["ex6b"]
 MUTANTS["ex6b"] += [
     ("newest first", EX6B.replace("    return chain", "    return chain[::-1]")),

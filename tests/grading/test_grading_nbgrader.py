@@ -28,7 +28,7 @@ from jupyter_compaction.grading.nbgrader_cells import is_test_cell
 
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = sorted((REPO / "lessons").glob("[0-9][0-9]_*.ipynb"))
-LESSON = REPO / "lessons" / "05_who_summarizes_preflight_stuck.ipynb"  # one exercise, fast
+LESSON = REPO / "lessons" / "05_who_summarizes_preflight_stuck.ipynb"  # a fast lesson
 ASSIGNMENT = "lesson05"
 SEED = "5"
 WRONG = ("< 0.10 * tokens_before", "<= 0.10 * tokens_before")
@@ -89,4 +89,6 @@ def test_nbgrader_autograde_gives_the_scores_jupyter_compaction_grade_gives(tmp_
          str(tmp_path / "book"), "--seed", SEED], tmp_path)
     book = json.loads((tmp_path / "book" / "gradebook.json").read_text())
     mine = {x["learner"]: float(x["points"]) for x in book["learners"]}
-    assert mine == theirs == {"solved": POINTS, "wrong": 0.0, "blank": 0.0}
+    exercises = sum(e.lesson == 5 for e in EXERCISES.values())  # ex5 is the one made wrong
+    assert mine == theirs == {"solved": POINTS * exercises, "wrong": POINTS * (exercises - 1),
+                              "blank": 0.0}
