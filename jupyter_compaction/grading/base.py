@@ -151,6 +151,13 @@ def run_case(case: Case, fn: Callable[..., Any], timeout: float | None = None) -
     return attempt(case, fn, timeout)[0]
 
 
+def numbered(make: Callable[[int, random.Random], Case], count: int) -> Hidden:
+    """Hidden cases `make(1, rng)` to `make(count, rng)`, drawn from one generator."""
+    def hidden(rng: random.Random) -> tuple[Case, ...]:
+        return tuple(make(n, rng) for n in range(1, count + 1))
+    return hidden
+
+
 def compare(got: Any, expected: Any, what: str = "returned") -> str | None:
     """None if equal, else `returned X, expected Y`."""
     if got == expected and type(got) is type(expected):

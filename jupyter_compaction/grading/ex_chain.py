@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store import META, SessionStore, write_atomic
-from .base import Case, Exercise, Test, compare
+from .base import Case, Exercise, Test, compare, numbered
 
 HIDDEN_CASES = 8
 CREATED = "2026-01-01T00:00:00+00:00"
@@ -79,10 +79,6 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_store(parents, target))
 
 
-def hidden(rng: random.Random) -> tuple[Case, ...]:
-    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
-
-
 EXERCISE = Exercise(
     id="ex6b", lesson=6, function="session_chain",
     signature="session_chain(parents, session_id)",
@@ -90,6 +86,6 @@ EXERCISE = Exercise(
              "session). Return the ids from the first session down to `session_id`; a parent "
              "that is not in `parents`, or that is already in the chain, ends the walk.",
     cases=CASES,
-    hidden=hidden,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("SessionStore", "chain"),
 )

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..history import InvalidHistory, Message, validate
 from ..strategies import PLACEHOLDER, ClearToolResults
-from .base import Case, Exercise, Test, first_difference
+from .base import Case, Exercise, Test, first_difference, numbered
 from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
 HIDDEN_CASES = 10
@@ -124,10 +124,6 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 f"{placeholder!r}", test)
 
 
-def hidden(rng: random.Random) -> tuple[Case, ...]:
-    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
-
-
 CASES = (
     Case("clears all but the last 3 by default",
          "replace the content of every tool_result except the last keep_last (3 by default)"
@@ -178,6 +174,6 @@ EXERCISE = Exercise(
              "with `placeholder`; keep every message, block, id and role; never mutate the "
              "input.",
     cases=CASES,
-    hidden=hidden,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("ClearToolResults",),
 )

@@ -19,11 +19,19 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..history import InvalidHistory, Message, validate
+from ..history import Message
 from ..strategies import CompactAll
 from ..summaries import summary_block
-from .base import Case, Exercise, Test, first_difference
-from .histories import counter, random_history, random_id, reading_history, text, user
+from .base import Case, Exercise, Test, numbered
+from .histories import (
+    counter,
+    history_problem,
+    random_history,
+    random_id,
+    reading_history,
+    text,
+    user,
+)
 
 ANY_BUDGET = 10**9  # CompactAll compacts whatever the budget
 HIDDEN_CASES = 8
@@ -39,17 +47,7 @@ def same_as_library(build: Callable[[], list[Message]], summary: str) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
         given = build()
         got = fn(given, summary)
-        changed = first_difference(given, build(), "messages")
-        if changed:
-            return f"the input changed: {changed}"
-        found = first_difference(got, expected(build(), summary))
-        if found:
-            return found
-        try:
-            validate(got)
-        except InvalidHistory as exc:
-            return f"validate() says: {exc}"
-        return None
+        return history_problem(given, build(), got, expected(build(), summary))
     return test
 
 
@@ -102,10 +100,6 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 f"{summary[:20]!r}", same_as_library(lambda: copy.deepcopy(history), summary))
 
 
-def hidden(rng: random.Random) -> tuple[Case, ...]:
-    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
-
-
 EXERCISE = Exercise(
     id="ex5b", lesson=5, function="compact_history",
     signature="compact_history(messages, summary)",
@@ -113,6 +107,6 @@ EXERCISE = Exercise(
              "summary_block(summary, 'user')]; the history unchanged when the summary is "
              "empty or nothing follows the task; never mutate the input.",
     cases=CASES,
-    hidden=hidden,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("CompactAll",),
 )

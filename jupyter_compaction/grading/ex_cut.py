@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..history import Message, cut_points
-from .base import Case, Exercise, Test, compare
+from .base import Case, Exercise, Test, compare, numbered
 from .histories import assistant, random_history, reading_history, result, text, use, user
 
 HIDDEN_CASES = 10
@@ -69,10 +69,6 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_library(lambda: copy.deepcopy(history), cut))
 
 
-def hidden(rng: random.Random) -> tuple[Case, ...]:
-    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
-
-
 CASES = (
     Case("cut on an assistant message stays",
          "an assistant message is already a safe place to cut: return the cut unchanged",
@@ -112,6 +108,6 @@ EXERCISE = Exercise(
              "message), or len(messages) if there is none; for cut <= 0, the first such "
              "index >= 1.",
     cases=CASES,
-    hidden=hidden,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("cut_points", "TrimTurns"),
 )

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..evaluation import eval_summary
-from .base import Case, Exercise, Test, short
+from .base import Case, Exercise, Test, numbered, short
 from .histories import random_id
 
 TOLERANCE = 1e-9
@@ -64,10 +64,6 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_library(summary, must_keep))
 
 
-def hidden(rng: random.Random) -> tuple[Case, ...]:
-    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
-
-
 CASES = (
     Case("every fact present",
          "every must-keep fact is in the summary: recall 1.0",
@@ -99,6 +95,6 @@ EXERCISE = Exercise(
     contract="Return the share of distinct must-keep facts that occur in the summary, "
              "ignoring case (as evaluation.eval_summary(...).recall); 1.0 for an empty list.",
     cases=CASES,
-    hidden=hidden,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("eval_summary", "SummaryEval"),
 )

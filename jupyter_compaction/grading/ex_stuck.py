@@ -17,7 +17,7 @@ from typing import Any
 
 from ..strategies import Compaction, CompressionStuck, check_stuck
 from ..strategies.base import STUCK_RATIO
-from .base import Case, Exercise, Test, compare
+from .base import Case, Exercise, Test, compare, numbered
 
 
 def expected(before: int, after: int, budget: int) -> bool:
@@ -48,10 +48,6 @@ def hidden_case(n: int, rng: random.Random) -> Case:
     budget = max(0, rng.choice((after, after - 1, after + 1, rng.randint(0, after + 10))))
     return Case(f"hidden case {n}", f"is_stuck({before}, {after}, {budget})",
                 same_as_library(before, after, budget))
-
-
-def hidden(rng: random.Random) -> tuple[Case, ...]:
-    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
 
 
 CASES = (
@@ -92,6 +88,6 @@ EXERCISE = Exercise(
     contract=f"Return True when tokens_after is still over budget and the context shrank by "
              f"less than {PERCENT} of tokens_before (strategies.base.STUCK_RATIO).",
     cases=CASES,
-    hidden=hidden,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("check_stuck", "CompressionStuck"),
 )

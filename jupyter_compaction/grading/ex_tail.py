@@ -23,7 +23,7 @@ from typing import Any
 from ..history import Message, cut_points
 from ..strategies import SummarizeMiddle
 from ..tokens import TokenCounter
-from .base import Case, Exercise, Test, compare
+from .base import Case, Exercise, Test, compare, numbered
 from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
 FIXED_TOKENS = 100  # what every message costs under FixedCounter
@@ -98,10 +98,6 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_library(lambda: copy.deepcopy(history), lambda m: tail_tokens, tokens))
 
 
-def hidden(rng: random.Random) -> tuple[Case, ...]:
-    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
-
-
 CASES = (
     Case("a budget smaller than the newest turn",
          "the newest turn (the last assistant message onward) always stays, even when it"
@@ -145,6 +141,6 @@ EXERCISE = Exercise(
              "and whose counter.count(messages[start:]) fits in tail_tokens, but always keep at "
              "least the newest turn (the last assistant message onward); never less than 1.",
     cases=CASES,
-    hidden=hidden,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("SummarizeMiddle", "boundaries"),
 )

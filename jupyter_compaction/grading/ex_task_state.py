@@ -17,7 +17,7 @@ from typing import Any
 
 from ..task_state import STATUSES as STATUS_NAMES
 from ..task_state import TaskState
-from .base import Case, Exercise, Test, compare, short
+from .base import Case, Exercise, Test, compare, numbered, short
 
 
 def expected(goal: str, todos: list[dict]) -> str:
@@ -82,10 +82,6 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_library(goal, todos))
 
 
-def hidden(rng: random.Random) -> tuple[Case, ...]:
-    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
-
-
 CASES = (
     Case("every status mark",
          "mark completed todos [x], in-progress ones [~] and pending ones [ ]",
@@ -118,6 +114,6 @@ EXERCISE = Exercise(
              "block with 'Goal: ...', 'Todos:' and one line per todo ([x] completed, [~] "
              "in_progress, [ ] pending, ' - note' when there is one); '' when empty.",
     cases=CASES,
-    hidden=hidden,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("TaskState", "Todo", "MARKS"),
 )

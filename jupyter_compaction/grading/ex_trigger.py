@@ -19,7 +19,7 @@ from typing import Any
 from ..agent import TRIGGER
 from ..history import Message
 from ..tokens import TokenCounter
-from .base import Case, Exercise, Test, compare
+from .base import Case, Exercise, Test, compare, numbered
 from .ex_tail import FIXED_TOKENS, FixedCounter
 from .histories import counter, random_history, reading_history
 
@@ -103,10 +103,6 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 f"{trigger}", same_as_agent(history, system, tools, budget, trigger, tokens))
 
 
-def hidden(rng: random.Random) -> tuple[Case, ...]:
-    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
-
-
 EXERCISE = Exercise(
     id="ex1", lesson=1, function="needs_compaction",
     signature="needs_compaction(counter, messages, system, tools, budget, trigger=0.8)",
@@ -114,6 +110,6 @@ EXERCISE = Exercise(
              "messages, as counter.count(messages, system, tools) measures it) is over "
              "trigger * budget.",
     cases=CASES,
-    hidden=hidden,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("Agent", "Tally"),
 )

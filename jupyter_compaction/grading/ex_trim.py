@@ -18,10 +18,10 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..history import InvalidHistory, Message, turns, validate
-from .base import Case, Exercise, Test, first_difference
+from ..history import Message, turns
+from .base import Case, Exercise, Test, numbered
 from .ex_cut import follow_up, parallel
-from .histories import random_history, reading_history
+from .histories import history_problem, random_history, reading_history
 
 HIDDEN_CASES = 8
 
@@ -39,17 +39,7 @@ def same_as_library(build: Callable[[], list[Message]], drop: int) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
         given = build()
         got = fn(given, drop)
-        changed = first_difference(given, build(), "messages")
-        if changed:
-            return f"the input changed: {changed}"
-        found = first_difference(got, expected(build(), drop))
-        if found:
-            return found
-        try:
-            validate(got)
-        except InvalidHistory as exc:
-            return f"validate() says: {exc}"
-        return None
+        return history_problem(given, build(), got, expected(build(), drop))
     return test
 
 
@@ -93,10 +83,6 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_library(lambda: copy.deepcopy(history), drop))
 
 
-def hidden(rng: random.Random) -> tuple[Case, ...]:
-    return tuple(hidden_case(n, rng) for n in range(1, HIDDEN_CASES + 1))
-
-
 EXERCISE = Exercise(
     id="ex3b", lesson=3, function="drop_oldest_turns",
     signature="drop_oldest_turns(messages, drop)",
@@ -104,6 +90,6 @@ EXERCISE = Exercise(
              "(an assistant message with the user message that answers it); keep the task "
              "and always the newest turn; never mutate the input.",
     cases=CASES,
-    hidden=hidden,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("TrimTurns", "turns"),
 )

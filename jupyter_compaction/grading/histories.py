@@ -18,8 +18,9 @@ import functools
 import random
 from typing import Any
 
-from ..history import Block, Message
+from ..history import Block, InvalidHistory, Message, validate
 from ..tokens import TokenCounter
+from .base import first_difference
 
 READ_TOOL = "read_file"
 PREFIXES = ("ORD", "VD", "GW", "INC", "LIC", "TKT")
@@ -125,3 +126,20 @@ def random_history(rng: random.Random, turns: int | None = None) -> list[Message
     if rng.random() < 0.3:
         messages.append(assistant(f"Done: {random_id(rng)} is the cause."))
     return messages
+
+
+def history_problem(given: list[Message], original: list[Message], got: Any,
+                    want: list[Message]) -> str | None:
+    """What is wrong with a learner's new history, or None: the input `given` no longer
+    equals `original`, `got` differs from the library's `want`, or `validate()` rejects it."""
+    changed = first_difference(given, original, "messages")
+    if changed:
+        return f"the input changed: {changed}"
+    found = first_difference(got, want)
+    if found:
+        return found
+    try:
+        validate(got)
+    except InvalidHistory as exc:
+        return f"validate() says: {exc}"
+    return None
