@@ -10,6 +10,7 @@ the same machine state. The benchmarks, in the report's order:
   3. bench_chart.py     live chart update cost and what %load_ext adds (if present)
   4. bench_quality.py   cost and quality of every strategy on every scenario, erosion
   5. bench_lessons.py   total nbval time of the lessons
+  6. bench_grading.py   grading throughput: learners x every lesson, with hidden cases
 
 `--quick` uses fewer sizes, repeats and budgets (and skips the lessons) and finishes in
 under two minutes on a 2-core machine; `--out` writes the two files to another folder
@@ -48,6 +49,7 @@ BENCHMARKS = (
     ("chart", "3. Live chart and %load_ext", "bench_chart"),
     ("quality", "4. Cost and quality of every strategy", "bench_quality"),
     ("lessons", "5. Lessons: total nbval time", "bench_lessons"),
+    ("grading", "6. Grading a class", "bench_grading"),
 )
 HEADINGS = ("Goals at a glance", "Machine", *(b[1] for b in BENCHMARKS))
 
@@ -196,6 +198,14 @@ def goals(results: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("Total nbval time of all lessons", lessons["status"],
                      f"{lessons['seconds']:.1f} s for {len(lessons['notebooks'])} notebooks"
                      if "seconds" in lessons else lessons["note"]))
+    grading = results.get("grading", {}).get("result")
+    if grading:
+        rows.append((f"Grade {grading['target_learners']} learners x every lesson on 2 cores",
+                     "estimated" if grading["extrapolated"] else "measured",
+                     f"{grading['notebooks_per_s']:.1f} notebooks/s over "
+                     f"{grading['learners']} learners; {grading['target_learners']} learners: "
+                     f"{grading['target_estimate_s'] / 60:.0f} min wall at this run's load, "
+                     f"{grading['target_cpu_estimate_s'] / 60:.0f} min CPU-bound"))
     return rows
 
 

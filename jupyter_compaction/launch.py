@@ -1,7 +1,9 @@
 """`jupyter-compaction lab`: open the lessons in JupyterLab, from a checkout or anywhere.
 
-Finds the `lessons/` folder (next to the package in a source checkout, else in the
-current folder), and starts JupyterLab on the first lesson with that folder as its root.
+Finds the learner copies, `learn/` (next to the package in a source checkout, else in the
+current folder): the lessons with every exercise's solution replaced by a stub, written
+by `jupyter-compaction release` from the solved sources in `lessons/`. It starts
+JupyterLab on the first lesson with that folder as its root.
 Running as root (a container, a fresh cloud machine) is common for a classroom image, so
 `--allow-root` is passed only then.
 
@@ -14,17 +16,17 @@ import os
 import sys
 from pathlib import Path
 
-LESSONS = "lessons"
+LESSONS = "learn"  # the learner copies; the solved sources stay in lessons/
 FIRST_LESSON = "01_why_compaction.ipynb"
 
 
 def lessons_dir(cwd: Path | None = None) -> Path:
-    """The lessons folder: the checkout's own, else `./lessons`."""
+    """The learner copies' folder: the checkout's own, else `./learn`."""
     for candidate in (Path(__file__).resolve().parents[1] / LESSONS,
                       (cwd or Path.cwd()) / LESSONS):
         if (candidate / FIRST_LESSON).is_file():
             return candidate
-    raise FileNotFoundError("no lessons/ folder found; run this from the repository root "
+    raise FileNotFoundError("no learn/ folder found; run this from the repository root "
                             "(git clone the project, then pip install -e \".[lab]\")")
 
 

@@ -5,16 +5,24 @@ In a lesson notebook, after defining the function an exercise asks for:
     from jupyter_compaction.grading import check
     check("ex3")                      # or, with the extension loaded: %check ex3
 
-For a teacher: `jupyter-compaction release lessons/ OUT/` writes learner copies with the
-solutions replaced by stubs (`notebooks.py`), and `jupyter-compaction grade NB...` runs
-notebooks in fresh kernels and scores every exercise (`grader.py`).
+`grade_source("ex3", source)` scores a learner's source on the public cases and on
+hidden ones drawn for that run, in a separate process (`isolated.py`).
+
+For a teacher: `jupyter-compaction release` writes the learner copies in `learn/` with
+the solutions replaced by stubs (`notebooks.py`); `jupyter-compaction grade NB...` (or a
+folder of learners' folders, for a gradebook) scores the functions each notebook defines
+with `grade_source` (`grader.py`); and the lessons are nbgrader source notebooks whose
+test cells call `autograde("ex3")` (`nbgrader_cells.py`, `autograde.py`).
 
 Importing this package imports no IPython, nbformat or nbclient.
 """
 
+from .autograde import autograde
 from .base import Case, CheckResult, Exercise, Failure
-from .check import check, checks_for, register_magics, report
+from .check import check, checks_for, register_magics
 from .exercises import EXERCISES
+from .fallback import solved_or_reference
+from .isolated import grade_source
 
-__all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Failure", "check", "checks_for",
-           "register_magics", "report"]
+__all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Failure", "autograde", "check",
+           "checks_for", "grade_source", "register_magics", "solved_or_reference"]

@@ -10,6 +10,10 @@ available: the main thread on Unix, which is where a kernel runs cells). A funct
 catches the timer's exception itself can still loop forever; the grader's cell timeout
 is the backstop.
 
+An exercise also has hidden cases, built per grading run from a random seed (the
+learner never sees them, so a table of the public answers fails), and names the
+library functions that implement it (a solution that calls them scores 0).
+
 Left out: running the checks (`check.py`) and the exercise definitions themselves
 (`exercises.py` and the modules it collects).
 """
@@ -17,6 +21,7 @@ Left out: running the checks (`check.py`) and the exercise definitions themselve
 from __future__ import annotations
 
 import contextlib
+import random
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -27,6 +32,7 @@ CASE_TIMEOUT_S = 10.0  # a learner's function that loops forever fails its case 
 MAX_REPR = 120  # longest value shown in a failure message
 
 Test = Callable[[Callable[..., Any]], "str | None"]
+Hidden = Callable[["random.Random"], "tuple[Case, ...]"]
 
 
 class Failure(NamedTuple):
@@ -50,7 +56,9 @@ class Exercise:
     function: str  # the name the learner defines
     signature: str  # as shown in messages, e.g. "safe_cut_index(messages, cut)"
     contract: str  # one paragraph: what the function must do
-    cases: tuple[Case, ...] = ()
+    cases: tuple[Case, ...] = ()  # public: check() runs these and shows their hints
+    hidden: Hidden | None = None  # fresh random cases for grade_source(), from a seed
+    library: tuple[str, ...] = ()  # the library's own implementation: calling it scores 0
 
 
 @dataclass
@@ -72,7 +80,9 @@ class CheckResult:
 
     @property
     def complete(self) -> bool:
-        return self.total > 0 and self.passed == self.total
+        """Every case passed: the exercise's points are earned (all or nothing, as in
+        nbgrader, so a table of the public answers that fails a hidden case earns 0)."""
+        return self.total > 0 and self.passed == self.total and not self.failures
 
     def to_json(self) -> dict[str, Any]:
         return {"exercise": self.exercise, "passed": self.passed, "total": self.total,
@@ -139,6 +149,13 @@ def attempt(case: Case, fn: Callable[..., Any],
 def run_case(case: Case, fn: Callable[..., Any], timeout: float | None = None) -> str | None:
     """None if `fn` passes `case`; else the one-line reason (hint included)."""
     return attempt(case, fn, timeout)[0]
+
+
+def numbered(make: Callable[[int, random.Random], Case], count: int) -> Hidden:
+    """Hidden cases `make(1, rng)` to `make(count, rng)`, drawn from one generator."""
+    def hidden(rng: random.Random) -> tuple[Case, ...]:
+        return tuple(make(n, rng) for n in range(1, count + 1))
+    return hidden
 
 
 def compare(got: Any, expected: Any, what: str = "returned") -> str | None:

@@ -1,8 +1,8 @@
-"""`check("ex3")` in a notebook, `%check ex3`, and the hooks the batch grader uses.
+"""`check("ex3")` in a notebook and `%check ex3`: the public cases, with hints.
 
-`check()` finds the learner's function by name where the learner defined it: the
-caller's locals and globals (a notebook cell's globals *are* the IPython user
-namespace), then the IPython user namespace when IPython is running. It runs every case,
+`check()` finds the learner's function by name in the namespace it is given (`%check`
+passes the shell's), else in the IPython user namespace when IPython is running, else
+in `__main__` (a script's globals); it never walks stack frames. It runs every case,
 prints one line per case (PASS/FAIL, and the hint with what went wrong for a failure)
 and returns a `CheckResult`, whose repr is the one-line score. A missing function is a
 one-line message and a score of 0, never an exception; an exception inside the learner's
@@ -10,20 +10,18 @@ function fails only the cases it breaks, shown as one line. A case that hits the
 limit (`base.CASE_TIMEOUT_S`) fails, and the exercise's remaining cases are not run, so
 an endless loop costs one time limit, not one per case.
 
-`checks_for(namespace)` scores every exercise (or the ones named) for the grader, and
-`report(exercises, nonce)` prints those scores as one JSON line behind a marker, which is
-how `jupyter-compaction grade` reads them out of a kernel. `register_magics(ip)` adds the
-`%check` line magic. Output is plain text, so it reads the same in JupyterLab, in a
-terminal and in a graded notebook.
+`checks_for(namespace)` scores every exercise (or the ones named) on the public cases.
+`register_magics(ip)` adds the `%check` line magic. Grades do not come from here: the
+grader scores the notebook's *source* in another process (`grader.py`, `isolated.py`), so
+whatever a notebook does to this module changes only what it prints to itself. Output is
+plain text, so it reads the same in JupyterLab and in a terminal.
 
-Left out: HTML tables and widgets (the score is text by design) and any defence against a
-learner who rewrites the checker from inside their own notebook.
+Left out: HTML tables and widgets (the score is text by design) and hidden cases (only
+the grader runs those).
 """
 
 from __future__ import annotations
 
-import inspect
-import json
 import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -31,7 +29,6 @@ from typing import Any
 from .base import CheckResult, Exercise, Failure, attempt
 from .exercises import EXERCISES, get
 
-MARKER = "@@jupyter-compaction-grade@@"  # precedes the JSON line that report() prints
 PASS, FAIL = "PASS", "FAIL"
 SKIPPED = "not run"
 INDENT = " " * 8
@@ -56,15 +53,6 @@ def find_function(name: str, namespaces: Iterable[Mapping[str, Any] | None]) -> 
         if namespace is not None and name in namespace:
             return namespace[name]
     return None
-
-
-def _caller_namespaces(depth: int) -> list[Mapping[str, Any] | None]:
-    frame = inspect.currentframe()
-    for _ in range(depth + 1):
-        frame = frame.f_back if frame is not None else None
-    found = [frame.f_locals, frame.f_globals] if frame is not None else []
-    del frame
-    return [*found, _ipython_namespace()]
 
 
 def run_exercise(exercise: Exercise, fn: Any) -> tuple[CheckResult, list[str | None]]:
@@ -106,7 +94,8 @@ def render(exercise: Exercise, result: CheckResult, problems: list[str | None]) 
 def check(exercise: str, namespace: Mapping[str, Any] | None = None) -> CheckResult:
     """Run every case of `exercise` on the learner's function and print the table."""
     spec = get(exercise)
-    namespaces = [namespace] if namespace is not None else _caller_namespaces(1)
+    namespaces = [namespace] if namespace is not None else [
+        _ipython_namespace(), vars(sys.modules["__main__"])]
     result, problems = run_exercise(spec, find_function(spec.function, namespaces))
     print(render(spec, result, problems))
     return result
@@ -118,15 +107,6 @@ def checks_for(namespace: Mapping[str, Any],
     ids = list(EXERCISES) if exercises is None else list(exercises)
     specs = [get(i) for i in ids]
     return [run_exercise(spec, namespace.get(spec.function))[0] for spec in specs]
-
-
-def report(exercises: Iterable[str] | None = None, nonce: str = "") -> None:
-    """Print the scores as one line, `MARKER<nonce> <json list>`, for the batch grader."""
-    namespace: dict[str, Any] = {}
-    for found in reversed(_caller_namespaces(1)):
-        namespace.update(found or {})
-    results = checks_for(namespace, exercises)
-    print(f"{MARKER}{nonce} {json.dumps([r.to_json() for r in results])}", flush=True)
 
 
 def register_magics(ip: Any) -> None:

@@ -1,6 +1,8 @@
 """The `grade` and `release` subcommands of `jupyter-compaction` (registered by `cli.py`).
 
-Exit codes: 0 when grading or releasing completed (scores are data, so a notebook with
+`grade` takes notebooks, or one folder holding a folder of notebooks per learner (then it
+writes a gradebook and feedback files to `--out`). Exit codes: 0 when grading or
+releasing completed (scores are data, so a notebook with
 failures still exits 0); 2 for a usage error, reported on one line: a missing notebook or
 folder, a file that is not a notebook, unbalanced solution markers, or a release into
 the source folder. nbformat and nbclient are imported only when a command runs.
@@ -47,14 +49,23 @@ def _unreadable(path: Path) -> str | None:
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    from .grader import grade, table
+    from .grader import grade, grade_folder, table
 
     paths = [Path(p) for p in args.notebooks]
-    for path in paths:
-        problem = _unreadable(path)
-        if problem:
-            return _fail(problem)
-    grades = grade(paths, jobs=args.jobs, timeout=args.timeout, kernel=args.kernel)
+    if len(paths) == 1 and paths[0].is_dir():
+        graded = grade_folder(paths[0], args.out, jobs=args.jobs, seed=args.seed)
+        if not graded:
+            return _fail(f"no learner folders with notebooks in {paths[0]}; expected "
+                         f"{paths[0]}/<learner>/<notebook>.ipynb")
+        grades = [g for gs in graded.values() for g in gs]
+        print(f"graded {len(graded)} learners; wrote {args.out}/gradebook.csv, "
+              f"gradebook.json and feedback/")
+    else:
+        for path in paths:
+            problem = _unreadable(path)
+            if problem:
+                return _fail(problem)
+        grades = grade(paths, jobs=args.jobs, seed=args.seed)
     if args.json:
         print(json.dumps({"notebooks": [g.to_json() for g in grades]}, indent=2))
     else:
@@ -77,19 +88,24 @@ def run_release(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Add `grade` and `release` to the `jupyter-compaction` subcommands."""
-    from .grader import DEFAULT_KERNEL, DEFAULT_TIMEOUT_S, default_jobs
+    from .grader import default_jobs
+    from .notebooks import LEARNER_COPIES, SOURCES
 
-    g = sub.add_parser("grade", help="run notebooks in fresh kernels and score every exercise")
-    g.add_argument("notebooks", nargs="+", metavar="NOTEBOOK")
+    g = sub.add_parser("grade", help="score every exercise in notebooks, or in a folder with"
+                       " one folder of notebooks per learner (writes a gradebook)")
+    g.add_argument("notebooks", nargs="+", metavar="NOTEBOOK_OR_FOLDER")
     g.add_argument("--json", action="store_true", help="print the scores as JSON")
     g.add_argument("--jobs", type=_positive, default=default_jobs(),
-                   help="notebooks graded at once (default: %(default)s)")
-    g.add_argument("--timeout", type=_positive, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                   help="per-cell time limit (default: %(default)s)")
-    g.add_argument("--kernel", default=DEFAULT_KERNEL, help="kernel name (default: %(default)s)")
+                   help="grading processes at once (default: %(default)s)")
+    g.add_argument("--out", default="grades", metavar="FOLDER",
+                   help="where a folder's gradebook and feedback go (default: %(default)s)")
+    g.add_argument("--seed", type=int, default=None,
+                   help="seed of the hidden cases (default: a new one every run)")
     g.set_defaults(func=run_grade)
 
     r = sub.add_parser("release", help="write learner copies: solutions stubbed, outputs cleared")
-    r.add_argument("source", metavar="LESSONS", help="folder with the solved notebooks")
-    r.add_argument("target", metavar="OUT", help="folder to write the learner copies to")
+    r.add_argument("source", metavar="LESSONS", nargs="?", default=SOURCES,
+                   help="folder with the solved notebooks (default: %(default)s)")
+    r.add_argument("target", metavar="OUT", nargs="?", default=LEARNER_COPIES,
+                   help="folder to write the learner copies to (default: %(default)s)")
     r.set_defaults(func=run_release)

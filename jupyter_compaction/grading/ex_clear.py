@@ -14,13 +14,17 @@ values are computed with `clear_at_least` disabled, so a short output is cleared
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Callable
 from typing import Any
 
 from ..history import InvalidHistory, Message, validate
 from ..strategies import PLACEHOLDER, ClearToolResults
-from .base import Case, Exercise, Test, first_difference
-from .histories import assistant, counter, reading_history, result, text, use, user
+from .base import Case, Exercise, Test, first_difference, numbered
+from .histories import assistant, counter, random_history, reading_history, result, text, use, user
+
+HIDDEN_CASES = 10
+PLACEHOLDERS = (PLACEHOLDER, "[cleared]", "<old output removed>")
 
 ANY_BUDGET = 10**9  # ClearToolResults ignores the budget
 ALWAYS = -(10**9)  # clear_at_least: clear even when the placeholder is longer than the output
@@ -96,6 +100,30 @@ def stays_valid(fn: Callable[..., Any]) -> str | None:
     return first_difference(got, expected(text_after_results(), keep_last=1))
 
 
+def hidden_case(n: int, rng: random.Random) -> Case:
+    """A random history, keep_last and placeholder; one of the newest results may already
+    hold the placeholder (it must not count among the last keep_last)."""
+    history = random_history(rng, rng.randint(2, 7))
+    keep_last = rng.randint(0, 4)
+    placeholder = PLACEHOLDER if rng.random() < 0.3 else rng.choice(PLACEHOLDERS[1:])
+    blocks = [b for m in history if not isinstance(m["content"], str) for b in m["content"]
+              if b["type"] == "tool_result"]
+    if len(blocks) > 1 and rng.random() < 0.7:  # one of the newest already holds it
+        newest = max(0, min(len(blocks) - keep_last, len(blocks) - 2))
+        blocks[rng.randrange(newest, len(blocks) - 1)]["content"] = placeholder
+
+    def test(fn: Callable[..., Any]) -> str | None:
+        given = copy.deepcopy(history)
+        got = fn(given, keep_last=keep_last, placeholder=placeholder)
+        found = first_difference(given, history, "messages")
+        if found:
+            return f"the input changed: {found}"
+        return first_difference(got, expected(copy.deepcopy(history), keep_last, placeholder))
+
+    return Case(f"hidden case {n}", f"a random history, keep_last={keep_last}, placeholder="
+                f"{placeholder!r}", test)
+
+
 CASES = (
     Case("clears all but the last 3 by default",
          "replace the content of every tool_result except the last keep_last (3 by default)"
@@ -146,4 +174,6 @@ EXERCISE = Exercise(
              "with `placeholder`; keep every message, block, id and role; never mutate the "
              "input.",
     cases=CASES,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
+    library=("ClearToolResults",),
 )

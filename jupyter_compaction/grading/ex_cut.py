@@ -13,12 +13,16 @@ Left out: choosing the cut (lessons 4 and 5 do that with a token budget).
 
 from __future__ import annotations
 
+import copy
+import random
 from collections.abc import Callable
 from typing import Any
 
 from ..history import Message, cut_points
-from .base import Case, Exercise, Test, compare
-from .histories import assistant, reading_history, result, text, use, user
+from .base import Case, Exercise, Test, compare, numbered
+from .histories import assistant, random_history, reading_history, result, text, use, user
+
+HIDDEN_CASES = 10
 
 
 def expected(messages: list[Message], cut: int) -> int:
@@ -56,6 +60,13 @@ def follow_up() -> list[Message]:
 def text_only() -> list[Message]:
     return [user("Plan the work."), assistant("First I will read the files."),
             user("Go ahead."), assistant("Done planning.")]
+
+
+def hidden_case(n: int, rng: random.Random) -> Case:
+    history = random_history(rng)
+    cut = rng.randint(-3, len(history) + 2)
+    return Case(f"hidden case {n}", f"a random history of {len(history)} messages, cut={cut}",
+                same_as_library(lambda: copy.deepcopy(history), cut))
 
 
 CASES = (
@@ -97,4 +108,6 @@ EXERCISE = Exercise(
              "message), or len(messages) if there is none; for cut <= 0, the first such "
              "index >= 1.",
     cases=CASES,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
+    library=("cut_points", "TrimTurns"),
 )

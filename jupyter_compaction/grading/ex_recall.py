@@ -12,11 +12,13 @@ matches substrings, and either reading passes every case here.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
 from ..evaluation import eval_summary
-from .base import Case, Exercise, Test, short
+from .base import Case, Exercise, Test, numbered, short
+from .histories import random_id
 
 TOLERANCE = 1e-9
 
@@ -34,6 +36,32 @@ def same_as_library(summary: str, must_keep: list[str]) -> Test:
             return f"fact_recall(summary, {short(must_keep)}) returned {got}, expected {want}"
         return None
     return test
+
+
+HIDDEN_CASES = 8
+WAYS = ("kept", "twice", "upper", "missed", "squashed")
+SPECIAL = ("timeout (30 s)", "a+b.yaml", "[v2]", "cost $4.50")
+
+
+def hidden_case(n: int, rng: random.Random) -> Case:
+    """Facts kept (in any case, some more than once), missed, or present only without
+    their punctuation ('VD88317' does not keep 'VD-88317'), with duplicates."""
+    lines, facts = [], []
+    count = 0 if rng.random() < 0.1 else rng.randint(2, 6)
+    start = rng.randrange(len(WAYS))
+    for i in range(count):
+        fact = random_id(rng) if rng.random() < 0.8 else rng.choice(SPECIAL)
+        way = WAYS[(start + i) % len(WAYS)]
+        shown = {"kept": fact, "twice": f"{fact}, again {fact}", "upper": fact.upper(),
+                 "missed": "", "squashed": fact.replace("-", "").replace(" ", "")}[way]
+        if shown:
+            lines.append(f"- {shown} was looked at")
+        if fact not in facts:
+            facts.append(fact)
+    must_keep = facts + [rng.choice(facts) for _ in range(rng.randint(0, 2)) if facts]
+    summary = "## Progress\n" + "\n".join(lines)
+    return Case(f"hidden case {n}", f"fact_recall(<a summary>, {short(must_keep)})",
+                same_as_library(summary, must_keep))
 
 
 CASES = (
@@ -67,4 +95,6 @@ EXERCISE = Exercise(
     contract="Return the share of distinct must-keep facts that occur in the summary, "
              "ignoring case (as evaluation.eval_summary(...).recall); 1.0 for an empty list.",
     cases=CASES,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
+    library=("eval_summary", "SummaryEval"),
 )

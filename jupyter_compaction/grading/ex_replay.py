@@ -15,12 +15,15 @@ Left out: the tokenizer drift that makes later gaps grow, which the lesson shows
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 from ..replay import ReplayTurn
-from .base import Case, Exercise, Test, compare
+from .base import Case, Exercise, Test, compare, numbered
+
+HIDDEN_CASES = 8
 
 
 def expected(turns: list[ReplayTurn]) -> int:
@@ -75,10 +78,23 @@ CASES = (
          same_as_expected(_real, "tool_heavy turns")),
 )
 
+def hidden_case(n: int, rng: random.Random) -> Case:
+    """A random log: growing local counts, a random overhead and drift, some calls unlogged."""
+    overhead, local, pairs = rng.randint(-500, 30_000), rng.randint(0, 400), []
+    for _ in range(rng.randint(0, 12)):
+        local += rng.randint(0, 9_000)
+        logged = rng.random() < 0.7
+        pairs.append((local, local + overhead + rng.randint(-300, 3_000) if logged else None))
+    return Case(f"hidden case {n}", f"{len(pairs)} calls, "
+                f"{sum(r is not None for _, r in pairs)} of them reported",
+                same_as_expected(turns(*pairs), f"{len(pairs)} calls"))
+
+
 EXERCISE = Exercise(
     id="ex9", lesson=9, function="log_overhead",
     signature="log_overhead(turns)",
     contract="Return the smallest reported - local over the calls (ReplayTurn) whose reported "
              "figure is not None, never below 0, and 0 when no call reports a figure.",
     cases=CASES,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
 )

@@ -11,12 +11,13 @@ Left out: what the agent does when stuck (lesson 5 shows the `CompressionStuck` 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
 from ..strategies import Compaction, CompressionStuck, check_stuck
 from ..strategies.base import STUCK_RATIO
-from .base import Case, Exercise, Test, compare
+from .base import Case, Exercise, Test, compare, numbered
 
 
 def expected(before: int, after: int, budget: int) -> bool:
@@ -35,6 +36,20 @@ def same_as_library(before: int, after: int, budget: int) -> Test:
 
 
 PERCENT = f"{STUCK_RATIO:.0%}"
+HIDDEN_CASES = 12
+
+
+def hidden_case(n: int, rng: random.Random) -> Case:
+    """Token counts on and around the two edges: the budget and a shrink of STUCK_RATIO."""
+    before = rng.choice((0, rng.randint(1, 50), rng.randint(100, 200_000)))
+    threshold = before - round(STUCK_RATIO * before)
+    after = max(0, rng.choice((threshold, threshold + 1, threshold - 1, before,
+                               before + rng.randint(1, 500), rng.randint(0, before + 10))))
+    budget = max(0, rng.choice((after, after - 1, after + 1, rng.randint(0, after + 10))))
+    return Case(f"hidden case {n}", f"is_stuck({before}, {after}, {budget})",
+                same_as_library(before, after, budget))
+
+
 CASES = (
     Case("over budget, shrank 5 %",
          f"over the budget and shrunk by less than {PERCENT}: stuck (return True)",
@@ -73,4 +88,6 @@ EXERCISE = Exercise(
     contract=f"Return True when tokens_after is still over budget and the context shrank by "
              f"less than {PERCENT} of tokens_before (strategies.base.STUCK_RATIO).",
     cases=CASES,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
+    library=("check_stuck", "CompressionStuck"),
 )

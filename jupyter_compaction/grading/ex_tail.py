@@ -15,16 +15,19 @@ Left out: the head boundary (`protect_first`), which lesson 4 explains but does 
 
 from __future__ import annotations
 
+import copy
+import random
 from collections.abc import Callable
 from typing import Any
 
 from ..history import Message, cut_points
 from ..strategies import SummarizeMiddle
 from ..tokens import TokenCounter
-from .base import Case, Exercise, Test, compare
-from .histories import assistant, counter, reading_history, result, text, use, user
+from .base import Case, Exercise, Test, compare, numbered
+from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
 FIXED_TOKENS = 100  # what every message costs under FixedCounter
+HIDDEN_CASES = 8
 
 
 class FixedCounter(TokenCounter):
@@ -83,6 +86,18 @@ def up_to_a_user_message(messages: list[Message]) -> int:
     return tail_of(messages, cut_points(messages)[-3] + 1)
 
 
+def hidden_case(n: int, rng: random.Random) -> Case:
+    """A random history, and a tail budget on, just under or just over a turn's edge."""
+    history = random_history(rng, rng.randint(2, 6))
+    tokens = FixedCounter if rng.random() < 0.3 else counter
+    edges = cut_points(history) or [1]
+    edge = tokens().count(history[rng.choice(edges):])
+    tail_tokens = max(1, edge + rng.choice((-1, 0, 0, 1, 7)))
+    return Case(f"hidden case {n}", f"a random history of {len(history)} messages, "
+                f"tail_tokens={tail_tokens}",
+                same_as_library(lambda: copy.deepcopy(history), lambda m: tail_tokens, tokens))
+
+
 CASES = (
     Case("a budget smaller than the newest turn",
          "the newest turn (the last assistant message onward) always stays, even when it"
@@ -126,4 +141,6 @@ EXERCISE = Exercise(
              "and whose counter.count(messages[start:]) fits in tail_tokens, but always keep at "
              "least the newest turn (the last assistant message onward); never less than 1.",
     cases=CASES,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
+    library=("SummarizeMiddle", "boundaries"),
 )

@@ -11,11 +11,13 @@ Left out: the tools that edit the state (lesson 6 runs them, it does not grade t
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
+from ..task_state import STATUSES as STATUS_NAMES
 from ..task_state import TaskState
-from .base import Case, Exercise, Test, compare, short
+from .base import Case, Exercise, Test, compare, numbered, short
 
 
 def expected(goal: str, todos: list[dict]) -> str:
@@ -52,6 +54,34 @@ NOTES = [
 DEFAULTS = [{"subject": "Read the policy"}, {"subject": "Check services/web",
                                             "status": "completed"}]
 
+HIDDEN_CASES = 8
+SUBJECTS = ("Read the policy", "Check services/web", "List every dependency",
+            "Compare licences with the policy", "Write the report")
+
+
+def random_todos(rng: random.Random) -> list[dict]:
+    """Mixed todos: own ids, or none, None or "" (numbered by position), any status or
+    none, notes that are set, empty or absent."""
+    todos = []
+    for n in range(1, rng.randint(1, 5) + 1):
+        todo: dict[str, Any] = {"subject": rng.choice(SUBJECTS)}
+        if rng.random() < 0.6:
+            todo["id"] = rng.choice((f"t{n}", str(n), None, ""))
+        if rng.random() < 0.7:
+            todo["status"] = rng.choice(STATUS_NAMES)
+        if rng.random() < 0.5:
+            todo["note"] = rng.choice(("", f"found ORD-{rng.randint(100, 999)}"))
+        todos.append(todo)
+    return todos
+
+
+def hidden_case(n: int, rng: random.Random) -> Case:
+    goal = rng.choice(("", GOAL, "Find the waybill of ORD-1042"))
+    todos = random_todos(rng) if rng.random() < 0.85 else []
+    return Case(f"hidden case {n}", f"render_task_state({goal!r}, {todos!r})",
+                same_as_library(goal, todos))
+
+
 CASES = (
     Case("every status mark",
          "mark completed todos [x], in-progress ones [~] and pending ones [ ]",
@@ -84,4 +114,6 @@ EXERCISE = Exercise(
              "block with 'Goal: ...', 'Todos:' and one line per todo ([x] completed, [~] "
              "in_progress, [ ] pending, ' - note' when there is one); '' when empty.",
     cases=CASES,
+    hidden=numbered(hidden_case, HIDDEN_CASES),
+    library=("TaskState", "Todo", "MARKS"),
 )

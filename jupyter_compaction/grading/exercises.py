@@ -6,12 +6,16 @@ only collects them. Ids and function names are fixed: the lesson notebooks call
 
 | id   | lesson | the learner writes |
 |------|--------|--------------------|
+| ex1  | 1 | `needs_compaction(counter, messages, system, tools, budget, trigger=0.8)` |
 | ex2  | 2 | `clear_old_results(messages, keep_last=3, placeholder=PLACEHOLDER)` |
 | ex3  | 3 | `safe_cut_index(messages, cut)` |
+| ex3b | 3 | `drop_oldest_turns(messages, drop)` |
 | ex4  | 4 | `tail_start(messages, counter, tail_tokens)` |
 | ex4b | 4 | `summary_prompt(middle, previous)` |
 | ex5  | 5 | `is_stuck(tokens_before, tokens_after, budget)` |
+| ex5b | 5 | `compact_history(messages, summary)` |
 | ex6  | 6 | `render_task_state(goal, todos)` |
+| ex6b | 6 | `session_chain(parents, session_id)` |
 | ex7  | 7 | `fact_recall(summary, must_keep)` |
 | ex8  | 8 | `choose_settings()` |
 | ex9  | 9 | `log_overhead(turns)` |
@@ -21,17 +25,39 @@ Left out: running the cases (`check.py`).
 
 from __future__ import annotations
 
-from . import ex_capstone, ex_clear, ex_cut, ex_prompt, ex_recall, ex_stuck, ex_tail, ex_task_state
+from . import (
+    ex_capstone,
+    ex_chain,
+    ex_clear,
+    ex_compact,
+    ex_cut,
+    ex_prompt,
+    ex_recall,
+    ex_replay,
+    ex_stuck,
+    ex_tail,
+    ex_task_state,
+    ex_trigger,
+    ex_trim,
+)
 from .base import Exercise
 
-EXERCISES: dict[str, Exercise] = {
-    module.EXERCISE.id: module.EXERCISE
-    for module in (ex_clear, ex_cut, ex_tail, ex_prompt, ex_stuck, ex_task_state, ex_recall,
-                   ex_capstone)
-}
-from . import ex_replay  # noqa: E402  (lesson 9; registered on its own for an easy merge)
-
-EXERCISES[ex_replay.EXERCISE.id] = ex_replay.EXERCISE
+MODULES = [  # in course order; a new exercise is one more line
+    ex_trigger,
+    ex_clear,
+    ex_cut,
+    ex_trim,
+    ex_tail,
+    ex_prompt,
+    ex_stuck,
+    ex_compact,
+    ex_task_state,
+    ex_chain,
+    ex_recall,
+    ex_capstone,
+    ex_replay,
+]
+EXERCISES: dict[str, Exercise] = {module.EXERCISE.id: module.EXERCISE for module in MODULES}
 
 
 def get(exercise: str) -> Exercise:

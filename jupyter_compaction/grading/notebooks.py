@@ -3,12 +3,17 @@
 In a lesson's code cells, a solution sits between a line `### BEGIN SOLUTION` and a line
 `### END SOLUTION`. `release_notebook()` replaces each such block, markers included, with
 `raise NotImplementedError("write your solution here")` at the indentation of the
-`### BEGIN SOLUTION` line, so a stub inside a function body stays inside it. Every output,
-execution count and timing record is cleared (learner copies start blank), and saved
-widget state is dropped. `release()` does that for every notebook under a folder and
-copies the other files (a README, data) as they are, keeping the folder layout.
+`### BEGIN SOLUTION` line, so a stub inside a function body stays inside it, as
+nbgrader's `generate_assignment` does. Outputs, execution counts and timing records are
+cleared, except in cells that start with `# NBVAL_CHECK_OUTPUT` (they show the same
+numbers in the learner copy, and nbval checks both); saved widget state is dropped, and
+so are nbgrader's autograded test cells (`nbgrader_cells.py`), which fail until the
+exercise is solved.
+`release()` does that for every notebook under a folder and copies the other files (a
+README, data) as they are, keeping the folder layout. The course's learner copies are
+`release("lessons", "learn")`, the defaults of `jupyter-compaction release`.
 
-Left out: hidden tests inside the notebooks (the checks live in the package) and
+Left out: hidden tests inside the notebooks (the hidden cases live in the package) and
 partial solutions (a block is replaced whole).
 """
 
@@ -21,6 +26,8 @@ from typing import Any
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("write your solution here")'
 SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git"}
+CHECKED = "# NBVAL_CHECK_OUTPUT"
+SOURCES, LEARNER_COPIES = "lessons", "learn"
 NB_VERSION = 4
 
 
@@ -56,13 +63,17 @@ def strip_solutions(source: str, where: str = "cell") -> str:
 
 def release_notebook(nb: Any, name: str = "notebook") -> Any:
     """Strip solutions and clear outputs in `nb` (an nbformat NotebookNode), in place."""
+    from .nbgrader_cells import is_test_cell
+
+    nb.cells = [cell for cell in nb.cells if not is_test_cell(cell)]
     for index, cell in enumerate(nb.cells):
         cell.metadata.pop("execution", None)
         if cell.cell_type != "code":
             continue
         cell.source = strip_solutions(cell.source, f"{name}, cell {index}")
-        cell.outputs = []
-        cell.execution_count = None
+        if not cell.source.startswith(CHECKED):
+            cell.outputs = []
+            cell.execution_count = None
     nb.metadata.pop("widgets", None)
     return nb
 

@@ -12,6 +12,40 @@ from typing import Any
 from jupyter_compaction.grading import EXERCISES
 
 REFERENCE = {
+    "ex1": '''
+def needs_compaction(counter, messages, system, tools, budget, trigger=0.8):
+    return counter.count(messages, system, tools) > trigger * budget
+''',
+    "ex3b": '''
+def drop_oldest_turns(messages, drop):
+    starts = [i for i in range(1, len(messages)) if messages[i]["role"] == "assistant"]
+    droppable = len(starts) - 1  # never the newest turn
+    count = min(max(drop, 0), max(droppable, 0))
+    if count == 0:
+        return list(messages)
+    return messages[:starts[0]] + messages[starts[count]:]
+''',
+    "ex6b": '''
+def session_chain(parents, session_id):
+    chain = [session_id]
+    while parents[chain[0]] is not None:
+        parent = parents[chain[0]]
+        if parent not in parents or parent in chain:
+            break
+        chain.insert(0, parent)
+    return chain
+''',
+    "ex5b": '''
+from jupyter_compaction.history import blocks
+from jupyter_compaction.summaries import is_summary, summary_block
+
+def compact_history(messages, summary):
+    if len(messages) < 2 or not summary.strip():
+        return list(messages)
+    task = [b for b in blocks(messages[0])
+            if not (b["type"] == "text" and is_summary(b["text"]))]
+    return [{"role": "user", "content": [*task, summary_block(summary, "user")]}]
+''',
     "ex2": '''
 from jupyter_compaction.strategies import PLACEHOLDER
 
@@ -112,6 +146,20 @@ def choose_settings():
 
 # (exercise, source, a case it must fail)
 WRONG: list[tuple[str, str, str]] = [
+    ("ex1", REFERENCE["ex1"].replace("counter.count(messages, system, tools)",
+                                     "counter.count(messages, system)"),
+     "the tool definitions count"),
+    ("ex1", REFERENCE["ex1"].replace("> trigger", ">= trigger"), "exactly at the trigger"),
+    ("ex3b", REFERENCE["ex3b"].replace("len(starts) - 1", "len(starts)"),
+     "the newest turn always stays"),
+    ("ex3b", REFERENCE["ex3b"].replace("max(drop, 0)", "drop"), "a negative drop"),
+    ("ex5b", REFERENCE["ex5b"].replace('summary_block(summary, "user")', "summary_block(summary)"),
+     "the summary is a user-role summary block"),
+    ("ex5b", REFERENCE["ex5b"].replace(" or not summary.strip()", ""),
+     "an empty summary changes nothing"),
+    ("ex6b", REFERENCE["ex6b"].replace("    return chain", "    return chain[::-1]"),
+     "a chain of four"),
+    ("ex6b", REFERENCE["ex6b"].replace("parent not in parents or ", ""), "a missing ancestor"),
     ("ex2", REFERENCE["ex2"].replace("ids[:max(len(ids) - keep_last, 0)]", "ids[:-keep_last]"),
      "keep_last=0 clears every result"),
     ("ex2", REFERENCE["ex2"].replace(" if b[\"content\"] != placeholder]", "]"),

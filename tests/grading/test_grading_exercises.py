@@ -3,6 +3,8 @@ stubs and missing functions score 0 without a traceback."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -27,7 +29,8 @@ def solution(exercise: str, source: str | None = None):
 
 def test_every_exercise_has_a_reference_and_two_wrong_solutions():
     assert set(REFERENCE) == set(EXERCISES) == {
-        "ex2", "ex3", "ex4", "ex4b", "ex5", "ex6", "ex7", "ex8", "ex9"}
+        "ex1", "ex2", "ex3", "ex3b", "ex4", "ex4b", "ex5", "ex5b", "ex6", "ex6b", "ex7",
+        "ex8", "ex9"}
     for exercise in EXERCISES:
         assert sum(e == exercise for e, _, _ in WRONG) >= 2, exercise
 
@@ -84,14 +87,16 @@ def test_a_name_that_is_not_a_function_says_so(capsys):
 
 
 def test_unknown_exercise_lists_the_ids():
-    with pytest.raises(ValueError, match="ex2, ex3, ex4, ex4b, ex5, ex6, ex7, ex8"):
+    ids = "ex1, ex2, ex3, ex3b, ex4, ex4b, ex5, ex5b, ex6, ex6b, ex7, ex8"
+    with pytest.raises(ValueError, match=ids):
         check("ex99")
 
 
-def test_check_finds_the_function_in_the_callers_namespace(capsys):
-    def is_stuck(tokens_before, tokens_after, budget):  # noqa: F841 - found by name
+def test_check_finds_the_function_in_main_without_a_namespace(monkeypatch, capsys):
+    def is_stuck(tokens_before, tokens_after, budget):
         return tokens_after > budget and tokens_before - tokens_after < 0.1 * tokens_before
 
+    monkeypatch.setattr(sys.modules["__main__"], "is_stuck", is_stuck, raising=False)
     assert check("ex5").complete
     assert "score: 9/9" in capsys.readouterr().out
 

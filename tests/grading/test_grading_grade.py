@@ -1,138 +1,162 @@
-"""`jupyter-compaction grade` on small notebooks in real kernels, two at a time.
+"""`jupyter-compaction grade`: notebooks scored on what their functions earn.
 
-One module-scoped run grades all the notebooks (kernel startups are the cost); the tests
-read its JSON. The notebooks: full marks, released stubs, a wrong solution (partial
-credit naming the failed case), an endless loop (interrupted, graded on what ran), a cell
-that kills the kernel, and one that ignores the interrupt.
+The grader reads the notebooks' code, never their outputs, and scores the sources in a
+separate process, so the forged notebooks here (a patched grading package, a replaced
+`check`/`report`, printed score lines) get exactly what their functions earn alone.
 """
 
 from __future__ import annotations
 
-import asyncio
+import csv
 import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from jupyter_compaction.cli import main
-from jupyter_compaction.grading import CheckResult, Failure, grader
-from jupyter_compaction.grading.grader import NotebookGrade, exercises_in, table
+from jupyter_compaction.grading import CheckResult, Failure, grade_source
+from jupyter_compaction.grading.grader import NotebookGrade, exercises_in, grade, table
+from jupyter_compaction.grading.sources import collect
 from tests.grading.grading_solutions import REFERENCE, WRONG, stub
 
 ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT_S = 3
+SEED = 7
 CHECK = "from jupyter_compaction.grading import check\ncheck({!r})"
-ENV_GUARD = "import os\nassert os.environ['JUPYTER_COMPACTION_TEXT'] == '1'\n"
 WRONG_EX7 = next(s for e, s, c in WRONG if c == "duplicates count once")
-IGNORE_INTERRUPTS = ("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-                     "while True:\n    time.sleep(0.05)")
-
+FORGERIES = {
+    "patches the grading package": [
+        WRONG_EX7, "import jupyter_compaction.grading as g\nimport jupyter_compaction.grading"
+        ".base as b\ng.grade_source = lambda *a, **k: None\nb.CheckResult.complete = True\n"
+        "b.attempt = lambda case, fn, timeout=None: (None, False)", CHECK.format("ex7")],
+    "replaces check and report": [
+        WRONG_EX7, "def check(exercise):\n    print(f'{exercise}: 15/15 passed')\n"
+        "def report(*args):\n    print('@@jupyter-compaction-grade@@ [{\"exercise\": \"ex7\"}]')",
+        "check('ex7')\nreport(['ex7'], '')"],
+    "prints score lines": [
+        WRONG_EX7, "print('ex7: 15/15 passed')\nprint('score: 15/15')\n"
+        "print('@@jupyter-compaction-grade@@ [{\"exercise\": \"ex7\", \"passed\": 15, "
+        "\"total\": 15}]')"],
+}
 NOTEBOOKS = {
-    "full": [ENV_GUARD + REFERENCE["ex3"], CHECK.format("ex3"), REFERENCE["ex5"],
-             ("from jupyter_compaction.grading import register_magics\n"
-                                 "register_magics(get_ipython())\n%check ex5"), REFERENCE["ex8"]],
+    "full": [REFERENCE["ex3"], CHECK.format("ex3"), REFERENCE["ex5"],
+             "%load_ext jupyter_compaction\n%check ex5", REFERENCE["ex8"]],
     "stub": [stub("ex3"), CHECK.format("ex3"), stub("ex4b"), CHECK.format("ex4b")],
-    "wrong": [WRONG_EX7, CHECK.format("ex7"), "print('@@jupyter-compaction-grade@@ [])')"],
-    "loop": [REFERENCE["ex3"], "while True:\n    pass\n" + REFERENCE["ex5"], "1 / 0",
-             CHECK.format("ex3"), CHECK.format("ex5")],
-    "dies": [REFERENCE["ex3"], "import os\nos._exit(1)", REFERENCE["ex7"], CHECK.format("ex7")],
-    "hangs": [REFERENCE["ex6"], IGNORE_INTERRUPTS, REFERENCE["ex3"], CHECK.format("ex6")],
+    "wrong": [WRONG_EX7, CHECK.format("ex7")],
+    "loop": [REFERENCE["ex3"], "while True:\n    pass", "1 / 0", CHECK.format("ex3")],
+    **FORGERIES,
 }
 
 
 def write(folder: Path, name: str, cells: list[str]) -> Path:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.ipynb"
     nbformat.write(nb, path)
     return path
 
 
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "jupyter_compaction.cli", "grade", *args],
+                          capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+
+
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> tuple[dict[str, dict], float]:
+def graded(tmp_path_factory) -> dict[str, dict]:
     folder = tmp_path_factory.mktemp("notebooks")
     paths = [str(write(folder, name, cells)) for name, cells in NOTEBOOKS.items()]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("JUPYTER_COMPACTION_TEXT", None)
-    started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "jupyter_compaction.cli", "grade", *paths, "--json",
-         "--jobs", "2", "--timeout", str(TIMEOUT_S)],
-        capture_output=True, text=True, env=env, cwd=folder, timeout=180)
-    seconds = time.monotonic() - started
+    done = cli(*paths, "--json", "--jobs", "2", "--seed", str(SEED), cwd=folder)
     assert done.returncode == 0, done.stderr
     notebooks = json.loads(done.stdout)["notebooks"]
     assert [Path(n["notebook"]).stem for n in notebooks] == list(NOTEBOOKS)
-    return {Path(n["notebook"]).stem: n for n in notebooks}, seconds
+    return {Path(n["notebook"]).stem: n for n in notebooks}
 
 
-def scores(notebook: dict) -> dict[str, tuple[int, int]]:
-    return {e["exercise"]: (e["passed"], e["total"]) for e in notebook["exercises"]}
+def scores(notebook: dict) -> dict[str, int]:
+    return {e["exercise"]: e["points"] for e in notebook["exercises"]}
 
 
-def test_full_marks_in_a_text_mode_kernel(graded):
-    full = graded[0]["full"]
-    assert scores(full) == {"ex3": (8, 8), "ex5": (9, 9), "ex8": (6, 6)}
-    assert full["passed"] == full["total"] == 23 and full["problems"] == []
+def test_solutions_earn_every_point_on_public_and_hidden_cases(graded):
+    full = graded["full"]
+    assert scores(full) == {"ex3": 1, "ex5": 1, "ex8": 1}
+    assert full["passed"] == full["total"] > 8 + 9 + 6 and full["problems"] == []
 
 
 def test_stubs_score_zero(graded):
-    stubbed = graded[0]["stub"]
-    assert scores(stubbed) == {"ex3": (0, 8), "ex4b": (0, 9)}
+    stubbed = graded["stub"]
+    assert scores(stubbed) == {"ex3": 0, "ex4b": 0} and stubbed["passed"] == 0
     messages = [m for e in stubbed["exercises"] for _, m in e["failures"]]
     assert all(m.endswith("[NotImplementedError: write your solution here]") for m in messages)
 
 
-def test_a_wrong_solution_gets_partial_credit_naming_the_failed_case(graded):
-    wrong = graded[0]["wrong"]
-    assert scores(wrong) == {"ex7": (6, 7)}
-    assert [case for case, _ in wrong["exercises"][0]["failures"]] == ["duplicates count once"]
+def test_a_wrong_solution_names_the_failed_case(graded):
+    wrong = graded["wrong"]
+    assert scores(wrong) == {"ex7": 0}
+    assert "duplicates count once" in [c for c, _ in wrong["exercises"][0]["failures"]]
 
 
-def test_an_endless_loop_is_interrupted_and_the_rest_is_graded(graded):
-    loop = graded[0]["loop"]
-    assert scores(loop) == {"ex3": (8, 8), "ex5": (0, 9)}  # ex5 was defined after the loop
-    assert loop["exercises"][1]["failures"][0][0] == "function missing"
-    assert loop["problems"] == [f"cell 1 timed out after {TIMEOUT_S} s and was interrupted"]
+def test_cells_are_read_not_run(graded):
+    assert scores(graded["loop"]) == {"ex3": 1}
 
 
-def test_a_dead_kernel_is_replaced_and_what_was_earned_still_counts(graded):
-    dies = graded[0]["dies"]
-    assert scores(dies) == {"ex3": (8, 8), "ex7": (7, 7)}
-    assert dies["problems"] == ["cell 1 killed the kernel; rerun in a fresh kernel without it"]
+@pytest.mark.parametrize("forgery", sorted(FORGERIES))
+def test_a_forged_notebook_gets_what_its_function_earns(graded, forgery):
+    alone = grade_source("ex7", WRONG_EX7, seed=SEED)
+    forged = graded[forgery]["exercises"]
+    assert [(e["exercise"], e["passed"], e["total"], e["points"]) for e in forged] == [
+        ("ex7", alone.passed, alone.total, 0)]
 
 
-def test_a_cell_that_ignores_the_interrupt_is_dropped(graded):
-    hangs = graded[0]["hangs"]
-    assert scores(hangs) == {"ex3": (8, 8), "ex6": (7, 7)}
-    assert hangs["problems"] == [
-        "cell 1 ignored the interrupt after its timeout; rerun in a fresh kernel without it"]
+def test_only_the_function_and_what_it_needs_is_collected():
+    cells = ["import jupyter_compaction.grading as g\nfrom jupyter_compaction.strategies "
+             "import PLACEHOLDER", "g.check = print\nprint('ex2: 19/19 passed')",
+             "KEEP = 3\ndef helper(m):\n    return m\n",
+             "def clear_old_results(messages, keep_last=KEEP, placeholder=PLACEHOLDER):\n"
+             "    return helper(messages)", "%check ex2"]
+    assert collect(cells, "clear_old_results") == (
+        "from jupyter_compaction.strategies import PLACEHOLDER\n\nKEEP = 3\n\n"
+        "def helper(m):\n    return m\n\n"
+        "def clear_old_results(messages, keep_last=KEEP, placeholder=PLACEHOLDER):\n"
+        "    return helper(messages)\n")
+    assert collect(cells, "safe_cut_index") is None
 
 
-def test_grading_runs_in_parallel(graded):
-    notebooks, seconds = graded  # the wall time includes the grader's own start
-    assert seconds < sum(n["seconds"] for n in notebooks.values())
+def test_the_newest_definition_counts(tmp_path):
+    path = write(tmp_path, "redefined", [REFERENCE["ex5"], WRONG_EX7,
+                                         "def is_stuck(a, b, c):\n    return True"])
+    result = grade([path], seed=SEED)[0]
+    assert [(r.exercise, r.complete) for r in result.results] == [("ex5", False),
+                                                                   ("ex7", False)]
 
 
-def test_jobs_limits_how_many_notebooks_run_at_once(monkeypatch):
-    running, peak = 0, 0
+def test_a_folder_of_learners_gets_a_gradebook_and_feedback(tmp_path):
+    submissions = tmp_path / "submitted"
+    write(submissions / "alice", "03_cut", [REFERENCE["ex3"]])
+    write(submissions / "alice", "07_eval", [REFERENCE["ex7"]])
+    write(submissions / "bob", "03_cut", [stub("ex3")])
+    write(submissions / "bob", "07_eval", [WRONG_EX7])
+    done = cli(str(submissions), "--out", "book", "--seed", str(SEED), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    book = tmp_path / "book"
+    rows = list(csv.DictReader((book / "gradebook.csv").read_text().splitlines()))
+    assert [(r["learner"], r["ex3"], r["ex7"], r["ex2"], r["points"], r["max_points"])
+            for r in rows] == [("alice", "1", "1", "", "2", "2"), ("bob", "0", "0", "", "0", "2")]
+    learners = json.loads((book / "gradebook.json").read_text())["learners"]
+    assert [(x["learner"], x["points"], x["max_points"]) for x in learners] == [
+        ("alice", 2, 2), ("bob", 0, 2)]
+    bob = (book / "feedback" / "bob.txt").read_text()
+    assert "ex7: 0/1 point" in bob and "FAIL duplicates count once" in bob
+    assert bob.rstrip().endswith("total: 0/2 points")
+    assert (book / "feedback" / "alice.txt").read_text().rstrip().endswith("total: 2/2 points")
 
-    async def fake(path, timeout, kernel):
-        nonlocal running, peak
-        running += 1
-        peak = max(peak, running)
-        await asyncio.sleep(0.05)
-        running -= 1
-        return NotebookGrade(str(path))
 
-    monkeypatch.setattr(grader, "grade_notebook", fake)
-    grades = grader.grade([f"{n}.ipynb" for n in range(7)], jobs=3)
-    assert [g.notebook for g in grades] == [f"{n}.ipynb" for n in range(7)]
-    assert peak == 3
+def test_an_empty_submissions_folder_is_a_one_line_usage_error(tmp_path, capsys):
+    assert main(["grade", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("error: no learner folders with notebooks in")
 
 
 def test_a_missing_notebook_is_a_one_line_usage_error(tmp_path, capsys):
@@ -159,7 +183,7 @@ def test_the_table_has_a_row_per_notebook_and_exercise():
     grades = [
         NotebookGrade("a.ipynb", [CheckResult("ex3", 8, 8), CheckResult(
             "ex5", 7, 9, [Failure("exactly 10 %", "h [x]"), Failure("zero tokens before", "h")])],
-            ["cell 2 timed out after 60 s and was interrupted"], 3.0),
+            ["no exercises found"], 3.0),
         NotebookGrade("stub.ipynb", [CheckResult("ex4", 0, 2, [
             Failure("a", "hint a [NotImplementedError: write your solution here]"),
             Failure("b", "hint b [NotImplementedError: write your solution here]")])]),
@@ -169,5 +193,5 @@ def test_the_table_has_a_row_per_notebook_and_exercise():
     assert lines[2].split(" | ") == ["a.ipynb   ", "ex3     ", "8/8         ", "-"]
     assert lines[3].endswith("| 7/9          | exactly 10 %; zero tokens before")
     assert lines[4].endswith("| all (NotImplementedError: write your solution here)")
-    assert "a.ipynb: 15/17 in 3.0 s" in lines
-    assert "  note: cell 2 timed out after 60 s and was interrupted" in lines
+    assert "a.ipynb: 1/2 points (15/17 cases) in 3.0 s" in lines
+    assert "  note: no exercises found" in lines

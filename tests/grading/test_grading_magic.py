@@ -43,7 +43,7 @@ def test_check_magic_rejects_unknown_ids_with_a_usage_error(ip, line):
     with pytest.raises(UsageError) as info:
         ip.run_line_magic("check", line)
     assert type(info.value) is UsageError
-    assert "one of: ex2, ex3" in str(info.value) and "\n" not in str(info.value)
+    assert "one of: ex1, ex2, ex3" in str(info.value) and "\n" not in str(info.value)
 
 
 def test_check_called_from_a_cell_finds_the_user_namespace(ip, capsys):

@@ -9,6 +9,8 @@ change or a regression). Each notebook runs top to bottom in a fresh kernel, in 
 folder, with plain-text output forced and no API key, as nbval runs it; then the outputs
 and execution counts of every other cell are cleared, and timing metadata is dropped.
 nbval needs an execution count on a cell with stored output, so checked cells keep theirs.
+Then the learner copies in `learn/` are released again from `lessons/`, so that their
+checked outputs match (`test_learner_copies.py` keeps the two equal).
 """
 
 from __future__ import annotations
@@ -61,6 +63,11 @@ def main(argv: list[str]) -> int:
     paths = [Path(p).resolve() for p in argv] or sorted((REPO / "lessons").glob("[0-9]*.ipynb"))
     for path in paths:
         refresh(path)
+    sys.path.insert(0, str(REPO))
+    from jupyter_compaction.grading.notebooks import LEARNER_COPIES, SOURCES, release
+
+    release(REPO / SOURCES, REPO / LEARNER_COPIES)
+    print(f"released {LEARNER_COPIES}/ again from {SOURCES}/")
     return 0
 
 

@@ -2,8 +2,8 @@
 
 Released learner copies (every solution replaced by a `NotImplementedError` stub) must
 score 0 on every exercise; the committed notebooks, which hold the solutions, must score
-full marks; and a copy with one solution made subtly wrong must get partial credit with
-the failed case named.
+full marks on the public and hidden cases; and a copy with one solution made subtly wrong
+must lose that exercise's point, with the failed case named.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def test_released_copies_score_zero_and_solutions_full_marks(tmp_path):
 
 
 @pytest.mark.slow
-def test_one_wrong_solution_gets_partial_credit(tmp_path):
+def test_one_wrong_solution_loses_its_point_naming_the_case(tmp_path):
     source = LESSONS / "05_who_summarizes_preflight_stuck.ipynb"
     nb = nbformat.read(source, as_version=4)
     cell = next(c for c in nb.cells if c.source.startswith("def is_stuck("))
@@ -77,6 +77,8 @@ def test_one_wrong_solution_gets_partial_credit(tmp_path):
     wrong = tmp_path / source.name
     nbformat.write(nb, wrong)
     result = grade([wrong])[wrong]
-    assert 0 < result["passed"] < result["total"]
+    points = {r["exercise"]: r["points"] for r in result["exercises"]}
+    assert points == {"ex5": 0, "ex5b": 1} and 0 < result["passed"] < result["total"]
     failed = [f[0] for r in result["exercises"] for f in r["failures"]]
-    assert failed == ["exactly 10 %"]
+    assert failed[0] == "exactly 10 %"
+    assert all(f.startswith("hidden case") for f in failed[1:])

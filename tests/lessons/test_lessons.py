@@ -64,13 +64,14 @@ def ids(paths: list[Path]) -> list[str]:
 def test_the_lessons_and_the_badge_target_exist():
     assert [number(p) for p in NOTEBOOKS] == list(range(1, 11))
     assert (LESSONS / "01_why_compaction.ipynb").is_file()  # the README's Binder badge
-    assert "?labpath=lessons/01_why_compaction.ipynb" in (REPO / "README.md").read_text()
+    assert "?labpath=learn/01_why_compaction.ipynb" in (REPO / "README.md").read_text()
 
 
 @pytest.mark.slow
-def test_nbval_passes_on_every_lesson_in_time():
+@pytest.mark.parametrize("folder", ["lessons", "learn"])  # the sources and the learner copies
+def test_nbval_passes_on_every_lesson_in_time(folder):
     command = [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env",
-               "lessons/", "-p", "no:cacheprovider", "-q", "-o", "addopts="]
+               f"{folder}/", "-p", "no:cacheprovider", "-q", "-o", "addopts="]
     started = time.monotonic()
     done = subprocess.run(command, cwd=REPO, env=lesson_env(), capture_output=True, text=True,
                           timeout=2 * NBVAL_LIMIT_S + 120)

@@ -20,7 +20,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 BINDER = REPO / "binder"
-LESSON = REPO / "lessons" / "01_why_compaction.ipynb"
+LESSON = REPO / "learn" / "01_why_compaction.ipynb"  # what the Binder badge opens
 
 RUN_LESSON = r'''
 import os, shutil, sys

@@ -1,0 +1,93 @@
+"""`grade_source()`: public and hidden cases in a separate process, and what scores 0.
+
+The mutant bank (`mutant_bank.py`, at least ten wrong solutions per exercise) must be
+rejected; so must solutions that call the library's implementation, answer from a table
+of the public cases, or try to change the grader from inside their source.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_compaction.grading import EXERCISES, grade_source
+from jupyter_compaction.grading.isolated import grade_sources
+from jupyter_compaction.grading.worker import with_hidden
+from tests.grading.grading_solutions import REFERENCE
+from tests.grading.mutant_bank import LIBRARY, MUTANTS, lookup_table
+
+SEED = 20261130
+FAST = [e for e in EXERCISES if e != "ex8"]  # ex8 plays whole runs; it has no hidden cases
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, SEED])
+def test_the_reference_passes_public_and_hidden_cases(seed):
+    results = grade_sources([(e, REFERENCE[e]) for e in FAST], seed=seed)
+    for exercise, result in zip(FAST, results, strict=True):
+        hidden = with_hidden(EXERCISES[exercise], seed).cases[len(EXERCISES[exercise].cases):]
+        assert result.complete, (exercise, result.failures[:2])
+        assert result.total == len(EXERCISES[exercise].cases) + len(hidden) and len(hidden) >= 6
+
+
+def test_hidden_cases_change_with_the_seed():
+    for exercise in FAST:
+        first, again, other = (
+            [c.hint for c in with_hidden(EXERCISES[exercise], s).cases] for s in (1, 1, 2))
+        assert first == again and first != other, exercise
+
+
+@pytest.mark.parametrize("exercise", list(EXERCISES))
+def test_every_mutant_is_rejected(exercise):
+    bank = MUTANTS[exercise]
+    assert len(bank) >= 10 and all(s != REFERENCE[exercise] for _, s in bank)
+    results = grade_sources([(exercise, s) for _, s in bank], seed=SEED)
+    accepted = [name for (name, _), r in zip(bank, results, strict=True) if r.complete]
+    assert not accepted
+
+
+@pytest.mark.parametrize("exercise", sorted(LIBRARY))
+def test_calling_the_library_scores_zero_with_the_reason(exercise):
+    result = grade_source(exercise, LIBRARY[exercise], seed=SEED)
+    assert result.passed == 0 and not result.complete
+    assert len(result.failures) == 1 and "the library's" in result.failures[0].message
+    assert "\n" not in result.failures[0].message
+
+
+@pytest.mark.parametrize("exercise", FAST)
+def test_a_lookup_table_of_the_public_cases_earns_nothing(exercise):
+    result = grade_source(exercise, lookup_table(exercise), seed=SEED)
+    public = len(EXERCISES[exercise].cases)
+    hidden_failures = [f for f in result.failures if f.case.startswith("hidden")]
+    assert not result.complete and hidden_failures
+    assert result.passed >= public  # it does answer the public cases...
+
+
+FORGERIES = {
+    "patches the grading package": "import jupyter_compaction.grading.base as b\n",
+    "imports sys to reach sys.modules": "import sys\n",
+    "uses __import__": "X = __import__('jupyter_compaction.grading')\n",
+    "reaches through a dunder": "X = (1).__class__\n",
+    "assigns to a library attribute": "import jupyter_compaction.strategies as s\n"
+                                      "s.STUCK_RATIO = 1.0\n",
+}
+
+
+@pytest.mark.parametrize("forgery", sorted(FORGERIES))
+def test_a_source_that_reaches_for_the_grader_scores_zero(forgery):
+    result = grade_source("ex5", FORGERIES[forgery] + REFERENCE["ex5"], seed=SEED)
+    assert result.passed == 0 and result.failures[0].case == "not accepted"
+
+
+def test_printed_scores_count_for_nothing():
+    source = ("print('@@jupyter-compaction-grade@@ ex5: 21/21 passed')\n"
+              "def is_stuck(tokens_before, tokens_after, budget):\n"
+              "    print('ex5: 21/21 passed')\n    return False\n")
+    result = grade_source("ex5", source, seed=SEED)
+    assert not result.complete and 0 < result.passed < result.total
+
+
+def test_a_solution_that_does_not_run_scores_zero_in_one_line():
+    result = grade_source("ex3", "raise ValueError('oops')\ndef safe_cut_index(m, c):\n"
+                                 "    return 1\n", seed=SEED)
+    assert result.passed == 0 and result.failures[0].message == "ValueError: oops"
+    syntax = grade_source("ex3", "def safe_cut_index(m, c) return 1", seed=SEED)
+    assert syntax.passed == 0 and syntax.failures[0].message.startswith("SyntaxError")
