@@ -152,7 +152,8 @@ def grade_folder(folder: str | Path, out: str | Path, jobs: int | None = None,
     with ThreadPoolExecutor(max(1, jobs or default_jobs())) as pool:
         graded = dict(zip(learners, pool.map(lambda ps: grade_learner(ps, seed),
                                              learners.values()), strict=True))
-    write_gradebook(graded, Path(out))
+    if graded:  # nothing to grade: write nothing (the caller says so)
+        write_gradebook(graded, Path(out))
     return graded
 
 
