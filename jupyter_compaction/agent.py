@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,8 +39,9 @@ from .events import (
 )
 from .history import Message, blocks
 from .models.base import Model, Reply, Usage
+from .settings import DEFAULTS, Settings
 from .store import SessionStore
-from .strategies import Compaction, CompressionStuck, TrimTurns, bind, check_stuck
+from .strategies import Compaction, CompressionStuck, TrimTurns, check_stuck, configure
 from .summaries import is_summary
 from .summarizers import make_summarizer
 from .task_state import TaskState, notes_tools
@@ -49,11 +49,7 @@ from .tokens import CHARS_PER_TOKEN, Tally, TokenCounter
 from .tools import Toolbox, truncate
 from .workspace import Workspace
 
-DEFAULT_BUDGET = 20_000
-MAX_BUDGET = 10**9  # tokens: far above any model's window, and safe to multiply as a float
-TRIGGER = 0.8  # compact when the request exceeds this share of the budget
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
-DEFAULT_MAX_OUTPUT = 1024
 SYSTEM_PROMPT = (
     "You are a careful agent working on the user's task with tools. Finish the task, then "
     "answer in plain text. Keep track of what you have done."
@@ -117,7 +113,12 @@ class Run:
 
 
 class Agent:
-    """A tool-using agent that keeps its context under `budget` with `strategy`."""
+    """A tool-using agent that keeps its context under its budget with its strategy.
+
+    Every knob comes from `settings` (see `settings.py`); keyword arguments override
+    single knobs, e.g. `Agent(model, budget=8_000, strategy="trim")`. `settings.model`
+    is not read here: the agent is handed the model itself.
+    """
 
     def __init__(
         self,
@@ -125,43 +126,31 @@ class Agent:
         *,
         tools: Iterable[Callable[..., Any]] = (),
         system: str = SYSTEM_PROMPT,
-        budget: int = DEFAULT_BUDGET,
-        strategy: str | Any = "progressive",
-        task_state: bool = True,
-        notes: bool = False,
+        settings: Settings = DEFAULTS,
         workspace: Workspace | None = None,
-        summarizer: str | Model | Callable[[str], str] = "aux",
-        summary_role: str | None = None,
-        max_output_tokens: int = DEFAULT_MAX_OUTPUT,
-        trigger: float = TRIGGER,
         on_event: Callable[[Event], None] | None = None,
         store: SessionStore | None = None,
         counter: TokenCounter | None = None,
+        **knobs: Any,
     ):
-        if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
-            raise ValueError(f"budget must be a positive number of tokens, not {budget!r}")
-        if budget > MAX_BUDGET:
-            shown = str(budget) if budget < 10**15 else f"a {len(str(budget))}-digit number"
-            raise ValueError(f"budget must be at most {MAX_BUDGET:_} tokens, not {shown}")
-        if notes and workspace is None:
+        self.settings = settings = settings.with_changes(**knobs)
+        if settings.notes and workspace is None:
             raise ValueError("notes=True needs a workspace to keep the notes file in")
-        self.model, self.system, self.budget, self.trigger = model, system, budget, trigger
+        self.model, self.system, self.budget = model, system, settings.budget
         self.user_tools = list(tools)
-        self.use_task_state, self.notes, self.workspace = task_state, notes, workspace
-        self.max_output_tokens, self.on_event, self.store = max_output_tokens, on_event, store
+        self.workspace, self.on_event, self.store = workspace, on_event, store
         self.counter = counter or TokenCounter()
-        self.strategy = (strategies_module.get(strategy) if isinstance(strategy, str)
-                         else strategy)
-        if summary_role is not None:
-            self.strategy = _with_role(self.strategy, summary_role)
-        self.summarizer_spec = summarizer
+        strategy = settings.strategy
+        self.strategy = configure(
+            strategies_module.get(strategy) if isinstance(strategy, str) else strategy,
+            role=settings.summary_role)
 
     # --- building one request -------------------------------------------------------
     def _toolbox(self, state: TaskState | None) -> Toolbox:
         box = Toolbox(self.user_tools)
         for fn in (state.tools() if state else []):
             box.add(fn)
-        for fn in (notes_tools(self.workspace) if self.notes else []):
+        for fn in (notes_tools(self.workspace) if self.settings.notes else []):
             box.add(fn)
         return box
 
@@ -170,17 +159,18 @@ class Agent:
         return f"{self.system}\n\n{rendered}" if rendered else self.system
 
     # --- the loop ---------------------------------------------------------------------
-    def run(self, task: str, max_turns: int = 50) -> Run:
-        """Work on `task` until the model answers, fails, or `max_turns` pass."""
+    def run(self, task: str, max_turns: int | None = None) -> Run:
+        """Work on `task` until the model answers, fails, or `max_turns` pass (by default
+        the settings' `max_turns`)."""
         if not isinstance(task, str) or not task.strip():
             raise ValueError("the task must be a non-empty string")
-        run = Run(task=task, task_state=TaskState() if self.use_task_state else None)
+        run = Run(task=task, task_state=TaskState() if self.settings.task_state else None)
         if self.store:
             run.session_id = self.store.start(self._meta(task))
         self._append(run, {"role": "user", "content": task})
         return self._loop(run, max_turns)
 
-    def resume(self, run: Run, max_turns: int = 50) -> Run:
+    def resume(self, run: Run, max_turns: int | None = None) -> Run:
         """Continue a failed or interrupted run from its stored session (or from memory)."""
         if self.store and run.session_id:
             run.messages = self.store.context(run.session_id)
@@ -193,33 +183,31 @@ class Agent:
         run.status, run.error = "running", None
         return self._loop(run, max_turns)
 
-    def _loop(self, run: Run, max_turns: int) -> Run:
+    def _loop(self, run: Run, max_turns: int | None) -> Run:
         try:
-            return self._turns(run, max_turns)
+            return self._turns(run, max_turns or self.settings.max_turns)
         except KeyboardInterrupt:  # the run (and its transcript) survives an interrupt
             return self._fail(run, "interrupted by the user; resume() continues the run",
                               "interrupted")
 
     def _turns(self, run: Run, max_turns: int) -> Run:
         toolbox = self._toolbox(run.task_state)
-        summarizer = make_summarizer(self.summarizer_spec, self, run)
-        strategy = bind(self.strategy, summarizer)
+        trigger = int(self.settings.trigger * self.budget)
         for _ in range(max_turns):
             run.turn += 1
             run.system = self._system(run.task_state)
             schemas = toolbox.schemas
             overhead = self.counter.count([], run.system, schemas)
-            room = self.budget - overhead
-            tokens = overhead + self._tally(run).total
-            compacting = tokens > self.trigger * self.budget and strategy.name != "off"
-            if compacting and not self._compact(run, strategy, room):
+            compacting = (overhead + self._tally(run).total > trigger
+                          and self.strategy.name != "off")
+            if compacting and not self._compact(run, schemas, self.budget - overhead):
                 return run
             self._emit(run, TurnStarted(run.turn, overhead + self._tally(run).total,
-                                        self.budget, int(self.trigger * self.budget),
-                                        self._parts(run, overhead)))
+                                        self.budget, trigger, self._parts(run, overhead)))
             try:
                 reply = self.model.create(system=run.system, messages=run.messages,
-                                          tools=schemas, max_tokens=self.max_output_tokens)
+                                          tools=schemas,
+                                          max_tokens=self.settings.max_output_tokens)
             except Exception as exc:  # the model's failure ends the run, never the kernel
                 return self._fail(run, _one_line(exc), "model")
             self._record_reply(run, reply)
@@ -232,44 +220,66 @@ class Agent:
         self._emit(run, Finished(run.turn, run.answer or "", reason="max_turns"))
         return run
 
-    def _compact(self, run: Run, strategy, room: int) -> bool:
-        """Compact the live context; False when the run had to stop (stuck)."""
-        if room <= 0:  # nothing any strategy does to the messages can help
-            return self._stuck(run, f"compaction is stuck: the system prompt and tools alone "
-                                    f"take {self.budget - room} tokens, over the budget of "
-                                    f"{self.budget}; raise the budget")
+    # --- compaction: shrink, check, accept, announce ---------------------------------
+    def _compact(self, run: Run, schemas: list[dict[str, Any]], room: int) -> bool:
+        """Compact the live context to fit `room` (the budget less system prompt and
+        tools); False when the run had to stop because compaction is stuck."""
         before = run.messages
-        fallback = ""
         try:
-            result = strategy(before, budget=room, counter=self.counter)
-        except CompressionStuck as exc:
+            if room <= 0:  # nothing any strategy does to the messages can help
+                raise _Stuck(f"compaction is stuck: the system prompt and tools alone take "
+                             f"{self.budget - room} tokens, over the budget of "
+                             f"{self.budget}; raise the budget")
+            result, fallback = self._shrink(run, schemas, room)
+            check_stuck(result, room)
+        except (CompressionStuck, _Stuck) as exc:
             return self._stuck(run, str(exc))
+        if result.changed:
+            self._accept(run, result)
+        if result.changed or fallback:  # else: under the budget, nothing worth doing yet
+            self._announce(run, before, result, fallback)
+        return True
+
+    def _shrink(self, run: Run, schemas: list[dict[str, Any]], room: int
+                ) -> tuple[Compaction, str]:
+        """The strategy's compaction and, when it failed and trimming stood in, why."""
+        summarizer = make_summarizer(self.settings.summarizer, model=self.model,
+                                     system=run.system, tools=schemas,
+                                     usage=run.summary_usage)
+        strategy = configure(self.strategy, summarizer=summarizer)
+        try:
+            return strategy(run.messages, budget=room, counter=self.counter), ""
+        except CompressionStuck:
+            raise
         except Exception as exc:  # a failed summary call: trim this turn instead
-            # Trim down to the trigger (not just under the room), so this turn really frees
-            # space, and say so in an event even when there was nothing to trim.
-            target = max(0, int(self.trigger * self.budget) - (self.budget - room))
-            try:
-                result = TrimTurns()(before, budget=target, counter=self.counter)
-            except Exception as again:  # e.g. InvalidHistory: no strategy can go on from here
-                return self._stuck(run, f"compaction failed: {_one_line(again)}")
-            fallback = (f"summary failed ({_one_line(exc)}); "
+            return self._trim_instead(run, room, exc)
+
+    def _trim_instead(self, run: Run, room: int, failure: Exception
+                      ) -> tuple[Compaction, str]:
+        """Trim down to the trigger (not just under the room), so this turn really frees
+        space; the note says so even when there was nothing to trim."""
+        target = max(0, int(self.settings.trigger * self.budget) - (self.budget - room))
+        try:
+            result = TrimTurns()(run.messages, budget=target, counter=self.counter)
+        except Exception as again:  # e.g. InvalidHistory: no strategy can go on from here
+            raise _Stuck(f"compaction failed: {_one_line(again)}") from again
+        if not result.changed:
+            result = dataclasses.replace(result, note="")
+        return result, (f"summary failed ({_one_line(failure)}); "
                         + ("trimmed instead" if result.changed
                            else "nothing to trim, history unchanged"))
-            if not result.changed:
-                result = dataclasses.replace(result, note="")
-        try:
-            check_stuck(result, room)
-        except CompressionStuck as exc:
-            return self._stuck(run, str(exc))
-        if not result.changed and not fallback:  # under the budget, nothing worth doing yet
-            return True
-        if result.changed:
-            run.compactions.append(result)
-            run.messages = list(result.messages)  # ours to grow; the record stays as it was
-            self._tally(run).reset(run.messages)
-            if self.store and run.session_id:
-                run.session_id = self.store.start(self._meta(run.task), parent=run.session_id,
-                                                  context=run.messages)
+
+    def _accept(self, run: Run, result: Compaction) -> None:
+        """Make `result` the live context (the transcript keeps every original)."""
+        run.compactions.append(result)
+        run.messages = list(result.messages)  # ours to grow; the record stays as it was
+        self._tally(run).reset(run.messages)
+        if self.store and run.session_id:
+            run.session_id = self.store.start(self._meta(run.task), parent=run.session_id,
+                                              context=run.messages)
+
+    def _announce(self, run: Run, before: list[Message], result: Compaction,
+                  fallback: str) -> None:
         usage = run.summary_usage[-1] if result.summary and run.summary_usage else None
         self._emit(run, Compacted(
             run.turn, result.kind, result.tokens_before, result.tokens_after,
@@ -277,7 +287,6 @@ class Agent:
             dropped_facts=tuple(dropped_facts(before, result.messages)),
             summary_prompt=result.summary_prompt, summary=result.summary,
             note="; ".join(n for n in (fallback, result.note) if n), summary_usage=usage))
-        return True
 
     def _record_reply(self, run: Run, reply: Reply) -> None:
         run.usage.append(reply.usage)
@@ -295,8 +304,7 @@ class Agent:
             run.calls_seen.add(key)
             result = toolbox.call(call)
             text = result["content"]
-            if len(text) > limit:
-                result["content"] = _shorten(text, limit)
+            result["content"] = truncate(text, limit)
             results.append(result)
             self._emit(run, ToolReturned(
                 run.turn, call["name"], call["id"], bool(result.get("is_error")),
@@ -351,29 +359,8 @@ def call_key(block: dict[str, Any]) -> tuple[str, str]:
     return block["name"], json.dumps(block.get("input", {}), sort_keys=True, default=str)
 
 
-def _with_role(strategy, role: str):
-    """A copy of `strategy` whose summaries (also inside progressive layers) use `role`."""
-    if role not in ("assistant", "user"):
-        raise ValueError(f"summary_role must be 'assistant' or 'user', not {role!r}")
-    names = {f.name for f in dataclasses.fields(strategy)}
-    if "role" in names:
-        return dataclasses.replace(strategy, role=role)
-    if "layers" in names:
-        return dataclasses.replace(strategy,
-                                   layers=tuple(_with_role(s, role) for s in strategy.layers))
-    return strategy
-
-
-_TRUNCATED = re.compile(r"\n… \[(\d+) more characters truncated\]\Z")
-
-
-def _shorten(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters with a note of how many were left out, counting
-    those the toolbox already cut (so the note is the true total, not just the second cut)."""
-    found = _TRUNCATED.search(text)
-    body, hidden = (text[:found.start()], int(found.group(1))) if found else (text, 0)
-    return truncate(body, limit) if not hidden else (
-        body[:limit] + f"\n… [{len(body[limit:]) + hidden} more characters truncated]")
+class _Stuck(Exception):
+    """Compaction cannot go on; the message says why and what to do."""
 
 
 def _one_line(exc: BaseException) -> str:

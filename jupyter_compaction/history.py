@@ -20,9 +20,8 @@ outside the message list, as in the API.
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 Message = dict[str, Any]
@@ -168,12 +167,7 @@ def turns(messages: Sequence[Message]) -> list[tuple[int, int]]:
     return list(zip(starts, [*starts[1:], len(messages)], strict=True))
 
 
-def copy_messages(messages: Iterable[Message]) -> list[Message]:
-    """A deep copy, so that a strategy never touches its input."""
-    return copy.deepcopy(list(messages))
-
-
-# --- the OpenAI chat-completions style used by seeds 000 and 001 -------------------------
+# --- the OpenAI chat-completions style (`tool_calls`, `role: "tool"`) -------------------------
 
 
 def from_openai(messages: Sequence[Message]) -> list[Message]:

@@ -40,11 +40,11 @@ def test_run_fills_chart_and_tabs(lab):
 
 def test_strategy_is_one_click(lab):
     lab.strategy.value = "trim"
-    assert lab.knobs().strategy == "trim"
+    assert lab.settings().strategy == "trim"
     lab.summary_as_user.value = True
     lab.task_state.value = False
-    knobs = lab.knobs()
-    assert knobs.summary_role == "user" and knobs.task_state is False
+    settings = lab.settings()
+    assert settings.summary_role == "user" and settings.task_state is False
     run = lab.run()
     assert run.task_state is None and {c.kind for c in run.compactions} == {"trim"}
 
@@ -112,7 +112,7 @@ def test_wrong_type_budget_is_refused_with_a_message(lab, bad):
     lab.budget.value = bad
     assert lab.budget.value == 8_000
     assert "budget not changed" in lab.message.value
-    assert lab.knobs().budget == 8_000
+    assert lab.settings().budget == 8_000
 
 
 def test_numeric_strings_are_accepted(lab):
@@ -129,7 +129,7 @@ def test_buttons_run_and_errors_land_in_the_message(lab, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("no <b>luck</b>")
 
-    monkeypatch.setattr(lab_module, "start", broken)
+    monkeypatch.setattr(lab_module.runner, "start", broken)
     lab.run_button.click()  # no exception escapes a button
     assert lab.message.value.endswith("RuntimeError: no &lt;b&gt;luck&lt;/b&gt;</span>")
 
