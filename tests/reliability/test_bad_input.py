@@ -20,8 +20,8 @@ from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 from jupyter_compaction.agent import Agent  # noqa: E402
-from jupyter_compaction.settings import MAX_BUDGET  # noqa: E402
 from jupyter_compaction.models.simulated import SimulatedModel  # noqa: E402
+from jupyter_compaction.settings import MAX_BUDGET  # noqa: E402
 from tests.support.shell import fresh_shell  # noqa: E402
 
 TASK = "Find the tool dispatch tables under agents/."

@@ -21,10 +21,6 @@ COUNTER = TokenCounter()
 NAMES = list(STRATEGIES)
 
 
-def configure_summarizer(strategy, summarizer):
-    return configure(strategy, summarizer=summarizer)
-
-
 def summarizer(prompt):
     return "## Progress\nbound"
 
@@ -59,34 +55,34 @@ def test_get_unknown_name_is_a_one_line_error_listing_the_names(bad):
 
 def test_configure_fills_a_missing_summarizer_on_a_copy():
     original = STRATEGIES["summarize"]
-    bound = configure_summarizer(original, summarizer)
+    bound = configure(original, summarizer=summarizer)
     assert bound.summarizer is summarizer
     assert bound is not original and original.summarizer is None
     assert (bound.protect_first, bound.tail_tokens, bound.role) == (
         original.protect_first, original.tail_tokens, original.role)
-    assert configure_summarizer(STRATEGIES["compact"], summarizer).summarizer is summarizer
+    assert configure(STRATEGIES["compact"], summarizer=summarizer).summarizer is summarizer
     assert STRATEGIES["compact"].summarizer is None
 
 
 def test_configure_leaves_an_explicit_summarizer_alone():
     explicit = SummarizeMiddle(other, protect_first=1)
-    assert configure_summarizer(explicit, summarizer) is explicit
-    assert configure_summarizer(CompactAll(other), summarizer).summarizer is other
+    assert configure(explicit, summarizer=summarizer) is explicit
+    assert configure(CompactAll(other), summarizer=summarizer).summarizer is other
 
 
 def test_configure_returns_strategies_without_a_summarizer_as_they_are():
     for strategy in (STRATEGIES["off"], STRATEGIES["clear"], STRATEGIES["trim"],
                      ClearToolResults(keep_last=7)):
-        assert configure_summarizer(strategy, summarizer) is strategy
+        assert configure(strategy, summarizer=summarizer) is strategy
 
     def custom(messages, *, budget, counter):  # not a dataclass
         raise AssertionError("not called")
 
-    assert configure_summarizer(custom, summarizer) is custom
+    assert configure(custom, summarizer=summarizer) is custom
 
 
 def test_configure_reaches_the_layers_of_progressive_and_nested_progressive():
-    default = configure_summarizer(STRATEGIES["progressive"], summarizer)
+    default = configure(STRATEGIES["progressive"], summarizer=summarizer)
     assert [type(layer) for layer in default.layers] == [
         ClearToolResults, SummarizeMiddle, TrimTurns]
     assert default.layers[1].summarizer is summarizer
@@ -97,7 +93,7 @@ def test_configure_reaches_the_layers_of_progressive_and_nested_progressive():
         Progressive(layers=(SummarizeMiddle(protect_first=1), CompactAll(other))),
         CompactAll(),
     ), trigger=0.6)
-    bound = configure_summarizer(nested, summarizer)
+    bound = configure(nested, summarizer=summarizer)
     assert bound.trigger == 0.6
     assert bound.layers[0] is nested.layers[0]
     assert bound.layers[1].layers[0].summarizer is summarizer
@@ -110,7 +106,8 @@ def test_configure_reaches_the_layers_of_progressive_and_nested_progressive():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_bound_default_strategy_runs_and_keeps_the_history_valid(name):
     messages = fixed_history(12, 400)
-    out = configure_summarizer(STRATEGIES[name], summarizer)(messages, budget=3_000, counter=COUNTER)
+    strategy = configure(STRATEGIES[name], summarizer=summarizer)
+    out = strategy(messages, budget=3_000, counter=COUNTER)
     validate(out.messages)
     assert out.tokens_after <= out.tokens_before == COUNTER.count(messages)
     assert (name == "off") == (not out.changed)
