@@ -1,8 +1,9 @@
 """`check("ex3")` in a notebook, `%check ex3`, and the hooks the batch grader uses.
 
-`check()` finds the learner's function by name where the learner defined it: the
-caller's locals and globals (a notebook cell's globals *are* the IPython user
-namespace), then the IPython user namespace when IPython is running. It runs every case,
+`check()` finds the learner's function by name in the namespace it is given (`%check`
+passes the shell's user namespace), else in the IPython user namespace when IPython is
+running, then in `__main__` (a notebook cell's globals *are* the IPython user namespace;
+a script's are `__main__`'s). It runs every case,
 prints one line per case (PASS/FAIL, and the hint with what went wrong for a failure)
 and returns a `CheckResult`, whose repr is the one-line score. A missing function is a
 one-line message and a score of 0, never an exception; an exception inside the learner's
@@ -22,7 +23,6 @@ learner who rewrites the checker from inside their own notebook.
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 from collections.abc import Iterable, Mapping
@@ -58,13 +58,10 @@ def find_function(name: str, namespaces: Iterable[Mapping[str, Any] | None]) -> 
     return None
 
 
-def _caller_namespaces(depth: int) -> list[Mapping[str, Any] | None]:
-    frame = inspect.currentframe()
-    for _ in range(depth + 1):
-        frame = frame.f_back if frame is not None else None
-    found = [frame.f_locals, frame.f_globals] if frame is not None else []
-    del frame
-    return [*found, _ipython_namespace()]
+def _learner_namespaces() -> list[Mapping[str, Any] | None]:
+    """Where a learner's functions live: IPython's user namespace, then `__main__`'s."""
+    main = sys.modules.get("__main__")
+    return [_ipython_namespace(), vars(main) if main is not None else None]
 
 
 def run_exercise(exercise: Exercise, fn: Any) -> tuple[CheckResult, list[str | None]]:
@@ -106,7 +103,7 @@ def render(exercise: Exercise, result: CheckResult, problems: list[str | None]) 
 def check(exercise: str, namespace: Mapping[str, Any] | None = None) -> CheckResult:
     """Run every case of `exercise` on the learner's function and print the table."""
     spec = get(exercise)
-    namespaces = [namespace] if namespace is not None else _caller_namespaces(1)
+    namespaces = [namespace] if namespace is not None else _learner_namespaces()
     result, problems = run_exercise(spec, find_function(spec.function, namespaces))
     print(render(spec, result, problems))
     return result
@@ -123,7 +120,7 @@ def checks_for(namespace: Mapping[str, Any],
 def report(exercises: Iterable[str] | None = None, nonce: str = "") -> None:
     """Print the scores as one line, `MARKER<nonce> <json list>`, for the batch grader."""
     namespace: dict[str, Any] = {}
-    for found in reversed(_caller_namespaces(1)):
+    for found in reversed(_learner_namespaces()):
         namespace.update(found or {})
     results = checks_for(namespace, exercises)
     print(f"{MARKER}{nonce} {json.dumps([r.to_json() for r in results])}", flush=True)

@@ -3,6 +3,8 @@ stubs and missing functions score 0 without a traceback."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -88,10 +90,11 @@ def test_unknown_exercise_lists_the_ids():
         check("ex99")
 
 
-def test_check_finds_the_function_in_the_callers_namespace(capsys):
-    def is_stuck(tokens_before, tokens_after, budget):  # noqa: F841 - found by name
+def test_check_finds_the_function_in_main_without_a_namespace(capsys, monkeypatch):
+    def is_stuck(tokens_before, tokens_after, budget):
         return tokens_after > budget and tokens_before - tokens_after < 0.1 * tokens_before
 
+    monkeypatch.setattr(sys.modules["__main__"], "is_stuck", is_stuck, raising=False)
     assert check("ex5").complete
     assert "score: 9/9" in capsys.readouterr().out
 
