@@ -11,7 +11,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
@@ -25,7 +24,7 @@ NOTEBOOKS = sorted(LESSONS.glob("[0-9][0-9]_*.ipynb"))
 CHECK = "# NBVAL_CHECK_OUTPUT"
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 SKIP_LINE = "skipped: set ANTHROPIC_API_KEY to run this against Claude"
-NBVAL_LIMIT_S = 180  # all lessons together, on a 2-core machine
+NBVAL_TIMEOUT_S = 480  # a hang guard for all lessons together, not a speed target
 CONCEPTS = [f"C{n}" for n in range(1, 17)]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 NONDETERMINISTIC = [
@@ -68,16 +67,14 @@ def test_there_are_eight_lessons_and_the_badge_target_exists():
 
 
 @pytest.mark.slow
-def test_nbval_passes_on_every_lesson_in_time():
+def test_nbval_passes_on_every_lesson():
+    """How long it takes is measured by benchmarks/bench_lessons.py, not asserted here."""
     command = [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env",
                "lessons/", "-p", "no:cacheprovider", "-q", "-o", "addopts="]
-    started = time.monotonic()
     done = subprocess.run(command, cwd=REPO, env=lesson_env(), capture_output=True, text=True,
-                          timeout=2 * NBVAL_LIMIT_S + 120)
-    elapsed = time.monotonic() - started
+                          timeout=NBVAL_TIMEOUT_S)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
-    assert elapsed < NBVAL_LIMIT_S, f"nbval took {elapsed:.0f} s (limit {NBVAL_LIMIT_S} s)"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids(NOTEBOOKS))
