@@ -137,3 +137,20 @@ def test_buttons_run_and_errors_land_in_the_message(lab, monkeypatch):
 def test_lab_displays_as_a_widget(lab):
     bundle = lab._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_the_lab_reuses_one_workspace_folder_and_removes_it_when_closed(lab, monkeypatch):
+    folders = []
+    real = lab_module.runner.start
+
+    def spy(*args, **kwargs):
+        session = real(*args, **kwargs)
+        folders.append(session.agent.workspace.root)
+        return session
+
+    monkeypatch.setattr(lab_module.runner, "start", spy)
+    lab.run()
+    lab.step()
+    assert len(folders) == 2 and folders[0] == folders[1] and folders[0].is_dir()
+    lab.close()
+    assert not folders[0].exists()
