@@ -148,7 +148,7 @@ class Lab:
         self.chart(event)
         self.log(event)
 
-    def _play(self, settings: Settings) -> Run:
+    def _fresh_run(self, settings: Settings) -> Run:
         """Play on the lab's one workspace folder, emptied first."""
         self.chart.reset()
         self.log.clear()
@@ -166,7 +166,7 @@ class Lab:
     def run(self) -> Run:
         """Play the scenario to the end with the current settings."""
         self._stepping = None
-        run = self._play(self.settings())
+        run = self._fresh_run(self.settings())
         self.say(f"{run.status}: {run.turn} turns, peak {run.peak_context} tokens, "
                  f"{len(run.compactions)} compactions, {run.repeats} repeats")
         return run
@@ -177,7 +177,7 @@ class Lab:
         current = self.current
         same = self._stepping == settings and current is not None
         turns = current.turn + 1 if same and current.status == "max_turns" else 1
-        run = self._play(settings.with_changes(max_turns=turns))
+        run = self._fresh_run(settings.with_changes(max_turns=turns))
         self._stepping = settings
         done = "" if run.status == "max_turns" else f"; the run {run.status}, Step starts over"
         starts = run.of(TurnStarted)

@@ -136,7 +136,7 @@ def require_summarizer(strategy) -> Summarizer:
     return strategy.summarizer
 
 
-def start(messages: Sequence[Message], counter: TokenCounter) -> int:
+def measure(messages: Sequence[Message], counter: TokenCounter) -> int:
     """Validate the input and count it: the first two lines of every strategy."""
     validate(messages)
     return counter.count(messages)
@@ -149,4 +149,4 @@ class NoCompaction:
     name: str = "off"
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
-        return unchanged(self.name, messages, start(messages, counter), "compaction is off")
+        return unchanged(self.name, messages, measure(messages, counter), "compaction is off")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..history import blocks
 from ..tokens import TokenCounter
-from .base import Compaction, start, unchanged
+from .base import Compaction, measure, unchanged
 
 PLACEHOLDER = "[Old tool output cleared to save context space]"
 
@@ -34,7 +34,7 @@ class ClearToolResults:
     name: str = "clear"
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
-        before = start(messages, counter)
+        before = measure(messages, counter)
         tool_names = {b["id"]: b["name"] for m in messages for b in blocks(m)
                       if b.get("type") == "tool_use"}
         clearable = [

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..history import blocks
 from ..summaries import build_prompt, find_summary, message_goal, summary_block, without_summaries
 from ..tokens import TokenCounter
-from .base import Compaction, Summarizer, require_summarizer, shrunk, start, unchanged
+from .base import Compaction, Summarizer, measure, require_summarizer, shrunk, unchanged
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class CompactAll:
     name: str = "compact"
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
-        before = start(messages, counter)
+        before = measure(messages, counter)
         if len(messages) < 2:
             return unchanged(self.name, messages, before, "nothing after the task to compact")
         prompt = build_prompt(messages[1:], find_summary(messages), goal=message_goal(messages[0]))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..tokens import TokenCounter
-from .base import Compaction, start, unchanged
+from .base import Compaction, measure, unchanged
 from .clear import ClearToolResults
 from .summarize import SummarizeMiddle
 from .trim import TrimTurns
@@ -33,7 +33,7 @@ class Progressive:
     name: str = "progressive"
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
-        before = start(messages, counter)
+        before = measure(messages, counter)
         target = int(self.trigger * budget)
         if before <= target:
             return unchanged(self.name, messages, before, f"fits under {target} tokens")
