@@ -3,7 +3,9 @@
 Each turn:
 1. rebuild the system prompt (the base prompt plus the rendered task state);
 2. count the whole request *before* calling (preflight), and when it is over the trigger
-   (`trigger * budget`) run the strategy, then check that it was not stuck;
+   (`trigger * budget`) run the strategy, asking for the target (`target * budget`, well
+   below the trigger, so the next turns have room before compacting again), then check
+   that it was not stuck (still over the budget after freeing less than 10 %);
 3. call the model; 4. run every tool call of the reply and append the results.
 A reply without tool calls is the answer.
 
@@ -139,7 +141,7 @@ class Agent:
         self.model, self.system, self.budget = model, system, settings.budget
         self.user_tools = list(tools)
         self.workspace, self.on_event, self.store = workspace, on_event, store
-        self.counter = counter or TokenCounter()
+        self.counter = _checked_counter(counter) if counter is not None else TokenCounter()
         strategy = settings.strategy
         self.strategy = configure(
             strategies_module.get(strategy) if isinstance(strategy, str) else strategy,
@@ -193,6 +195,7 @@ class Agent:
     def _turns(self, run: Run, max_turns: int) -> Run:
         toolbox = self._toolbox(run.task_state)
         trigger = int(self.settings.trigger * self.budget)
+        target = int(self.settings.target * self.budget)
         for _ in range(max_turns):
             run.turn += 1
             run.system = self._system(run.task_state)
@@ -200,10 +203,11 @@ class Agent:
             overhead = self.counter.count([], run.system, schemas)
             compacting = (overhead + self._tally(run).total > trigger
                           and self.strategy.name != "off")
-            if compacting and not self._compact(run, schemas, self.budget - overhead):
+            if compacting and not self._compact(run, schemas, overhead):
                 return run
             self._emit(run, TurnStarted(run.turn, overhead + self._tally(run).total,
-                                        self.budget, trigger, self._parts(run, overhead)))
+                                        self.budget, trigger, self._parts(run, overhead),
+                                        target_at=target))
             try:
                 reply = self.model.create(system=run.system, messages=run.messages,
                                           tools=schemas,
@@ -221,16 +225,17 @@ class Agent:
         return run
 
     # --- compaction: shrink, check, accept, announce ---------------------------------
-    def _compact(self, run: Run, schemas: list[dict[str, Any]], room: int) -> bool:
-        """Compact the live context to fit `room` (the budget less system prompt and
-        tools); False when the run had to stop because compaction is stuck."""
-        before = run.messages
+    def _compact(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> bool:
+        """Compact the messages towards the target (less the system prompt and tools,
+        `overhead`); False when the run had to stop because compaction is stuck."""
+        before, room = run.messages, self.budget - overhead
+        goal = max(0, int(self.settings.target * self.budget) - overhead)
         try:
             if room <= 0:  # nothing any strategy does to the messages can help
                 raise _Stuck(f"compaction is stuck: the system prompt and tools alone take "
-                             f"{self.budget - room} tokens, over the budget of "
-                             f"{self.budget}; raise the budget")
-            result, fallback = self._shrink(run, schemas, room)
+                             f"{overhead} tokens, over the budget of {self.budget}; "
+                             f"raise the budget")
+            result, fallback = self._shrink(run, schemas, goal)
             check_stuck(result, room)
         except (CompressionStuck, _Stuck) as exc:
             return self._stuck(run, str(exc))
@@ -240,27 +245,27 @@ class Agent:
             self._announce(run, before, result, fallback)
         return True
 
-    def _shrink(self, run: Run, schemas: list[dict[str, Any]], room: int
+    def _shrink(self, run: Run, schemas: list[dict[str, Any]], goal: int
                 ) -> tuple[Compaction, str]:
-        """The strategy's compaction and, when it failed and trimming stood in, why."""
+        """The strategy's compaction towards `goal` tokens of messages and, when it failed
+        and trimming stood in, why."""
         summarizer = make_summarizer(self.settings.summarizer, model=self.model,
                                      system=run.system, tools=schemas,
                                      usage=run.summary_usage)
         strategy = configure(self.strategy, summarizer=summarizer)
         try:
-            return strategy(run.messages, budget=room, counter=self.counter), ""
+            return strategy(run.messages, budget=goal, counter=self.counter), ""
         except CompressionStuck:
             raise
         except Exception as exc:  # a failed summary call: trim this turn instead
-            return self._trim_instead(run, room, exc)
+            return self._trim_instead(run, goal, exc)
 
-    def _trim_instead(self, run: Run, room: int, failure: Exception
+    def _trim_instead(self, run: Run, goal: int, failure: Exception
                       ) -> tuple[Compaction, str]:
-        """Trim down to the trigger (not just under the room), so this turn really frees
-        space; the note says so even when there was nothing to trim."""
-        target = max(0, int(self.settings.trigger * self.budget) - (self.budget - room))
+        """Trim down to the target, so this turn really frees space; the note says so
+        even when there was nothing to trim."""
         try:
-            result = TrimTurns()(run.messages, budget=target, counter=self.counter)
+            result = TrimTurns()(run.messages, budget=goal, counter=self.counter)
         except Exception as again:  # e.g. InvalidHistory: no strategy can go on from here
             raise _Stuck(f"compaction failed: {_one_line(again)}") from again
         if not result.changed:
@@ -357,6 +362,16 @@ class Agent:
 def call_key(block: dict[str, Any]) -> tuple[str, str]:
     """What makes two tool calls "the same call": the tool and its input."""
     return block["name"], json.dumps(block.get("input", {}), sort_keys=True, default=str)
+
+
+def _checked_counter(counter: Any) -> Any:
+    missing = [name for name in ("count", "count_message", "count_text")
+               if not callable(getattr(counter, name, None))]
+    if missing:
+        raise TypeError(f"counter must be a TokenCounter (or have count(), count_message() "
+                        f"and count_text()); {type(counter).__name__} has no "
+                        f"{', '.join(m + '()' for m in missing)}")
+    return counter
 
 
 class _Stuck(Exception):

@@ -14,7 +14,8 @@ import sys
 from . import scenarios, strategies
 from .settings import DEFAULTS, SUMMARY_ROLES
 
-DEMO_KNOBS = ("model", "budget", "strategy", "task_state", "summary_role", "max_turns")
+DEMO_KNOBS = ("model", "budget", "trigger", "target", "strategy", "task_state", "summary_role",
+              "max_turns")
 
 
 def _positive(value: str) -> int:
@@ -78,6 +79,10 @@ def parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="play a scenario in the terminal, turn by turn")
     d.add_argument("--scenario", default=scenarios.names()[0], choices=scenarios.names())
     d.add_argument("--budget", type=_positive, help=f"default {DEFAULTS.budget}")
+    d.add_argument("--trigger", type=float, help=f"share of the budget that starts a "
+                                                 f"compaction; default {DEFAULTS.trigger}")
+    d.add_argument("--target", type=float, help=f"share of the budget a compaction aims for; "
+                                                f"default {DEFAULTS.target}")
     d.add_argument("--strategy", choices=list(strategies.STRATEGIES),
                    help=f"default {DEFAULTS.strategy}")
     d.add_argument("--model", help=f"'simulated' (offline) or a Claude model id (needs "

@@ -34,6 +34,7 @@ class TurnStarted(Event):
     budget: int
     trigger_at: int
     parts: dict[str, int] = field(default_factory=dict)  # system, messages, tool_results, summary
+    target_at: int = 0  # the request size compaction aims for (0: not known)
 
 
 @dataclass(frozen=True)

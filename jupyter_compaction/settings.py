@@ -28,6 +28,7 @@ class Settings:
     model: Any = "simulated"  # "simulated", a Claude model id, or a Model object
     budget: int = 20_000  # tokens the whole request (system, tools, messages) may take
     trigger: float = 0.8  # compact when the request exceeds this share of the budget
+    target: float = 0.5  # ... down to this share, so the next turns have room to grow
     strategy: Any = "progressive"  # a name from strategies.STRATEGIES or a strategy object
     task_state: bool = True  # keep a goal and todo list outside the messages
     notes: bool = False  # give the agent a notes file in its workspace
@@ -41,11 +42,15 @@ class Settings:
         _whole(self.max_turns, "max_turns", "a positive number of turns", None)
         _whole(self.max_output_tokens, "max_output_tokens", "a positive number of tokens",
                None)
-        trigger = self.trigger
-        if (not isinstance(trigger, numbers.Real) or isinstance(trigger, bool)
-                or not 0 < trigger <= 1):
-            raise ValueError(f"trigger must be a share of the budget, 0 < trigger <= 1, "
-                             f"not {trigger!r}")
+        for name in ("trigger", "target"):
+            value = getattr(self, name)
+            if not isinstance(value, numbers.Real) or isinstance(value, bool):
+                raise ValueError(f"{name} must be a number (a share of the budget), "
+                                 f"not {value!r}")
+        if not 0 < self.target < self.trigger <= 1:
+            raise ValueError(f"trigger and target must be shares of the budget with "
+                             f"0 < target < trigger <= 1; got target {self.target!r}, "
+                             f"trigger {self.trigger!r}")
         if self.summary_role is not None and self.summary_role not in SUMMARY_ROLES:
             raise ValueError(f"summary_role must be 'assistant' or 'user', "
                              f"not {self.summary_role!r}")

@@ -1,6 +1,7 @@
 """The compaction lab: one ipywidgets app to try budgets and strategies on a scenario.
 
-Controls: a budget slider, the strategies as toggle buttons (trimming vs summarizing is
+Controls: a budget slider, a target slider (the share of the budget compaction aims
+for), the strategies as toggle buttons (trimming vs summarizing is
 one click), task state and "summary as user message" checkboxes, a scenario dropdown,
 and Run, Step and Compare buttons. Below them the live `TokenChart` and a tab with the
 context viewer, the summary inspector and the event log (all escaped HTML). Compare
@@ -44,6 +45,7 @@ from .event_log import EventLog
 from .render import esc
 
 MIN_BUDGET, MAX_BUDGET, BUDGET_STEP = 1_000, 200_000, 500  # the slider's range, not a limit
+MIN_TARGET, MAX_TARGET, TARGET_STEP = 0.1, 0.75, 0.05  # shares of the budget, below the trigger
 DEFAULT_COMPARE_WITH = "trim"
 TAB_TITLES = ("Context", "Summary", "Events")
 INT_TEXT = re.compile(r"[+-]?\d+(?:_\d+)*")
@@ -93,6 +95,9 @@ class Lab:
                                         value=strategy or DEFAULTS.strategy,
                                         description="strategy")
         self.task_state = w.Checkbox(value=DEFAULTS.task_state, description="task state")
+        self.target = w.FloatSlider(value=DEFAULTS.target, min=MIN_TARGET, max=MAX_TARGET,
+                                    step=TARGET_STEP, description="target",
+                                    continuous_update=False)
         self.summary_as_user = w.Checkbox(value=False, description="summary as user message")
         self.scenario = w.Dropdown(options=names, value=scenario or names[0],
                                    description="scenario")
@@ -109,7 +114,7 @@ class Lab:
         self.tabs.titles = TAB_TITLES
         self.compare_box = w.VBox()
         self.widget = w.VBox([
-            w.HBox([self.scenario, self.budget]),
+            w.HBox([self.scenario, self.budget, self.target]),
             self.strategy,
             w.HBox([self.task_state, self.summary_as_user]),
             w.HBox([self.run_button, self.step_button, self.compare_button,
@@ -130,6 +135,7 @@ class Lab:
         """The settings the controls show (the rest at their defaults)."""
         return DEFAULTS.with_changes(
             budget=int(self.budget.value), strategy=self.strategy.value,
+            target=round(float(self.target.value), 2),
             task_state=bool(self.task_state.value),
             summary_role="user" if self.summary_as_user.value else None)
 

@@ -91,6 +91,11 @@ class CompactionMagics(Magics):
     @argument("--model", metavar="ID",
               help=f"'simulated' (offline) or a Claude model id such as claude-haiku-4-5 "
                    f"(needs ANTHROPIC_API_KEY); default: {DEFAULTS.model}")
+    @argument("--trigger", type=float, metavar="SHARE",
+              help=f"compact when the request passes this share of the budget "
+                   f"(default {DEFAULTS.trigger})")
+    @argument("--target", type=float, metavar="SHARE",
+              help=f"compact down to this share of the budget (default {DEFAULTS.target})")
     @argument("--max-turns", metavar="N", help=f"stop after N turns (default {DEFAULTS.max_turns})")
     @argument("--task-state", action=argparse.BooleanOptionalAction,
               help=f"keep a goal and todo list outside the messages (default: "
@@ -140,7 +145,8 @@ class CompactionMagics(Magics):
         """The settings the user set in `args` (and CONTEXT_BUDGET); the rest stay default."""
         given = {"model": args.model, "strategy": args.strategy, "task_state": args.task_state,
                  "notes": args.notes, "summary_role": args.summary_role,
-                 "summarizer": args.summarizer}
+                 "summarizer": args.summarizer, "trigger": args.trigger,
+                 "target": args.target}
         knobs = {name: value for name, value in given.items() if value is not None}
         checks = {"model": check.model, "strategy": check.strategy,
                   "summary_role": lambda v: check.choice(v, "--summary-role",
@@ -218,7 +224,8 @@ class CompactionMagics(Magics):
             self.ns[check.BUDGET_VAR] = budget
             source = ""
         print(f"{check.BUDGET_VAR} = {budget} tokens{source}; compaction triggers at "
-              f"{int(DEFAULTS.trigger * budget)} tokens ({DEFAULTS.trigger:.0%})")
+              f"{int(DEFAULTS.trigger * budget)} tokens ({DEFAULTS.trigger:.0%}) and aims for "
+              f"{int(DEFAULTS.target * budget)} ({DEFAULTS.target:.0%})")
 
     @line_magic
     def compaction_lab(self, line: str = "") -> None:

@@ -154,3 +154,10 @@ def test_the_lab_reuses_one_workspace_folder_and_removes_it_when_closed(lab, mon
     assert len(folders) == 2 and folders[0] == folders[1] and folders[0].is_dir()
     lab.close()
     assert not folders[0].exists()
+
+
+def test_the_target_slider_sets_the_target(lab):
+    lab.target.value = 0.3
+    assert lab.settings().target == 0.3
+    run = lab.run()
+    assert {e.target_at for e in run.of(TurnStarted)} == {int(0.3 * lab.settings().budget)}

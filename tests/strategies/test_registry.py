@@ -92,9 +92,9 @@ def test_configure_reaches_the_layers_of_progressive_and_nested_progressive():
         ClearToolResults(),
         Progressive(layers=(SummarizeMiddle(protect_first=1), CompactAll(other))),
         CompactAll(),
-    ), trigger=0.6)
+    ), name="nested")
     bound = configure(nested, summarizer=summarizer)
-    assert bound.trigger == 0.6
+    assert bound.name == "nested"
     assert bound.layers[0] is nested.layers[0]
     assert bound.layers[1].layers[0].summarizer is summarizer
     assert bound.layers[1].layers[0].protect_first == 1
@@ -160,8 +160,9 @@ def test_a_plain_class_runs_in_an_agent_with_every_knob():
     from jupyter_compaction.settings import NAMES as SETTINGS
 
     knobs = {"model": "simulated", "strategy": PlainSummarizing(), "budget": 4_000,
-             "trigger": 0.7, "task_state": False, "notes": True, "summary_role": "user",
-             "summarizer": summarizer, "max_turns": 8, "max_output_tokens": 512}
+             "trigger": 0.7, "target": 0.4, "task_state": False, "notes": True,
+             "summary_role": "user", "summarizer": summarizer, "max_turns": 8,
+             "max_output_tokens": 512}
     assert set(knobs) == set(SETTINGS)
     with runner.start("agents", **knobs) as session:
         assert session.agent.strategy.role == "user"
