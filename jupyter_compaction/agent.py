@@ -6,7 +6,8 @@ Each turn:
    (`trigger * budget`) run the strategy, asking for the target (`target * budget`, well
    below the trigger, so the next turns have room before compacting again), then check
    that it was not stuck (still over the budget after freeing less than 10 %);
-3. call the model; 4. run every tool call of the reply and append the results.
+3. call the model (if the API refuses the request as too long, compact harder and retry
+   the call once); 4. run every tool call of the reply and append the results.
 A reply without tool calls is the answer.
 
 Two lists are kept apart: `Run.messages` is the live context, which compactions rewrite,
@@ -52,6 +53,8 @@ from .tools import Toolbox, truncate
 from .workspace import Workspace
 
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
+HTTP_BAD_REQUEST, HTTP_TOO_LARGE = 400, 413
+PROMPT_TOO_LONG = "prompt is too long"  # the API's words when a request is over the window
 SYSTEM_PROMPT = (
     "You are a careful agent working on the user's task with tools. Finish the task, then "
     "answer in plain text. Keep track of what you have done."
@@ -208,12 +211,9 @@ class Agent:
             self._emit(run, TurnStarted(run.turn, overhead + self._tally(run).total,
                                         self.budget, trigger, self._parts(run, overhead),
                                         target_at=target))
-            try:
-                reply = self.model.create(system=run.system, messages=run.messages,
-                                          tools=schemas,
-                                          max_tokens=self.settings.max_output_tokens)
-            except Exception as exc:  # the model's failure ends the run, never the kernel
-                return self._fail(run, _one_line(exc), "model")
+            reply = self._call(run, schemas, overhead)
+            if reply is None:
+                return run
             self._record_reply(run, reply)
             if not reply.tool_uses:
                 run.answer, run.status = reply.text, "finished"
@@ -223,6 +223,43 @@ class Agent:
         run.status = "max_turns"
         self._emit(run, Finished(run.turn, run.answer or "", reason="max_turns"))
         return run
+
+    def _call(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> Reply | None:
+        """The model's reply; None when the call failed and the run ended. A refusal for
+        length (413, or 400 "prompt is too long") compacts harder and retries once."""
+        for retry in (False, True):
+            try:
+                return self.model.create(system=run.system, messages=run.messages,
+                                         tools=schemas,
+                                         max_tokens=self.settings.max_output_tokens)
+            except Exception as exc:  # the model's failure ends the run, never the kernel
+                if retry or not _too_long(exc) or not self._compact_harder(run, schemas,
+                                                                            overhead):
+                    self._fail(run, _one_line(exc), "model")
+                    return None
+        return None  # not reached: the retry returns a reply or fails
+
+    def _compact_harder(self, run: Run, schemas: list[dict[str, Any]], overhead: int
+                        ) -> bool:
+        """After a refusal for length: compact to the target, or (if that frees nothing)
+        to the task and the newest turn; False when nothing could be removed."""
+        if self.strategy.name == "off":
+            return False
+        goal = max(0, int(self.settings.target * self.budget) - overhead)
+        before = run.messages
+        try:
+            result, fallback = self._shrink(run, schemas, goal)
+            if not result.changed:
+                result, fallback = TrimTurns()(before, budget=0, counter=self.counter), ""
+        except Exception:  # e.g. stuck; the refusal itself is what the run reports
+            return False
+        if not result.changed:
+            return False
+        self._accept(run, result)
+        self._announce(run, before, result, "; ".join(
+            n for n in ("the model refused the request as too long; compacted harder and "
+                        "retried", fallback) if n))
+        return True
 
     # --- compaction: shrink, check, accept, announce ---------------------------------
     def _compact(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> bool:
@@ -362,6 +399,13 @@ class Agent:
 def call_key(block: dict[str, Any]) -> tuple[str, str]:
     """What makes two tool calls "the same call": the tool and its input."""
     return block["name"], json.dumps(block.get("input", {}), sort_keys=True, default=str)
+
+
+def _too_long(exc: BaseException) -> bool:
+    """Whether the API refused the request for its length (413, or 400 saying so)."""
+    status = getattr(exc, "status", None)
+    return status == HTTP_TOO_LARGE or (
+        status == HTTP_BAD_REQUEST and PROMPT_TOO_LONG in str(exc).lower())
 
 
 def _checked_counter(counter: Any) -> Any:
