@@ -55,6 +55,9 @@ from .workspace import Workspace
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
 HTTP_BAD_REQUEST, HTTP_TOO_LARGE = 400, 413
 PROMPT_TOO_LONG = "prompt is too long"  # the API's words when a request is over the window
+SUMMARY_REST_TURNS = 30  # after a failed summary call, or WEAK_IN_A_ROW weak ones: no summary
+WEAK_SHARE = 0.10  # a summary compaction that frees less than this share is weak ...
+WEAK_IN_A_ROW = 2  # ... and this many in a row send the summarizer to rest
 SYSTEM_PROMPT = (
     "You are a careful agent working on the user's task with tools. Finish the task, then "
     "answer in plain text. Keep track of what you have done."
@@ -90,6 +93,8 @@ class Run:
     scenario: str | None = None
     calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
     tally: Tally | None = field(default=None, repr=False)  # running token count of messages
+    summaries_resume_at: int = field(default=0, repr=False)  # no summary call before this turn
+    weak_summaries: int = field(default=0, repr=False)  # weak summary compactions in a row
 
     def of(self, kind: type[Event]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -289,13 +294,38 @@ class Agent:
         summarizer = make_summarizer(self.settings.summarizer, model=self.model,
                                      system=run.system, tools=schemas,
                                      usage=run.summary_usage)
-        strategy = configure(self.strategy, summarizer=summarizer)
+        called = []
+
+        def summarize(prompt: str) -> str:
+            if run.turn < run.summaries_resume_at:
+                raise _Resting(f"the summarizer rests until turn {run.summaries_resume_at}")
+            called.append(prompt)
+            return summarizer(prompt)
+
+        strategy = configure(self.strategy, summarizer=summarize)
         try:
-            return strategy(run.messages, budget=goal, counter=self.counter), ""
+            result = strategy(run.messages, budget=goal, counter=self.counter)
         except CompressionStuck:
             raise
         except Exception as exc:  # a failed summary call: trim this turn instead
+            if not isinstance(exc, _Resting):
+                run.summaries_resume_at = run.turn + SUMMARY_REST_TURNS
             return self._trim_instead(run, goal, exc)
+        if called and self._rests_after(run, result):  # trimming stands in at once
+            return self._trim_instead(run, goal, _Resting(
+                f"it freed too little {WEAK_IN_A_ROW} times in a row; the summarizer rests "
+                f"until turn {run.summaries_resume_at}"))
+        return result, ""
+
+    def _rests_after(self, run: Run, result: Compaction) -> bool:
+        """Count summary compactions that free little; True when enough in a row have sent
+        the summarizer to rest."""
+        weak = result.saved < WEAK_SHARE * result.tokens_before
+        run.weak_summaries = run.weak_summaries + 1 if weak else 0
+        if run.weak_summaries < WEAK_IN_A_ROW:
+            return False
+        run.summaries_resume_at, run.weak_summaries = run.turn + SUMMARY_REST_TURNS, 0
+        return True
 
     def _trim_instead(self, run: Run, goal: int, failure: Exception
                       ) -> tuple[Compaction, str]:
@@ -307,7 +337,8 @@ class Agent:
             raise _Stuck(f"compaction failed: {_one_line(again)}") from again
         if not result.changed:
             result = dataclasses.replace(result, note="")
-        return result, (f"summary failed ({_one_line(failure)}); "
+        verb = "skipped" if isinstance(failure, _Resting) else "failed"
+        return result, (f"summary {verb} ({_one_line(failure)}); "
                         + ("trimmed instead" if result.changed
                            else "nothing to trim, history unchanged"))
 
@@ -416,6 +447,10 @@ def _checked_counter(counter: Any) -> Any:
                         f"and count_text()); {type(counter).__name__} has no "
                         f"{', '.join(m + '()' for m in missing)}")
     return counter
+
+
+class _Resting(Exception):
+    """The summarizer is resting after failing or freeing too little."""
 
 
 class _Stuck(Exception):
