@@ -3,8 +3,11 @@
 Each turn:
 1. rebuild the system prompt (the base prompt plus the rendered task state);
 2. count the whole request *before* calling (preflight), and when it is over the trigger
-   (`trigger * budget`) run the strategy, then check that it was not stuck;
-3. call the model; 4. run every tool call of the reply and append the results.
+   (`trigger * budget`) run the strategy, asking for the target (`target * budget`, well
+   below the trigger, so the next turns have room before compacting again), then check
+   that it was not stuck (still over the budget after freeing less than 10 %);
+3. call the model (if the API refuses the request as too long, compact harder and retry
+   the call once); 4. run every tool call of the reply and append the results.
 A reply without tool calls is the answer.
 
 Two lists are kept apart: `Run.messages` is the live context, which compactions rewrite,
@@ -21,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,8 +42,9 @@ from .events import (
 )
 from .history import Message, blocks
 from .models.base import Model, Reply, Usage
+from .settings import DEFAULTS, Settings
 from .store import SessionStore
-from .strategies import Compaction, CompressionStuck, TrimTurns, bind, check_stuck
+from .strategies import Compaction, CompressionStuck, TrimTurns, check_stuck, configure
 from .summaries import is_summary
 from .summarizers import make_summarizer
 from .task_state import TaskState, notes_tools
@@ -49,11 +52,12 @@ from .tokens import CHARS_PER_TOKEN, Tally, TokenCounter
 from .tools import Toolbox, truncate
 from .workspace import Workspace
 
-DEFAULT_BUDGET = 20_000
-MAX_BUDGET = 10**9  # tokens: far above any model's window, and safe to multiply as a float
-TRIGGER = 0.8  # compact when the request exceeds this share of the budget
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
-DEFAULT_MAX_OUTPUT = 1024
+HTTP_BAD_REQUEST, HTTP_TOO_LARGE = 400, 413
+PROMPT_TOO_LONG = "prompt is too long"  # the API's words when a request is over the window
+SUMMARY_REST_TURNS = 30  # after a failed summary call, or WEAK_IN_A_ROW weak ones: no summary
+WEAK_SHARE = 0.10  # a summary compaction that frees less than this share is weak ...
+WEAK_IN_A_ROW = 2  # ... and this many in a row send the summarizer to rest
 SYSTEM_PROMPT = (
     "You are a careful agent working on the user's task with tools. Finish the task, then "
     "answer in plain text. Keep track of what you have done."
@@ -89,6 +93,8 @@ class Run:
     scenario: str | None = None
     calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
     tally: Tally | None = field(default=None, repr=False)  # running token count of messages
+    summaries_resume_at: int = field(default=0, repr=False)  # no summary call before this turn
+    weak_summaries: int = field(default=0, repr=False)  # weak summary compactions in a row
 
     def of(self, kind: type[Event]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -117,7 +123,12 @@ class Run:
 
 
 class Agent:
-    """A tool-using agent that keeps its context under `budget` with `strategy`."""
+    """A tool-using agent that keeps its context under its budget with its strategy.
+
+    Every knob comes from `settings` (see `settings.py`); keyword arguments override
+    single knobs, e.g. `Agent(model, budget=8_000, strategy="trim")`. `settings.model`
+    is not read here: the agent is handed the model itself.
+    """
 
     def __init__(
         self,
@@ -125,43 +136,31 @@ class Agent:
         *,
         tools: Iterable[Callable[..., Any]] = (),
         system: str = SYSTEM_PROMPT,
-        budget: int = DEFAULT_BUDGET,
-        strategy: str | Any = "progressive",
-        task_state: bool = True,
-        notes: bool = False,
+        settings: Settings = DEFAULTS,
         workspace: Workspace | None = None,
-        summarizer: str | Model | Callable[[str], str] = "aux",
-        summary_role: str | None = None,
-        max_output_tokens: int = DEFAULT_MAX_OUTPUT,
-        trigger: float = TRIGGER,
         on_event: Callable[[Event], None] | None = None,
         store: SessionStore | None = None,
         counter: TokenCounter | None = None,
+        **knobs: Any,
     ):
-        if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
-            raise ValueError(f"budget must be a positive number of tokens, not {budget!r}")
-        if budget > MAX_BUDGET:
-            shown = str(budget) if budget < 10**15 else f"a {len(str(budget))}-digit number"
-            raise ValueError(f"budget must be at most {MAX_BUDGET:_} tokens, not {shown}")
-        if notes and workspace is None:
+        self.settings = settings = settings.with_changes(**knobs)
+        if settings.notes and workspace is None:
             raise ValueError("notes=True needs a workspace to keep the notes file in")
-        self.model, self.system, self.budget, self.trigger = model, system, budget, trigger
+        self.model, self.system, self.budget = model, system, settings.budget
         self.user_tools = list(tools)
-        self.use_task_state, self.notes, self.workspace = task_state, notes, workspace
-        self.max_output_tokens, self.on_event, self.store = max_output_tokens, on_event, store
-        self.counter = counter or TokenCounter()
-        self.strategy = (strategies_module.get(strategy) if isinstance(strategy, str)
-                         else strategy)
-        if summary_role is not None:
-            self.strategy = _with_role(self.strategy, summary_role)
-        self.summarizer_spec = summarizer
+        self.workspace, self.on_event, self.store = workspace, on_event, store
+        self.counter = _checked_counter(counter) if counter is not None else TokenCounter()
+        strategy = settings.strategy
+        self.strategy = configure(
+            strategies_module.get(strategy) if isinstance(strategy, str) else strategy,
+            role=settings.summary_role)
 
     # --- building one request -------------------------------------------------------
     def _toolbox(self, state: TaskState | None) -> Toolbox:
         box = Toolbox(self.user_tools)
         for fn in (state.tools() if state else []):
             box.add(fn)
-        for fn in (notes_tools(self.workspace) if self.notes else []):
+        for fn in (notes_tools(self.workspace) if self.settings.notes else []):
             box.add(fn)
         return box
 
@@ -170,17 +169,18 @@ class Agent:
         return f"{self.system}\n\n{rendered}" if rendered else self.system
 
     # --- the loop ---------------------------------------------------------------------
-    def run(self, task: str, max_turns: int = 50) -> Run:
-        """Work on `task` until the model answers, fails, or `max_turns` pass."""
+    def run(self, task: str, max_turns: int | None = None) -> Run:
+        """Work on `task` until the model answers, fails, or `max_turns` pass (by default
+        the settings' `max_turns`)."""
         if not isinstance(task, str) or not task.strip():
             raise ValueError("the task must be a non-empty string")
-        run = Run(task=task, task_state=TaskState() if self.use_task_state else None)
+        run = Run(task=task, task_state=TaskState() if self.settings.task_state else None)
         if self.store:
             run.session_id = self.store.start(self._meta(task))
         self._append(run, {"role": "user", "content": task})
         return self._loop(run, max_turns)
 
-    def resume(self, run: Run, max_turns: int = 50) -> Run:
+    def resume(self, run: Run, max_turns: int | None = None) -> Run:
         """Continue a failed or interrupted run from its stored session (or from memory)."""
         if self.store and run.session_id:
             run.messages = self.store.context(run.session_id)
@@ -193,35 +193,32 @@ class Agent:
         run.status, run.error = "running", None
         return self._loop(run, max_turns)
 
-    def _loop(self, run: Run, max_turns: int) -> Run:
+    def _loop(self, run: Run, max_turns: int | None) -> Run:
         try:
-            return self._turns(run, max_turns)
+            return self._turns(run, max_turns or self.settings.max_turns)
         except KeyboardInterrupt:  # the run (and its transcript) survives an interrupt
             return self._fail(run, "interrupted by the user; resume() continues the run",
                               "interrupted")
 
     def _turns(self, run: Run, max_turns: int) -> Run:
         toolbox = self._toolbox(run.task_state)
-        summarizer = make_summarizer(self.summarizer_spec, self, run)
-        strategy = bind(self.strategy, summarizer)
+        trigger = int(self.settings.trigger * self.budget)
+        target = int(self.settings.target * self.budget)
         for _ in range(max_turns):
             run.turn += 1
             run.system = self._system(run.task_state)
             schemas = toolbox.schemas
             overhead = self.counter.count([], run.system, schemas)
-            room = self.budget - overhead
-            tokens = overhead + self._tally(run).total
-            compacting = tokens > self.trigger * self.budget and strategy.name != "off"
-            if compacting and not self._compact(run, strategy, room):
+            compacting = (overhead + self._tally(run).total > trigger
+                          and self.strategy.name != "off")
+            if compacting and not self._compact(run, schemas, overhead):
                 return run
             self._emit(run, TurnStarted(run.turn, overhead + self._tally(run).total,
-                                        self.budget, int(self.trigger * self.budget),
-                                        self._parts(run, overhead)))
-            try:
-                reply = self.model.create(system=run.system, messages=run.messages,
-                                          tools=schemas, max_tokens=self.max_output_tokens)
-            except Exception as exc:  # the model's failure ends the run, never the kernel
-                return self._fail(run, _one_line(exc), "model")
+                                        self.budget, trigger, self._parts(run, overhead),
+                                        target_at=target))
+            reply = self._call(run, schemas, overhead)
+            if reply is None:
+                return run
             self._record_reply(run, reply)
             if not reply.tool_uses:
                 run.answer, run.status = reply.text, "finished"
@@ -232,44 +229,130 @@ class Agent:
         self._emit(run, Finished(run.turn, run.answer or "", reason="max_turns"))
         return run
 
-    def _compact(self, run: Run, strategy, room: int) -> bool:
-        """Compact the live context; False when the run had to stop (stuck)."""
-        if room <= 0:  # nothing any strategy does to the messages can help
-            return self._stuck(run, f"compaction is stuck: the system prompt and tools alone "
-                                    f"take {self.budget - room} tokens, over the budget of "
-                                    f"{self.budget}; raise the budget")
-        before = run.messages
-        fallback = ""
-        try:
-            result = strategy(before, budget=room, counter=self.counter)
-        except CompressionStuck as exc:
-            return self._stuck(run, str(exc))
-        except Exception as exc:  # a failed summary call: trim this turn instead
-            # Trim down to the trigger (not just under the room), so this turn really frees
-            # space, and say so in an event even when there was nothing to trim.
-            target = max(0, int(self.trigger * self.budget) - (self.budget - room))
+    def _call(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> Reply | None:
+        """The model's reply; None when the call failed and the run ended. A refusal for
+        length (413, or 400 "prompt is too long") compacts harder and retries once."""
+        for retry in (False, True):
             try:
-                result = TrimTurns()(before, budget=target, counter=self.counter)
-            except Exception as again:  # e.g. InvalidHistory: no strategy can go on from here
-                return self._stuck(run, f"compaction failed: {_one_line(again)}")
-            fallback = (f"summary failed ({_one_line(exc)}); "
+                return self.model.create(system=run.system, messages=run.messages,
+                                         tools=schemas,
+                                         max_tokens=self.settings.max_output_tokens)
+            except Exception as exc:  # the model's failure ends the run, never the kernel
+                if retry or not _too_long(exc) or not self._compact_harder(run, schemas,
+                                                                            overhead):
+                    self._fail(run, _one_line(exc), "model")
+                    return None
+        return None  # not reached: the retry returns a reply or fails
+
+    def _compact_harder(self, run: Run, schemas: list[dict[str, Any]], overhead: int
+                        ) -> bool:
+        """After a refusal for length: compact to the target, or (if that frees nothing)
+        to the task and the newest turn; False when nothing could be removed."""
+        if self.strategy.name == "off":
+            return False
+        goal = max(0, int(self.settings.target * self.budget) - overhead)
+        before = run.messages
+        try:
+            result, fallback = self._shrink(run, schemas, goal)
+            if not result.changed:
+                result, fallback = TrimTurns()(before, budget=0, counter=self.counter), ""
+        except Exception:  # e.g. stuck; the refusal itself is what the run reports
+            return False
+        if not result.changed:
+            return False
+        self._accept(run, result)
+        self._announce(run, before, result, "; ".join(
+            n for n in ("the model refused the request as too long; compacted harder and "
+                        "retried", fallback) if n))
+        return True
+
+    # --- compaction: shrink, check, accept, announce ---------------------------------
+    def _compact(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> bool:
+        """Compact the messages towards the target (less the system prompt and tools,
+        `overhead`); False when the run had to stop because compaction is stuck."""
+        before, room = run.messages, self.budget - overhead
+        goal = max(0, int(self.settings.target * self.budget) - overhead)
+        try:
+            if room <= 0:  # nothing any strategy does to the messages can help
+                raise _Stuck(f"compaction is stuck: the system prompt and tools alone take "
+                             f"{overhead} tokens, over the budget of {self.budget}; "
+                             f"raise the budget")
+            result, fallback = self._shrink(run, schemas, goal)
+            check_stuck(result, room)
+        except (CompressionStuck, _Stuck) as exc:
+            return self._stuck(run, str(exc))
+        if result.changed:
+            self._accept(run, result)
+        if result.changed or fallback:  # else: under the budget, nothing worth doing yet
+            self._announce(run, before, result, fallback)
+        return True
+
+    def _shrink(self, run: Run, schemas: list[dict[str, Any]], goal: int
+                ) -> tuple[Compaction, str]:
+        """The strategy's compaction towards `goal` tokens of messages and, when it failed
+        and trimming stood in, why."""
+        summarizer = make_summarizer(self.settings.summarizer, model=self.model,
+                                     system=run.system, tools=schemas,
+                                     usage=run.summary_usage)
+        called = []
+
+        def summarize(prompt: str) -> str:
+            if run.turn < run.summaries_resume_at:
+                raise _Resting(f"the summarizer rests until turn {run.summaries_resume_at}")
+            called.append(prompt)
+            return summarizer(prompt)
+
+        strategy = configure(self.strategy, summarizer=summarize)
+        try:
+            result = strategy(run.messages, budget=goal, counter=self.counter)
+        except CompressionStuck:
+            raise
+        except Exception as exc:  # a failed summary call: trim this turn instead
+            if not isinstance(exc, _Resting):
+                run.summaries_resume_at = run.turn + SUMMARY_REST_TURNS
+            return self._trim_instead(run, goal, exc)
+        if called and self._rests_after(run, result):  # trimming stands in at once
+            return self._trim_instead(run, goal, _Resting(
+                f"it freed too little {WEAK_IN_A_ROW} times in a row; the summarizer rests "
+                f"until turn {run.summaries_resume_at}"))
+        return result, ""
+
+    def _rests_after(self, run: Run, result: Compaction) -> bool:
+        """Count summary compactions that free little; True when enough in a row have sent
+        the summarizer to rest."""
+        weak = result.saved < WEAK_SHARE * result.tokens_before
+        run.weak_summaries = run.weak_summaries + 1 if weak else 0
+        if run.weak_summaries < WEAK_IN_A_ROW:
+            return False
+        run.summaries_resume_at, run.weak_summaries = run.turn + SUMMARY_REST_TURNS, 0
+        return True
+
+    def _trim_instead(self, run: Run, goal: int, failure: Exception
+                      ) -> tuple[Compaction, str]:
+        """Trim down to the target, so this turn really frees space; the note says so
+        even when there was nothing to trim."""
+        try:
+            result = TrimTurns()(run.messages, budget=goal, counter=self.counter)
+        except Exception as again:  # e.g. InvalidHistory: no strategy can go on from here
+            raise _Stuck(f"compaction failed: {_one_line(again)}") from again
+        if not result.changed:
+            result = dataclasses.replace(result, note="")
+        verb = "skipped" if isinstance(failure, _Resting) else "failed"
+        return result, (f"summary {verb} ({_one_line(failure)}); "
                         + ("trimmed instead" if result.changed
                            else "nothing to trim, history unchanged"))
-            if not result.changed:
-                result = dataclasses.replace(result, note="")
-        try:
-            check_stuck(result, room)
-        except CompressionStuck as exc:
-            return self._stuck(run, str(exc))
-        if not result.changed and not fallback:  # under the budget, nothing worth doing yet
-            return True
-        if result.changed:
-            run.compactions.append(result)
-            run.messages = list(result.messages)  # ours to grow; the record stays as it was
-            self._tally(run).reset(run.messages)
-            if self.store and run.session_id:
-                run.session_id = self.store.start(self._meta(run.task), parent=run.session_id,
-                                                  context=run.messages)
+
+    def _accept(self, run: Run, result: Compaction) -> None:
+        """Make `result` the live context (the transcript keeps every original)."""
+        run.compactions.append(result)
+        run.messages = list(result.messages)  # ours to grow; the record stays as it was
+        self._tally(run).reset(run.messages)
+        if self.store and run.session_id:
+            run.session_id = self.store.start(self._meta(run.task), parent=run.session_id,
+                                              context=run.messages)
+
+    def _announce(self, run: Run, before: list[Message], result: Compaction,
+                  fallback: str) -> None:
         usage = run.summary_usage[-1] if result.summary and run.summary_usage else None
         self._emit(run, Compacted(
             run.turn, result.kind, result.tokens_before, result.tokens_after,
@@ -277,7 +360,6 @@ class Agent:
             dropped_facts=tuple(dropped_facts(before, result.messages)),
             summary_prompt=result.summary_prompt, summary=result.summary,
             note="; ".join(n for n in (fallback, result.note) if n), summary_usage=usage))
-        return True
 
     def _record_reply(self, run: Run, reply: Reply) -> None:
         run.usage.append(reply.usage)
@@ -295,8 +377,7 @@ class Agent:
             run.calls_seen.add(key)
             result = toolbox.call(call)
             text = result["content"]
-            if len(text) > limit:
-                result["content"] = _shorten(text, limit)
+            result["content"] = truncate(text, limit)
             results.append(result)
             self._emit(run, ToolReturned(
                 run.turn, call["name"], call["id"], bool(result.get("is_error")),
@@ -351,29 +432,29 @@ def call_key(block: dict[str, Any]) -> tuple[str, str]:
     return block["name"], json.dumps(block.get("input", {}), sort_keys=True, default=str)
 
 
-def _with_role(strategy, role: str):
-    """A copy of `strategy` whose summaries (also inside progressive layers) use `role`."""
-    if role not in ("assistant", "user"):
-        raise ValueError(f"summary_role must be 'assistant' or 'user', not {role!r}")
-    names = {f.name for f in dataclasses.fields(strategy)}
-    if "role" in names:
-        return dataclasses.replace(strategy, role=role)
-    if "layers" in names:
-        return dataclasses.replace(strategy,
-                                   layers=tuple(_with_role(s, role) for s in strategy.layers))
-    return strategy
+def _too_long(exc: BaseException) -> bool:
+    """Whether the API refused the request for its length (413, or 400 saying so)."""
+    status = getattr(exc, "status", None)
+    return status == HTTP_TOO_LARGE or (
+        status == HTTP_BAD_REQUEST and PROMPT_TOO_LONG in str(exc).lower())
 
 
-_TRUNCATED = re.compile(r"\n… \[(\d+) more characters truncated\]\Z")
+def _checked_counter(counter: Any) -> Any:
+    missing = [name for name in ("count", "count_message", "count_text")
+               if not callable(getattr(counter, name, None))]
+    if missing:
+        raise TypeError(f"counter must be a TokenCounter (or have count(), count_message() "
+                        f"and count_text()); {type(counter).__name__} has no "
+                        f"{', '.join(m + '()' for m in missing)}")
+    return counter
 
 
-def _shorten(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters with a note of how many were left out, counting
-    those the toolbox already cut (so the note is the true total, not just the second cut)."""
-    found = _TRUNCATED.search(text)
-    body, hidden = (text[:found.start()], int(found.group(1))) if found else (text, 0)
-    return truncate(body, limit) if not hidden else (
-        body[:limit] + f"\n… [{len(body[limit:]) + hidden} more characters truncated]")
+class _Resting(Exception):
+    """The summarizer is resting after failing or freeing too little."""
+
+
+class _Stuck(Exception):
+    """Compaction cannot go on; the message says why and what to do."""
 
 
 def _one_line(exc: BaseException) -> str:

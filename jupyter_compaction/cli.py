@@ -1,4 +1,10 @@
-"""`jupyter-compaction`: the terminal entry point (lessons, demo, grading, releasing)."""
+"""`jupyter-compaction`: the terminal entry point (lessons, demo, grading, releasing).
+
+Each subcommand is a function `name(args) -> exit code` and a few lines in `parser()`;
+the demo's options default to None, so only what the user typed overrides `Settings`.
+
+Left out: configuration files; every option is on the command line.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,10 @@ import argparse
 import sys
 
 from . import scenarios, strategies
-from .agent import DEFAULT_BUDGET
-from .runner import DEFAULT_MAX_TURNS
+from .settings import DEFAULTS, SUMMARY_ROLES
+
+DEMO_KNOBS = ("model", "budget", "trigger", "target", "strategy", "task_state", "summary_role",
+              "max_turns")
 
 
 def _positive(value: str) -> int:
@@ -24,14 +32,19 @@ def demo(args: argparse.Namespace) -> int:
     from .demo import TurnTable, print_totals
     from .runner import play
 
+    knobs = {name: getattr(args, name) for name in DEMO_KNOBS
+             if getattr(args, name) is not None}
+    try:
+        settings = DEFAULTS.with_changes(**knobs)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(f"scenario {args.scenario}: {scenarios.load(args.scenario).title}")
-    print(f"strategy {args.strategy}, budget {args.budget}, model {args.model}, "
-          f"task state {'on' if args.task_state else 'off'}\n")
+    print(f"strategy {settings.strategy}, budget {settings.budget}, model {settings.model}, "
+          f"task state {'on' if settings.task_state else 'off'}\n")
     table = TurnTable()
     try:
-        run = play(args.scenario, model=args.model, budget=args.budget, strategy=args.strategy,
-                   task_state=args.task_state, summary_role=args.summary_role,
-                   max_turns=args.max_turns, on_event=table)
+        run = play(args.scenario, settings=settings, task=args.task, on_event=table)
     except (ValueError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -65,13 +78,18 @@ def parser() -> argparse.ArgumentParser:
     lb.set_defaults(func=lab)
     d = sub.add_parser("demo", help="play a scenario in the terminal, turn by turn")
     d.add_argument("--scenario", default=scenarios.names()[0], choices=scenarios.names())
-    d.add_argument("--budget", type=_positive, default=DEFAULT_BUDGET)
-    d.add_argument("--strategy", default="progressive", choices=list(strategies.STRATEGIES))
-    d.add_argument("--model", default="simulated",
-                   help="'simulated' (offline) or a Claude model id (needs ANTHROPIC_API_KEY)")
-    d.add_argument("--task-state", action=argparse.BooleanOptionalAction, default=True)
-    d.add_argument("--summary-role", choices=["assistant", "user"], default=None)
-    d.add_argument("--max-turns", type=_positive, default=DEFAULT_MAX_TURNS)
+    d.add_argument("--budget", type=_positive, help=f"default {DEFAULTS.budget}")
+    d.add_argument("--trigger", type=float, help=f"share of the budget that starts a "
+                                                 f"compaction; default {DEFAULTS.trigger}")
+    d.add_argument("--target", type=float, help=f"share of the budget a compaction aims for; "
+                                                f"default {DEFAULTS.target}")
+    d.add_argument("--strategy", choices=list(strategies.STRATEGIES),
+                   help=f"default {DEFAULTS.strategy}")
+    d.add_argument("--model", help=f"'simulated' (offline) or a Claude model id (needs "
+                                   f"ANTHROPIC_API_KEY); default {DEFAULTS.model}")
+    d.add_argument("--task-state", action=argparse.BooleanOptionalAction)
+    d.add_argument("--summary-role", choices=SUMMARY_ROLES)
+    d.add_argument("--max-turns", type=_positive, help=f"default {DEFAULTS.max_turns}")
     d.add_argument("--task", default=None, help=argparse.SUPPRESS)
     d.set_defaults(func=demo)
     from .grading.commands import add_commands

@@ -34,6 +34,7 @@ class TurnStarted(Event):
     budget: int
     trigger_at: int
     parts: dict[str, int] = field(default_factory=dict)  # system, messages, tool_results, summary
+    target_at: int = 0  # the request size compaction aims for (0: not known)
 
 
 @dataclass(frozen=True)
@@ -94,19 +95,3 @@ class Failed(Event):
     kind: ClassVar[str] = "failed"
     error: str  # one line, safe to show
     reason: str = "model"  # "model", "stuck" or "interrupted"
-
-
-EVENT_TYPES = {cls.kind: cls for cls in
-               (TurnStarted, Compacted, ModelReplied, ToolCalled, ToolReturned, Finished, Failed)}
-
-
-def from_dict(data: dict[str, Any]) -> Event:
-    """Rebuild an event written by `Event.to_dict()` (for the session store)."""
-    fields = dict(data)
-    cls = EVENT_TYPES[fields.pop("kind")]
-    for key in ("usage", "summary_usage"):
-        if isinstance(fields.get(key), dict):
-            fields[key] = Usage(**fields[key])
-    if "dropped_facts" in fields:
-        fields["dropped_facts"] = tuple(fields["dropped_facts"])
-    return cls(**fields)

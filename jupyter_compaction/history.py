@@ -25,9 +25,8 @@ Left out: system prompts live outside the message list, as in the API.
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .media import MEDIA_KINDS, media_label, media_problem
@@ -216,11 +215,6 @@ def turns(messages: Sequence[Message]) -> list[tuple[int, int]]:
     return list(zip(starts, [*starts[1:], len(messages)], strict=True))
 
 
-def copy_messages(messages: Iterable[Message]) -> list[Message]:
-    """A deep copy, so that a strategy never touches its input."""
-    return copy.deepcopy(list(messages))
-
-
 # --- per-block-type rules: thinking, redacted thinking, server tools, search results ------
 #
 # Thinking: a `thinking` block (`thinking` text + `signature`) or a `redacted_thinking`
@@ -307,7 +301,7 @@ def drop_old_thinking(messages: Sequence[Message]) -> list[Message]:
     return out
 
 
-# --- the OpenAI chat-completions style used by seeds 000 and 001 -------------------------
+# --- the OpenAI chat-completions style (`tool_calls`, `role: "tool"`) -------------------------
 
 
 def from_openai(messages: Sequence[Message]) -> list[Message]:

@@ -1,9 +1,12 @@
 """Play a bundled scenario end to end: the one call behind the demo, magics and lab.
 
-`build()` copies the scenario's workspace to a fresh folder and builds the model
-(simulated by default, Claude when given a `claude-…` id) and the agent with the
-scenario's tools; `play()` builds and runs it. Everything the Jupyter layer and the
-benchmarks show comes from the returned `Run` and the events it emitted.
+`start()` copies the scenario's workspace to a folder, builds the model (simulated by
+default, Claude when given a `claude-…` id) and the agent with the scenario's tools, and
+returns a `Session`: the settings, the agent, its task and (once played) the run. A
+session made on a temporary folder owns it and removes it when closed (`close()`, or
+use the session as a context manager); a folder passed as `workdir` stays the caller's.
+`play()` is start, play and close in one call, returning the `Run`. Everything the
+Jupyter layer and the benchmarks show comes from that `Run` and the events it emitted.
 
 Left out: choosing defaults for a real model's price or window; see `benchmarks/`.
 """
@@ -12,19 +15,22 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import scenarios
-from .agent import DEFAULT_BUDGET, Agent, Run
+from .agent import Agent, Run
 from .events import Event
 from .models.base import Model
 from .models.simulated import SimulatedModel
+from .settings import DEFAULTS, Settings
 from .store import SessionStore
 
-DEFAULT_MAX_TURNS = 60
+DEFAULT_SCENARIO = "agents"
+WORKSPACE_PREFIX = "compaction-"
 
 
-def make_model(model: str | Model = "simulated", scenario: str = "agents") -> Model:
+def make_model(model: str | Model, scenario: str) -> Model:
     """`"simulated"` plays `scenario` offline; a `claude-…` id uses the Anthropic API."""
     if not isinstance(model, str):
         return model
@@ -38,34 +44,73 @@ def make_model(model: str | Model = "simulated", scenario: str = "agents") -> Mo
                      "'claude-haiku-4-5'")
 
 
-def build(
-    scenario: str = "agents",
+@dataclass
+class Session:
+    """A scenario's agent, ready to play, and (once played) its run."""
+
+    scenario: str
+    settings: Settings
+    agent: Agent
+    task: str
+    run: Run | None = None
+    folder: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
+
+    def play(self) -> Run:
+        """Run the task to the end (or the settings' `max_turns`)."""
+        self.run = self.agent.run(self.task)
+        self.run.scenario = self.scenario
+        return self.run
+
+    def resume(self, max_turns: int | None = None) -> Run:
+        """Continue the failed run with the same agent (and workspace)."""
+        if self.run is None:
+            raise ValueError("this session has not run yet; nothing to resume")
+        return self.agent.resume(self.run, max_turns=max_turns)
+
+    def close(self) -> None:
+        """Remove the temporary workspace this session made (nothing else)."""
+        if self.folder is not None:
+            self.folder.cleanup()
+            self.folder = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def start(
+    scenario: str = DEFAULT_SCENARIO,
     *,
     task: str | None = None,
-    model: str | Model = "simulated",
-    budget: int = DEFAULT_BUDGET,
-    strategy: Any = "progressive",
-    task_state: bool = True,
-    notes: bool = False,
-    summary_role: str | None = None,
-    summarizer: Any = "aux",
+    settings: Settings = DEFAULTS,
     on_event: Callable[[Event], None] | None = None,
     store: SessionStore | None = None,
     workdir: str | None = None,
-) -> tuple[Agent, str]:
-    """The agent for `scenario` (on a fresh copy of its workspace) and the task to give it."""
+    **knobs: Any,
+) -> Session:
+    """Build the agent for `scenario` on a fresh copy of its workspace; nothing runs yet.
+
+    `knobs` override single settings (`budget=8_000`); a bad knob is a `ValueError`.
+    """
+    settings = settings.with_changes(**knobs)
     spec = scenarios.load(scenario)
-    workspace = spec.prepare(workdir or tempfile.mkdtemp(prefix=f"compaction-{spec.name}-"))
-    agent = Agent(make_model(model, spec.name), tools=spec.tools(workspace), budget=budget,
-                  strategy=strategy, task_state=task_state, notes=notes, workspace=workspace,
-                  summary_role=summary_role, summarizer=summarizer, on_event=on_event,
-                  store=store)
-    return agent, task or spec.task
+    folder = (None if workdir else
+              tempfile.TemporaryDirectory(prefix=f"{WORKSPACE_PREFIX}{spec.name}-"))
+    try:
+        workspace = spec.prepare(workdir or folder.name)
+        agent = Agent(make_model(settings.model, spec.name), tools=spec.tools(workspace),
+                      settings=settings, workspace=workspace, on_event=on_event, store=store)
+    except BaseException:
+        if folder is not None:
+            folder.cleanup()
+        raise
+    return Session(spec.name, settings, agent, task or spec.task, folder=folder)
 
 
-def play(scenario: str = "agents", *, max_turns: int = DEFAULT_MAX_TURNS, **knobs: Any) -> Run:
-    """Run `scenario` with the given knobs (see `build`) and return the finished `Run`."""
-    agent, task = build(scenario, **knobs)
-    run = agent.run(task, max_turns=max_turns)
-    run.scenario = scenarios.load(scenario).name
-    return run
+def play(scenario: str = DEFAULT_SCENARIO, **options: Any) -> Run:
+    """Run `scenario` with the given options (see `start`) and return the finished `Run`;
+    its temporary workspace is removed when it ends."""
+    with start(scenario, **options) as session:
+        return session.play()

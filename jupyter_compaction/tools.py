@@ -14,6 +14,7 @@ types). Async tools are not supported.
 from __future__ import annotations
 
 import inspect
+import re
 import types
 import typing
 from collections.abc import Callable, Iterable
@@ -21,6 +22,8 @@ from typing import Any
 
 MAX_RESULT_CHARS = 60_000  # a single tool result longer than this is truncated with a note
 
+_NOTE = "\n… [{} more characters truncated]"
+_TRUNCATED = re.compile(r"\n… \[(\d+) more characters truncated\]\Z")
 _JSON_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
@@ -62,10 +65,16 @@ def tool_schema(fn: Callable[..., Any]) -> dict[str, Any]:
 
 
 def truncate(text: str, limit: int = MAX_RESULT_CHARS) -> str:
-    """Cut `text` to `limit` characters, saying how much was left out."""
-    if len(text) <= limit:
+    """Cut `text` to `limit` characters, saying how many were left out.
+
+    Text this function already cut is cut again from its body, and the note counts the
+    characters left out both times, so it always gives the true total.
+    """
+    found = _TRUNCATED.search(text)
+    body, hidden = (text[:found.start()], int(found.group(1))) if found else (text, 0)
+    if len(body) <= limit:
         return text
-    return text[:limit] + f"\n… [{len(text) - limit} more characters truncated]"
+    return body[:limit] + _NOTE.format(len(body) - limit + hidden)
 
 
 class Toolbox:

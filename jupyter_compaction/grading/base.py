@@ -3,7 +3,7 @@
 An `Exercise` names the learner's function and holds `Case`s. A case builds its own
 fresh input, calls the learner's function, compares with what the library computes, and
 returns `None` when it passed or a short description of what went wrong ("returned 2,
-expected 3"). `run_case()` turns any exception the learner's code raises, including the
+expected 3"). `attempt()` turns any exception the learner's code raises, including the
 `NotImplementedError` of a released stub, into a one-line failure, never a traceback,
 and stops a case that runs longer than `CASE_TIMEOUT_S` (where a timer signal is
 available: the main thread on Unix, which is where a kernel runs cells). A function that
@@ -144,11 +144,6 @@ def attempt(case: Case, fn: Callable[..., Any],
     except (Exception, SystemExit) as exc:  # the learner's code: any error fails the case
         problem = one_line(exc)
     return (None if problem is None else f"{case.hint} [{problem}]"), timed_out
-
-
-def run_case(case: Case, fn: Callable[..., Any], timeout: float | None = None) -> str | None:
-    """None if `fn` passes `case`; else the one-line reason (hint included)."""
-    return attempt(case, fn, timeout)[0]
 
 
 def numbered(make: Callable[[int, random.Random], Case], count: int) -> Hidden:

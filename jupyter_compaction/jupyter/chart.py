@@ -34,7 +34,8 @@ PART_LABELS = {"system": "system + tools", "messages": "messages",
 PART_COLORS = {"system": "#9e9e9e", "messages": "#4c78a8", "tool_results": "#f58518",
                "summary": "#54a24b"}
 BUDGET_COLOR, TRIGGER_COLOR, MARK_COLOR = "#d62728", "#ff9896", "#000000"
-UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "compactions")
+TARGET_COLOR = "#2ca02c"
+UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "target", "compactions")
 TITLE = "Tokens in each request"
 HEIGHT = 380
 ARRAY_DTYPE = "int32"  # a typed array is sent as a binary buffer (int64 is not)
@@ -50,7 +51,7 @@ def _array(values: list[int]) -> Any:
 
 
 class TokenChart:
-    """Stacked tokens per turn, budget and trigger lines, compaction markers."""
+    """Stacked tokens per turn, budget, trigger and target lines, compaction markers."""
 
     def __init__(self, title: str = TITLE, height: int = HEIGHT):
         self.title, self.height = title, height
@@ -75,6 +76,7 @@ class TokenChart:
         self.parts: dict[str, list[int]] = {p: [] for p in PARTS}
         self.budget: int | None = None
         self.trigger: int | None = None
+        self.target: int | None = None
         self.marks: list[Compacted] = []
         self._mark_x: list[int] = []
         self._mark_y: list[int] = []
@@ -92,6 +94,7 @@ class TokenChart:
             for part in PARTS:
                 self.parts[part].append(event.parts.get(part, 0))
             self.budget, self.trigger = event.budget, event.trigger_at
+            self.target = event.target_at or None
             return True
         if isinstance(event, Compacted):
             self.marks.append(event)
@@ -126,6 +129,8 @@ class TokenChart:
                        line={"color": BUDGET_COLOR, "width": 2}),
             go.Scatter(name="compaction trigger", mode="lines", hoverinfo="skip",
                        line={"color": TRIGGER_COLOR, "width": 1.5, "dash": "dash"}),
+            go.Scatter(name="compaction target", mode="lines", hoverinfo="skip",
+                       line={"color": TARGET_COLOR, "width": 1.5, "dash": "dot"}),
             go.Scatter(name="compaction", mode="markers", hoverinfo="text",
                        marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
         ]
@@ -150,11 +155,14 @@ class TokenChart:
         if fig is None:
             return
         span = [self.turns[0], self.turns[-1]] if self.turns else []
-        budget, trigger, marks = range(len(PARTS), len(PARTS) + 3)
+        budget, trigger, target, marks = range(len(PARTS), len(PARTS) + 4)
+        target_span = span if self.target else []
         wanted = {(i, "x"): self.turns for i in range(len(PARTS))}
         wanted |= {(i, "y"): self.parts[p] for i, p in enumerate(PARTS)}
         wanted |= {(budget, "x"): span, (budget, "y"): [self.budget] * len(span),
                    (trigger, "x"): span, (trigger, "y"): [self.trigger] * len(span),
+                   (target, "x"): target_span,
+                   (target, "y"): [self.target] * len(target_span),
                    (marks, "x"): self._mark_x, (marks, "y"): self._mark_y,
                    (marks, "hovertext"): self._mark_text}
         changed = {key: list(v) for key, v in wanted.items() if self._sent.get(key) != v}
@@ -178,7 +186,8 @@ class TokenChart:
             rows.append((turn, self.tokens[i], bar(self.tokens[i], self.budget or 0),
                          *(self.parts[p][i] for p in PARTS), ""))
         rows += [_mark_row(m) for m in ([mark] if mark else []) + list(marks)]
-        header = (f"budget {self.budget}, trigger {self.trigger}" if self.budget
+        header = (f"budget {self.budget}, trigger {self.trigger}"
+                  + (f", target {self.target}" if self.target else "") if self.budget
                   else "no turns yet")
         return header + "\n" + text_table(
             ("turn", "tokens", "of budget", "system", "messages", "tool results", "summary",

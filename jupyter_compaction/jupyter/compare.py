@@ -13,16 +13,16 @@ lab plays the offline simulated model).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from .. import scenarios
+from .. import runner, scenarios
 from ..agent import Run
 from ..evaluation import eval_summary
 from ..events import TurnStarted
 from ..history import message_text
+from ..settings import Settings
 from .render import Rich, heading, html_table, text_table
-from .session import Knobs, start
 
 HEADERS = ("strategy", "peak tokens", "tokens sent", "compactions", "repeats",
            "must-keep recall", "answer")
@@ -85,14 +85,15 @@ def row(name: str, run: Run, must_keep: Sequence[str], correct: Callable[[str], 
             f"{recall(run, must_keep):.0%}", answer)
 
 
-def compare(knobs: Knobs, a: str, b: str,
+def compare(scenario: str, settings: Settings, a: str, b: str,
             on_event: Callable[[str, Any], None] | None = None) -> Comparison:
-    """Play `knobs.scenario` with strategy `a`, then `b`; `on_event(name, event)` listens."""
-    spec = scenarios.load(knobs.scenario)
+    """Play `scenario` with strategy `a`, then `b`; `on_event(name, event)` listens."""
+    spec = scenarios.load(scenario)
     runs: dict[str, Run] = {}
     for name in (a, b):
         label = name if name not in runs else f"{name} (again)"
         listener = (lambda e, label=label: on_event(label, e)) if on_event else None
-        runs[label] = start(replace(knobs, strategy=name), listener).run
+        runs[label] = runner.play(spec.name, settings=settings, strategy=name,
+                                  on_event=listener)
     rows = [row(label, run, spec.must_keep, spec.is_correct) for label, run in runs.items()]
     return Comparison(spec.name, runs, rows)

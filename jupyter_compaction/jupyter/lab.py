@@ -1,6 +1,7 @@
 """The compaction lab: one ipywidgets app to try budgets and strategies on a scenario.
 
-Controls: a budget slider, the strategies as toggle buttons (trimming vs summarizing is
+Controls: a budget slider, a target slider (the share of the budget compaction aims
+for), the strategies as toggle buttons (trimming vs summarizing is
 one click), task state and "summary as user message" checkboxes, a scenario dropdown,
 and Run, Step and Compare buttons. Below them the live `TokenChart` and a tab with the
 context viewer, the summary inspector and the event log (all escaped HTML). Compare
@@ -31,27 +32,29 @@ from __future__ import annotations
 import functools
 import numbers
 import re
+import shutil
+import tempfile
 from collections.abc import Callable
-from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from .. import scenarios
-from ..agent import DEFAULT_BUDGET, Run
+from .. import runner, scenarios
+from ..agent import Run
 from ..events import Event, TurnStarted
+from ..settings import DEFAULTS, Settings
 from ..strategies import STRATEGIES
 from . import context_view, summary_view
 from .chart import TokenChart
 from .compare import Comparison, compare
 from .event_log import EventLog
 from .render import esc
-from .session import Knobs, start
 
 MIN_BUDGET, BUDGET_STEP = 2_000, 250
 HEADROOM, ROUND_TO = 2, 1_000  # the slider ends at 2x the `off` peak, rounded up to 1,000
 SLIDER_WIDTH = "640px"
 WIDE_LABEL = {"description_width": "initial"}  # descriptions are never cut off
-DEFAULT_STRATEGY = "progressive"
 COMPARE_PARTNERS = ("trim", "clear")  # Compare's default: the first one not selected
+MIN_TARGET, MAX_TARGET, TARGET_STEP = 0.1, 0.75, 0.05  # shares of the budget, below the trigger
 TAB_TITLES = ("Context", "Summary", "Events")
 INT_TEXT = re.compile(r"[+-]?\d+(?:_\d+)*")
 MESSAGE_STYLE = "font-size:12px;color:#555"
@@ -60,7 +63,7 @@ MESSAGE_STYLE = "font-size:12px;color:#555"
 @functools.lru_cache
 def off_peak(scenario: str) -> int:
     """The scenario's peak context in tokens with no compaction (strategy `off`)."""
-    return start(Knobs(scenario=scenario, strategy="off")).run.peak_context
+    return runner.play(scenario, settings=DEFAULTS.with_changes(strategy="off")).peak_context
 
 
 def budget_max(scenario: str) -> int:
@@ -95,7 +98,7 @@ def _budget_slider(value: int, top: int) -> Any:
             return number
 
     class BudgetSlider(ipywidgets.IntSlider):
-        value = LenientInt(DEFAULT_BUDGET, help="budget in tokens").tag(sync=True)
+        value = LenientInt(DEFAULTS.budget, help="budget in tokens").tag(sync=True)
         report: Callable[[str], None] | None = None
 
     return BudgetSlider(value=min(max(value, MIN_BUDGET), top), min=MIN_BUDGET, max=top,
@@ -106,17 +109,21 @@ def _budget_slider(value: int, top: int) -> Any:
 class Lab:
     """The lab app; display it (`display(Lab())`) or drive it with run/step/compare."""
 
-    def __init__(self, scenario: str | None = None, budget: int = DEFAULT_BUDGET,
-                 strategy: str = DEFAULT_STRATEGY):
+    def __init__(self, scenario: str | None = None, budget: int | None = None,
+                 strategy: str | None = None):
         import ipywidgets as w
 
         names = scenarios.names()
         scenario = scenario or names[0]
-        self.budget = _budget_slider(budget, budget_max(scenario))
+        self.budget = _budget_slider(budget or DEFAULTS.budget, budget_max(scenario))
         self.off_label = w.HTML()
-        self.strategy = w.ToggleButtons(options=list(STRATEGIES), value=strategy,
+        self.strategy = w.ToggleButtons(options=list(STRATEGIES),
+                                        value=strategy or DEFAULTS.strategy,
                                         description="strategy")
-        self.task_state = w.Checkbox(value=True, description="task state")
+        self.task_state = w.Checkbox(value=DEFAULTS.task_state, description="task state")
+        self.target = w.FloatSlider(value=DEFAULTS.target, min=MIN_TARGET, max=MAX_TARGET,
+                                    step=TARGET_STEP, description="target",
+                                    continuous_update=False)
         self.summary_as_user = w.Checkbox(value=False, description="summary as user message")
         self.scenario = w.Dropdown(options=names, value=scenario, description="scenario")
         self.compare_with = w.Dropdown(description="compare with", style=WIDE_LABEL)
@@ -133,6 +140,7 @@ class Lab:
         self.widget = w.VBox([
             self.scenario,
             w.HBox([self.budget, self.off_label]),
+            self.target,
             self.strategy,
             w.HBox([self.task_state, self.summary_as_user]),
             w.HBox([self.run_button, self.step_button, self.compare_button,
@@ -140,7 +148,8 @@ class Lab:
             self.message, self.chart.figure, self.tabs, self.compare_box])
         self.current: Run | None = None
         self.comparison: Comparison | None = None
-        self._stepping: Knobs | None = None
+        self._stepping: Settings | None = None
+        self._folder = tempfile.TemporaryDirectory(prefix=runner.WORKSPACE_PREFIX + "lab-")
         self.budget.report = self.say
         self._fit_budget()
         self._offer_partners()
@@ -152,10 +161,13 @@ class Lab:
         self._show(None)
 
     # --- what the controls say --------------------------------------------------------
-    def knobs(self) -> Knobs:
-        return Knobs(scenario=self.scenario.value, budget=int(self.budget.value),
-                     strategy=self.strategy.value, task_state=bool(self.task_state.value),
-                     summary_role="user" if self.summary_as_user.value else None)
+    def settings(self) -> Settings:
+        """The settings the controls show (the rest at their defaults)."""
+        return DEFAULTS.with_changes(
+            budget=int(self.budget.value), strategy=self.strategy.value,
+            target=round(float(self.target.value), 2),
+            task_state=bool(self.task_state.value),
+            summary_role="user" if self.summary_as_user.value else None)
 
     def _fit_budget(self) -> None:
         """Fit the slider to the scenario and label its `off` peak."""
@@ -185,29 +197,37 @@ class Lab:
         self.chart(event)
         self.log(event)
 
-    def _play(self, knobs: Knobs) -> Run:
+    def _fresh_run(self, settings: Settings) -> Run:
+        """Play on the lab's one workspace folder, emptied first."""
         self.chart.reset()
         self.log.clear()
-        run = start(knobs, self._listen).run
+        workspace = Path(self._folder.name) / "workspace"
+        shutil.rmtree(workspace, ignore_errors=True)
+        run = runner.start(self.scenario.value, settings=settings, on_event=self._listen,
+                           workdir=str(workspace)).play()
         self._show(run)
         return run
+
+    def close(self) -> None:
+        """Remove the lab's workspace folder."""
+        self._folder.cleanup()
 
     def run(self) -> Run:
         """Play the scenario to the end with the current settings."""
         self._stepping = None
-        run = self._play(self.knobs())
+        run = self._fresh_run(self.settings())
         self.say(f"{run.status}: {run.turn} turns, peak {run.peak_context} tokens, "
                  f"{len(run.compactions)} compactions, {run.repeats} repeats")
         return run
 
     def step(self) -> Run:
         """Advance one turn (replays from turn 1 with one more turn; see the module doc)."""
-        knobs = self.knobs()
+        settings = self.settings()
         current = self.current
-        same = self._stepping == knobs and current is not None
+        same = self._stepping == settings and current is not None
         turns = current.turn + 1 if same and current.status == "max_turns" else 1
-        run = self._play(replace(knobs, max_turns=turns))
-        self._stepping = knobs
+        run = self._fresh_run(settings.with_changes(max_turns=turns))
+        self._stepping = settings
         done = "" if run.status == "max_turns" else f"; the run {run.status}, Step starts over"
         starts = run.of(TurnStarted)
         size = f", request {starts[-1].tokens} tokens" if starts else ""
@@ -224,7 +244,7 @@ class Lab:
             raise ValueError(message)
         import ipywidgets as w
 
-        self.comparison = compare(self.knobs(), a, b)
+        self.comparison = compare(self.scenario.value, self.settings(), a, b)
         view = self.comparison.view()
         self.compare_box.children = [self.comparison.figure(), w.HTML(view.html)]
         self.say(f"compared {a} and {b} on {self.comparison.scenario}")
@@ -246,6 +266,6 @@ class Lab:
         return self.widget._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
-        k = self.knobs()
-        return (f"<Lab: scenario {k.scenario}, budget {k.budget}, strategy {k.strategy}, "
-                f"task state {'on' if k.task_state else 'off'}>")
+        k = self.settings()
+        return (f"<Lab: scenario {self.scenario.value}, budget {k.budget}, strategy "
+                f"{k.strategy}, task state {'on' if k.task_state else 'off'}>")

@@ -26,15 +26,15 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from ..agent import MAX_BUDGET, TRIGGER
-from ..runner import DEFAULT_MAX_TURNS
+from .. import runner
+from ..runner import Session
+from ..settings import DEFAULTS, MAX_BUDGET
 from ..strategies import STRATEGIES
 from . import context_view, result_view, summary_view
 from . import validate as check
 from .frontend import widgets_enabled
 from .live import LiveView
 from .render import show
-from .session import Knobs, Session, play, prepare, resume
 
 RUN_VAR = "_agent_run"
 LAB_VAR = "_lab"
@@ -84,21 +84,28 @@ class CompactionMagics(Magics):
     @argument("--scenario", metavar="NAME",
               help="bundled scenario to play (tools and files); default: the first one")
     @argument("--budget", metavar="N",
-              help="context budget in tokens; default: CONTEXT_BUDGET, else 20000")
-    @argument("--strategy", default="progressive", metavar="NAME",
-              help=f"compaction strategy: {', '.join(STRATEGIES)} (default: progressive)")
-    @argument("--model", default=check.SIMULATED, metavar="ID",
-              help="'simulated' (offline, default) or a Claude model id such as "
-                   "claude-haiku-4-5 (needs ANTHROPIC_API_KEY)")
-    @argument("--max-turns", metavar="N", help=f"stop after N turns (default {DEFAULT_MAX_TURNS})")
-    @argument("--task-state", action=argparse.BooleanOptionalAction, default=True,
-              help="keep a goal and todo list outside the messages (default: on)")
+              help=f"context budget in tokens; default: CONTEXT_BUDGET, else {DEFAULTS.budget}")
+    @argument("--strategy", metavar="NAME",
+              help=f"compaction strategy: {', '.join(STRATEGIES)} "
+                   f"(default: {DEFAULTS.strategy})")
+    @argument("--model", metavar="ID",
+              help=f"'simulated' (offline) or a Claude model id such as claude-haiku-4-5 "
+                   f"(needs ANTHROPIC_API_KEY); default: {DEFAULTS.model}")
+    @argument("--trigger", type=float, metavar="SHARE",
+              help=f"compact when the request passes this share of the budget "
+                   f"(default {DEFAULTS.trigger})")
+    @argument("--target", type=float, metavar="SHARE",
+              help=f"compact down to this share of the budget (default {DEFAULTS.target})")
+    @argument("--max-turns", metavar="N", help=f"stop after N turns (default {DEFAULTS.max_turns})")
+    @argument("--task-state", action=argparse.BooleanOptionalAction,
+              help=f"keep a goal and todo list outside the messages (default: "
+                   f"{'on' if DEFAULTS.task_state else 'off'})")
     @argument("--summary-role", metavar="ROLE",
               help="role of inserted summaries: assistant or user (default: the strategy's)")
-    @argument("--summarizer", default="aux", metavar="WHO",
-              help="who writes summaries: aux (a separate minimal call, default) or same "
-                   "(the agent's own model with its prompt and tools, cached)")
-    @argument("--notes", action="store_true",
+    @argument("--summarizer", metavar="WHO",
+              help=f"who writes summaries: aux (a separate minimal call) or same (the agent's "
+                   f"own model with its prompt and tools, cached); default: {DEFAULTS.summarizer}")
+    @argument("--notes", action="store_true", default=None,
               help="give the agent a notes file that survives compaction")
     @argument("--quiet", action="store_true", help="show only the result, not every turn")
     @argument("--out", metavar="NAME", help="also store the run in this variable")
@@ -121,28 +128,36 @@ class CompactionMagics(Magics):
         task = (cell or "").strip()
         if not task and args.scenario is None:
             raise UsageError(EMPTY_TASK)
-        knobs = Knobs(
-            scenario=check.scenario(args.scenario),
-            task=task or None,
-            model=check.model(args.model),
-            budget=check.budget_option(args.budget, self.ns),
-            strategy=check.strategy(args.strategy),
-            task_state=args.task_state,
-            notes=args.notes,
-            summary_role=(check.choice(args.summary_role, "--summary-role",
-                                       check.SUMMARY_ROLES) if args.summary_role else None),
-            summarizer=check.choice(args.summarizer, "--summarizer", check.SUMMARIZERS),
-            max_turns=max_turns or DEFAULT_MAX_TURNS,
-        )
+        knobs = self._knobs(args)
+        if max_turns is not None:
+            knobs["max_turns"] = max_turns
         try:
-            session = prepare(knobs)
+            session = runner.start(check.scenario(args.scenario), task=task or None, **knobs)
         except ValueError as err:  # a knob the agent refuses
             raise UsageError(check.one_line(str(err))) from None
         rich = self._rich()
         live = LiveView(rich=rich, quiet=args.quiet)
         session.agent.on_event = live
-        play(session)
+        session.play()
         self._finish(session, out, rich, live)
+
+    def _knobs(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The settings the user set in `args` (and CONTEXT_BUDGET); the rest stay default."""
+        given = {"model": args.model, "strategy": args.strategy, "task_state": args.task_state,
+                 "notes": args.notes, "summary_role": args.summary_role,
+                 "summarizer": args.summarizer, "trigger": args.trigger,
+                 "target": args.target}
+        knobs = {name: value for name, value in given.items() if value is not None}
+        checks = {"model": check.model, "strategy": check.strategy,
+                  "summary_role": lambda v: check.choice(v, "--summary-role",
+                                                         check.SUMMARY_ROLES),
+                  "summarizer": lambda v: check.choice(v, "--summarizer", check.SUMMARIZERS)}
+        for name, checked in checks.items():
+            if name in knobs:
+                knobs[name] = checked(knobs[name])
+        if args.budget is not None or check.BUDGET_VAR in self.ns:
+            knobs["budget"] = check.budget_option(args.budget, self.ns)
+        return knobs
 
     def _resume(self, out: str | None, max_turns: int | None, quiet: bool) -> None:
         run = self.ns.get(RUN_VAR)
@@ -157,10 +172,13 @@ class CompactionMagics(Magics):
         rich = self._rich()
         print(f"Resuming {RUN_VAR} at turn {run.turn} after: {check.one_line(run.error or '')}")
         live = LiveView(rich=rich, quiet=quiet)
-        resume(self.session, live, max_turns)
+        self.session.agent.on_event = live
+        self.session.resume(max_turns)
         self._finish(self.session, out, rich, live)
 
     def _finish(self, session: Session, out: str | None, rich: bool, live: LiveView) -> None:
+        if self.session is not None and self.session is not session:
+            self.session.close()  # its run stays in the namespace; its workspace goes
         self.session = session
         self.ns[RUN_VAR] = session.run
         if out:
@@ -206,7 +224,8 @@ class CompactionMagics(Magics):
             self.ns[check.BUDGET_VAR] = budget
             source = ""
         print(f"{check.BUDGET_VAR} = {budget} tokens{source}; compaction triggers at "
-              f"{int(TRIGGER * budget)} tokens ({TRIGGER:.0%})")
+              f"{int(DEFAULTS.trigger * budget)} tokens ({DEFAULTS.trigger:.0%}) and aims for "
+              f"{int(DEFAULTS.target * budget)} ({DEFAULTS.target:.0%})")
 
     @line_magic
     def compaction_lab(self, line: str = "") -> None:

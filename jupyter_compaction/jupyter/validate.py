@@ -19,7 +19,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from .. import scenarios
-from ..agent import DEFAULT_BUDGET, MAX_BUDGET
+from ..settings import DEFAULTS, MAX_BUDGET
 from ..strategies import STRATEGIES
 
 BUDGET_VAR = "CONTEXT_BUDGET"
@@ -63,7 +63,7 @@ def positive(value: Any, option: str, example: str) -> int:
 
 
 def budget_option(value: str | None, namespace: Mapping[str, Any]) -> int:
-    """`--budget` if given, else `CONTEXT_BUDGET` from the namespace, else 20 000."""
+    """`--budget` if given, else `CONTEXT_BUDGET` from the namespace, else the default."""
     if value is not None:
         number = whole_number(value)
         if number is None:
@@ -76,7 +76,7 @@ def budget_option(value: str | None, namespace: Mapping[str, Any]) -> int:
 def namespace_budget(namespace: Mapping[str, Any]) -> int:
     """`CONTEXT_BUDGET` from the user's namespace (an int), or the default."""
     if BUDGET_VAR not in namespace:
-        return DEFAULT_BUDGET
+        return DEFAULTS.budget
     value = namespace[BUDGET_VAR]
     if not isinstance(value, numbers.Integral) or whole_number(value) is None:
         raise UsageError(f"{BUDGET_HINT}; it is {shown(value)}")

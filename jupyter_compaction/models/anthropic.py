@@ -4,8 +4,8 @@
 into a `Reply` of plain dicts, so the agent loop cannot tell it from the simulated model.
 With caching on it marks three prompt-cache breakpoints, the system prompt, the last tool
 definition and the last block of the last message, so every turn re-reads the long,
-stable prefix from the cache instead of paying for it again (seed 002's "same model"
-compaction relies on this). `count_tokens()` asks the API for the exact count.
+stable prefix from the cache instead of paying for it again (the "same" summarizer
+relies on this). `count_tokens()` asks the API for the exact count.
 
 Nothing happens at import time: `anthropic` is imported, the key is looked up and the
 client is built on the first call. The key never appears in `repr()`, in our errors or in

@@ -1,7 +1,7 @@
 """Compaction strategies, one module each, and the registry of their names.
 
 `STRATEGIES` maps the names the magics and widgets use to default instances; the
-summarizing ones get their summarizer from the agent (`bind()`).
+summarizing ones get their summarizer from the agent (`configure()`).
 """
 
 from .base import (
@@ -10,9 +10,8 @@ from .base import (
     NoCompaction,
     Strategy,
     Summarizer,
-    bind,
     check_stuck,
-    needs_summarizer,
+    configure,
 )
 from .clear import PLACEHOLDER, ClearToolResults
 from .compact import CompactAll
@@ -43,5 +42,5 @@ def get(name: str) -> Strategy:
 __all__ = [
     "PLACEHOLDER", "STRATEGIES", "ClearToolResults", "CompactAll", "Compaction",
     "CompressionStuck", "NoCompaction", "Progressive", "Strategy", "SummarizeMiddle",
-    "Summarizer", "TrimTurns", "bind", "check_stuck", "get", "needs_summarizer",
+    "Summarizer", "TrimTurns", "check_stuck", "configure", "get",
 ]

@@ -1,6 +1,8 @@
 """What every strategy returns, the stuck rule, and the do-nothing strategy.
 
-A strategy is a small dataclass whose fields are its knobs. Calling it as
+A strategy is any callable object with a `name` (usually a small frozen dataclass
+whose fields are its knobs); it may also have a `summarizer`, a summary `role` and
+`layers` of other strategies, which `configure()` fills in. Calling it as
 `strategy(messages, budget=..., counter=...)` returns a `Compaction`: a *new* list of
 messages plus a record of what was done. The input is never mutated; unchanged messages
 are shared between input and output, which is safe because messages are treated as
@@ -8,11 +10,12 @@ values (see `tokens.py`). That is what lets a lesson run two strategies on the s
 history side by side, and what lets the agent keep every original in its transcript.
 
 Left out: the decision *when* to compact (the agent's trigger) and who summarizes (the
-agent binds a model-backed summarizer with `bind()`).
+agent passes its summarizer and summary role to `configure()`).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -94,20 +97,34 @@ class Strategy(Protocol):
     ) -> Compaction: ...
 
 
-def needs_summarizer(strategy: object) -> bool:
-    return any(f.name == "summarizer" for f in dataclasses.fields(strategy))
+def configure(strategy, *, summarizer: Summarizer | None = None, role: str | None = None):
+    """A copy of `strategy` and of its layers, with `summarizer` where a strategy has an
+    empty `summarizer` slot and `role` where it has a `role`; the original is unchanged.
+
+    It reads only the protocol's optional attributes (`summarizer`, `role`, `layers`),
+    so it works for a dataclass and for a plain class alike; an object with none of them
+    is returned as it is.
+    """
+    changes: dict[str, object] = {}
+    if summarizer is not None and getattr(strategy, "summarizer", False) is None:
+        changes["summarizer"] = summarizer
+    if role is not None and hasattr(strategy, "role"):
+        changes["role"] = role
+    if hasattr(strategy, "layers"):
+        layers = tuple(configure(layer, summarizer=summarizer, role=role)
+                       for layer in strategy.layers)
+        if any(new is not old for new, old in zip(layers, strategy.layers, strict=True)):
+            changes["layers"] = layers
+    return _replaced(strategy, changes) if changes else strategy
 
 
-def bind(strategy, summarizer: Summarizer):
-    """A copy of `strategy` (and of its layers) that uses `summarizer` where none is set."""
-    changes = {}
+def _replaced(strategy, changes: dict[str, object]):
     if dataclasses.is_dataclass(strategy):
-        names = {f.name for f in dataclasses.fields(strategy)}
-        if "summarizer" in names and strategy.summarizer is None:
-            changes["summarizer"] = summarizer
-        if "layers" in names:
-            changes["layers"] = tuple(bind(layer, summarizer) for layer in strategy.layers)
-    return dataclasses.replace(strategy, **changes) if changes else strategy
+        return dataclasses.replace(strategy, **changes)
+    copied = copy.copy(strategy)
+    for name, value in changes.items():
+        object.__setattr__(copied, name, value)
+    return copied
 
 
 def require_summarizer(strategy) -> Summarizer:
@@ -119,7 +136,7 @@ def require_summarizer(strategy) -> Summarizer:
     return strategy.summarizer
 
 
-def start(messages: Sequence[Message], counter: TokenCounter) -> int:
+def measure(messages: Sequence[Message], counter: TokenCounter) -> int:
     """Validate the input and count it: the first two lines of every strategy."""
     validate(messages)
     return counter.count(messages)
@@ -132,4 +149,4 @@ class NoCompaction:
     name: str = "off"
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
-        return unchanged(self.name, messages, start(messages, counter), "compaction is off")
+        return unchanged(self.name, messages, measure(messages, counter), "compaction is off")

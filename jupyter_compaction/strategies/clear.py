@@ -29,7 +29,7 @@ from typing import Any
 
 from ..history import blocks
 from ..tokens import TokenCounter
-from .base import Compaction, start, unchanged
+from .base import Compaction, measure, unchanged
 
 PLACEHOLDER = "[Old tool output cleared to save context space]"
 INPUT_KEEP_CHARS = 80  # a tool input value longer than this (as JSON) is cleared
@@ -64,7 +64,7 @@ class ClearToolResults:
         return block
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
-        before = start(messages, counter)
+        before = measure(messages, counter)
         tool_names = {b["id"]: b["name"] for m in messages for b in blocks(m)
                       if b.get("type") == "tool_use"}
         clearable = [

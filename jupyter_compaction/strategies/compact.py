@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..history import blocks
 from ..summaries import find_summary, message_goal, summary_block, without_summaries
 from ..tokens import TokenCounter
-from .base import Compaction, Summarizer, require_summarizer, shrunk, start, unchanged
+from .base import Compaction, Summarizer, measure, require_summarizer, shrunk, unchanged
 from .summary_call import SUMMARY_INPUT_TOKENS, chunk_note, summarize
 
 
@@ -31,7 +31,7 @@ class CompactAll:
     name: str = "compact"
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
-        before = start(messages, counter)
+        before = measure(messages, counter)
         if len(messages) < 2:
             return unchanged(self.name, messages, before, "nothing after the task to compact")
         summary, prompts = summarize(

@@ -1,10 +1,10 @@
 """Progressive compaction: cheapest layer first, stop as soon as the history fits.
 
-This is the `manage_context` loop run before every model call: measure; if the messages
-exceed `trigger * budget`, clear old tool results; if still too big, summarize the
-middle; if *still* too big, trim whole turns. Each layer runs only when the cheaper ones
-were not enough, so most turns cost nothing and an LLM is called only when needed. The
-trigger sits below the budget to leave room for the next reply and the summary call.
+Given a history over `budget` (inside an agent: the target the agent asks for, well
+below its trigger), clear old tool results; if still too big, summarize the middle; if
+*still* too big, trim whole turns. Each layer runs only when the cheaper ones were not
+enough, so an LLM is called only when needed. When to compact at all is the agent's
+decision (its trigger), not this strategy's.
 
 Left out: reordering the layers by measured benefit; the order is fixed by cost.
 """
@@ -14,12 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..tokens import TokenCounter
-from .base import Compaction, start, unchanged
+from .base import Compaction, measure, unchanged
 from .clear import ClearToolResults
 from .summarize import SummarizeMiddle
 from .trim import TrimTurns
-
-DEFAULT_TRIGGER = 0.8
 
 
 def default_layers() -> tuple:
@@ -29,20 +27,18 @@ def default_layers() -> tuple:
 @dataclass(frozen=True)
 class Progressive:
     layers: tuple = field(default_factory=default_layers)
-    trigger: float = DEFAULT_TRIGGER
     name: str = "progressive"
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
-        before = start(messages, counter)
-        target = int(self.trigger * budget)
-        if before <= target:
-            return unchanged(self.name, messages, before, f"fits under {target} tokens")
+        before = measure(messages, counter)
+        if before <= budget:
+            return unchanged(self.name, messages, before, f"fits under {budget} tokens")
         current, done = list(messages), []
         for layer in self.layers:
-            step = layer(current, budget=target, counter=counter)
+            step = layer(current, budget=budget, counter=counter)
             done.append(step)
             current = step.messages
-            if step.tokens_after <= target:
+            if step.tokens_after <= budget:
                 break
         summarized = [s for s in done if s.summary]
         return Compaction(

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ..history import blocks, cut_points
 from ..summaries import find_summary, message_goal, summary_block, without_summaries
 from ..tokens import TokenCounter
-from .base import Compaction, Summarizer, require_summarizer, shrunk, start, unchanged
+from .base import Compaction, Summarizer, measure, require_summarizer, shrunk, unchanged
 from .summary_call import SUMMARY_INPUT_TOKENS, chunk_note, summarize
 
 TAIL_SHARE = 0.5  # the tail never takes more than this share of the budget
@@ -57,7 +57,7 @@ class SummarizeMiddle:
         return head_end, max(tail_start, head_end)
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
-        before = start(messages, counter)
+        before = measure(messages, counter)
         head_end, tail_start = self.boundaries(messages, budget, counter)
         middle = messages[head_end:tail_start]
         if not middle:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..history import blocks, cut_points
 from ..summaries import is_summary, without_summaries
 from ..tokens import TokenCounter
-from .base import Compaction, start, unchanged
+from .base import Compaction, measure, unchanged
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class TrimTurns:
     name: str = "trim"
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
-        before = start(messages, counter)
+        before = measure(messages, counter)
         cuts = cut_points(messages)
         head = next((c for c in cuts if c >= self.keep_first), len(messages))
         starts = [c for c in cuts if c >= head]  # each a turn we may drop, oldest first

@@ -15,7 +15,6 @@ def load():
 
 @pytest.fixture(scope="module")
 def bench():
-    pytest.importorskip("plotly")
     return load()
 
 

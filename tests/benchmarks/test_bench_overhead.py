@@ -16,7 +16,6 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_overhead.py
 
 @pytest.fixture(scope="module")
 def bench():
-    pytest.importorskip("langchain_core")
     return load_script(SCRIPT, "bench_overhead")
 
 

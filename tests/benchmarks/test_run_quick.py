@@ -23,8 +23,6 @@ def load_run():
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
-    pytest.importorskip("langchain_core")
-    pytest.importorskip("plotly")
     folder = tmp_path_factory.mktemp("bench")
     done = subprocess.run([sys.executable, str(RUN), "--quick", "--out", str(folder)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)

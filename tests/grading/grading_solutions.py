@@ -270,7 +270,7 @@ def fact_recall(summary, must_keep):
      "no repeated tool calls"),
     ("ex8", REFERENCE["ex8"].replace('"progressive"', '"off"'),
      "peak context within the budget"),
-    ("ex8", REFERENCE["ex8"].replace('"progressive"', '"trim"'),
+    ("ex8", REFERENCE["ex8"].replace('"progressive"', '"summarize"'),
      "sends at most 55% of the tokens of 'off'"),
     ("ex8", REFERENCE["ex8"].replace("6000", "8000"), "budget at most 7000"),
     ("ex8", REFERENCE["ex8"].replace('"budget": 6000, ', ""), "returns the three settings"),

@@ -16,7 +16,7 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-")
 def turn(n: int, tokens: int, budget: int = 1_000) -> TurnStarted:
     parts = {"system": 100, "messages": tokens // 2 - 50, "tool_results": tokens // 2 - 50,
              "summary": 0}
-    return TurnStarted(n, tokens, budget, int(budget * 0.8), parts)
+    return TurnStarted(n, tokens, budget, int(budget * 0.8), parts, target_at=budget // 2)
 
 
 def test_each_turn_appends_one_point_in_one_update():
@@ -29,9 +29,17 @@ def test_each_turn_appends_one_point_in_one_update():
         for trace in fig.data[: len(PARTS)]:
             assert list(trace.x) == list(range(1, n + 1))
     assert list(fig.data[2].y) == [n * 50 + 50 for n in range(1, 6)]
-    budget, trigger, _ = fig.data[len(PARTS):]
+    budget, trigger, target, _ = fig.data[len(PARTS):]
     assert list(budget.x) == [1, 5] and list(budget.y) == [1_000, 1_000]
     assert list(trigger.y) == [800, 800]
+    assert list(target.x) == [1, 5] and list(target.y) == [500, 500]
+
+
+def test_no_target_line_for_events_without_one():
+    chart = TokenChart()
+    chart(TurnStarted(1, 300, 1_000, 800, {"system": 100}))
+    target = chart.figure.data[len(PARTS) + 2]
+    assert len(target.x) == 0 and chart.text().splitlines()[0] == "budget 1000, trigger 800"
 
 
 def test_other_events_do_not_redraw():
@@ -76,7 +84,7 @@ def test_text_form():
     for event in (turn(1, 300), turn(2, 900), Compacted(3, "trim", 850, 300), turn(3, 400)):
         chart(event)
     lines = chart.text().splitlines()
-    assert lines[0] == "budget 1000, trigger 800"
+    assert lines[0] == "budget 1000, trigger 800, target 500"
     assert lines[1].split() == ["turn", "tokens", "of", "budget", "system", "messages",
                                 "tool", "results", "summary", "event"]
     assert lines[3].split()[:2] == ["2", "900"]

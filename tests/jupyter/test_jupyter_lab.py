@@ -54,11 +54,11 @@ def test_run_fills_chart_and_tabs(lab):
 
 def test_strategy_is_one_click(lab):
     lab.strategy.value = "trim"
-    assert lab.knobs().strategy == "trim"
+    assert lab.settings().strategy == "trim"
     lab.summary_as_user.value = True
     lab.task_state.value = False
-    knobs = lab.knobs()
-    assert knobs.summary_role == "user" and knobs.task_state is False
+    settings = lab.settings()
+    assert settings.summary_role == "user" and settings.task_state is False
     run = lab.run()
     assert run.task_state is None and {c.kind for c in run.compactions} == {"trim"}
 
@@ -129,7 +129,7 @@ def test_wrong_type_budget_is_refused_with_a_message(lab, bad):
     lab.budget.value = bad
     assert lab.budget.value == 8_000
     assert "budget not changed" in lab.message.value
-    assert lab.knobs().budget == 8_000
+    assert lab.settings().budget == 8_000
 
 
 def test_numeric_strings_are_accepted(lab):
@@ -146,7 +146,7 @@ def test_buttons_run_and_errors_land_in_the_message(lab, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("no <b>luck</b>")
 
-    monkeypatch.setattr(lab_module, "start", broken)
+    monkeypatch.setattr(lab_module.runner, "start", broken)
     lab.run_button.click()  # no exception escapes a button
     assert lab.message.value.endswith("RuntimeError: no &lt;b&gt;luck&lt;/b&gt;</span>")
 
@@ -154,3 +154,27 @@ def test_buttons_run_and_errors_land_in_the_message(lab, monkeypatch):
 def test_lab_displays_as_a_widget(lab):
     bundle = lab._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_the_lab_reuses_one_workspace_folder_and_removes_it_when_closed(lab, monkeypatch):
+    folders = []
+    real = lab_module.runner.start
+
+    def spy(*args, **kwargs):
+        session = real(*args, **kwargs)
+        folders.append(session.agent.workspace.root)
+        return session
+
+    monkeypatch.setattr(lab_module.runner, "start", spy)
+    lab.run()
+    lab.step()
+    assert len(folders) == 2 and folders[0] == folders[1] and folders[0].is_dir()
+    lab.close()
+    assert not folders[0].exists()
+
+
+def test_the_target_slider_sets_the_target(lab):
+    lab.target.value = 0.3
+    assert lab.settings().target == 0.3
+    run = lab.run()
+    assert {e.target_at for e in run.of(TurnStarted)} == {int(0.3 * lab.settings().budget)}

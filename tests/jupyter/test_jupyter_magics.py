@@ -330,7 +330,7 @@ def test_compaction_budget_sets_and_shows(ip):
         ip.run_line_magic("compaction_budget", "12_000")
     assert ip.user_ns["CONTEXT_BUDGET"] == 12_000
     assert out.stdout.strip() == ("CONTEXT_BUDGET = 12000 tokens; compaction triggers at "
-                                  "9600 tokens (80%)")
+                                  "9600 tokens (80%) and aims for 6000 (50%)")
     for bad in ("-5", "0", "abc", "1e4"):
         assert "positive whole number" in usage_error(ip.run_line_magic, "compaction_budget",
                                                       bad)
@@ -396,3 +396,13 @@ def test_load_ext_registers_check_and_unload_removes_it():
     shell.run_line_magic("unload_ext", "jupyter_compaction")
     assert "check" not in shell.magics_manager.magics["line"]
     shell.run_line_magic("load_ext", "jupyter_compaction")
+
+
+def test_trigger_and_target_are_knobs_of_the_magic(ip):
+    ip.run_line_magic("agent", "--scenario agents --budget 6000 --trigger 0.9 --target 0.3 "
+                               "--quiet")
+    starts = [e for e in ip.user_ns["_agent_run"].events if isinstance(e, TurnStarted)]
+    assert {(e.trigger_at, e.target_at) for e in starts} == {(5400, 1800)}
+    for bad in ("--target 0.9", "--trigger 1.5", "--target nan", "--target x"):
+        message = usage_error(ip.run_line_magic, "agent", f"--scenario agents {bad}")
+        assert "target" in message or "trigger" in message

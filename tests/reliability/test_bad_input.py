@@ -19,8 +19,9 @@ from IPython.core.error import UsageError  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
-from jupyter_compaction.agent import MAX_BUDGET, Agent  # noqa: E402
+from jupyter_compaction.agent import Agent  # noqa: E402
 from jupyter_compaction.models.simulated import SimulatedModel  # noqa: E402
+from jupyter_compaction.settings import MAX_BUDGET  # noqa: E402
 from tests.support.shell import fresh_shell  # noqa: E402
 
 TASK = "Find the tool dispatch tables under agents/."
@@ -189,7 +190,7 @@ def test_the_budget_slider_clamps_or_refuses_with_a_message(lab: Any, value: Any
     lab.budget.value = value  # never raises
     got = lab.budget.value
     assert type(got) is int and BOTTOM <= got <= TOP
-    assert lab.knobs().budget == got
+    assert lab.settings().budget == got
     message = lab.message.value
     integral = isinstance(value, int) and not isinstance(value, bool)
     numeric_text = isinstance(value, str) and value.strip().lstrip("+-").replace(

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from jupyter_compaction import Compaction, InvalidHistory, TokenCounter, validate
-from jupyter_compaction.strategies import STRATEGIES, bind
+from jupyter_compaction.strategies import STRATEGIES, configure
 from tests.support.histories import histories
 
 COUNTER = TokenCounter()
@@ -38,7 +38,7 @@ def summarizer(prompt: str) -> str:
     return "## Progress\nsome work was done"
 
 
-BOUND = {name: bind(strategy, summarizer) for name, strategy in STRATEGIES.items()}
+BOUND = {name: configure(strategy, summarizer=summarizer) for name, strategy in STRATEGIES.items()}
 
 HUGE = "x" * 100_000
 SURROGATES = ["\ud800", "a\udfffb", "\udc00" * 50, "ok \ud83d"]  # lone halves of a pair

@@ -30,7 +30,7 @@ from jupyter_compaction.events import Compacted
 from jupyter_compaction.history import blocks, validate
 from jupyter_compaction.models.base import Reply, Usage
 from jupyter_compaction.models.simulated import SimulatedModel
-from jupyter_compaction.strategies import STRATEGIES, TrimTurns, bind
+from jupyter_compaction.strategies import STRATEGIES, TrimTurns, configure
 from jupyter_compaction.summaries import (
     END_OF_OUTPUT,
     INSTRUCTIONS,
@@ -339,9 +339,7 @@ def user_texts(messages: list[dict[str, Any]]) -> list[str]:
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
 def test_no_strategy_promotes_tool_output_to_a_user_instruction(name: str, role: str,
                                                                 summarizer: Any) -> None:
-    from jupyter_compaction.agent import _with_role
-
-    strategy = bind(_with_role(STRATEGIES[name], role), summarizer)
+    strategy = configure(STRATEGIES[name], summarizer=summarizer, role=role)
     history = injected_history(FORGERIES["everything"])
     result = strategy(history, budget=900, counter=TokenCounter())
     validate(result.messages)

@@ -1,6 +1,5 @@
 """Progressive: cheapest layer first, stop as soon as it fits; and the stuck rule."""
 
-import math
 
 import pytest
 
@@ -33,14 +32,6 @@ def layers(summarizer, protect_first=1):
             TrimTurns())
 
 
-def budget_for(target_tokens, trigger=0.8):
-    """The smallest budget whose trigger point is at least `target_tokens`."""
-    budget = math.ceil(target_tokens / trigger)
-    while int(trigger * budget) < target_tokens:
-        budget += 1
-    return budget
-
-
 def talky_history(turns=6, words=300, first_words=None):
     """Turns whose bulk is assistant *text* (clearing tool results cannot free it)."""
     messages = [{"role": "user", "content": "Task: review the design, turn by turn."}]
@@ -57,17 +48,17 @@ def talky_history(turns=6, words=300, first_words=None):
     return messages
 
 
-def test_under_the_trigger_is_unchanged_and_calls_no_layer():
+def test_under_the_budget_is_unchanged_and_calls_no_layer():
     messages = fixed_history(6, 100)
     total = COUNTER.count(messages)
     summarizer = Recorder(SUMMARY)
-    out = run(Progressive(layers(summarizer), trigger=0.5), messages, budget=2 * total)
+    out = run(Progressive(layers(summarizer)), messages, budget=total)
     assert not out.changed
     assert out.layers == []
     assert out.note == f"fits under {total} tokens"
     assert summarizer.prompts == []
-    # one token over the trigger point and the layers run
-    out = run(Progressive(layers(summarizer), trigger=0.5), messages, budget=2 * total - 2)
+    # one token over the budget and the layers run
+    out = run(Progressive(layers(summarizer)), messages, budget=total - 1)
     assert out.layers
 
 
@@ -75,7 +66,7 @@ def test_clear_alone_enough_runs_only_clear():
     messages = fixed_history(8, 300)
     cleared = ClearToolResults(keep_last=1)(messages, budget=0, counter=COUNTER)
     summarizer = Recorder(SUMMARY)
-    out = run(Progressive(layers(summarizer)), messages, budget=budget_for(cleared.tokens_after))
+    out = run(Progressive(layers(summarizer)), messages, budget=cleared.tokens_after)
     assert [layer.kind for layer in out.layers] == ["clear"]
     assert out.kind == "clear"
     assert out.messages == cleared.messages
@@ -92,7 +83,7 @@ def test_summary_only_when_clearing_is_not_enough():
     assert summarized.tokens_after < cleared.tokens_after < COUNTER.count(messages)
     summarizer = Recorder(SUMMARY)
     out = run(Progressive(layers(summarizer)), messages,
-              budget=budget_for(summarized.tokens_after))
+              budget=summarized.tokens_after)
     assert [layer.kind for layer in out.layers] == ["clear", "summarize"]
     assert out.kind == "clear+summarize"
     assert len(summarizer.prompts) == 1
@@ -108,11 +99,11 @@ def test_trim_runs_last_when_the_summary_is_not_enough():
     summarizer = Recorder(SUMMARY)
     floor = COUNTER.count([messages[0], *messages[-2:]])
     out = run(Progressive(layers(summarizer, protect_first=3)), messages,
-              budget=budget_for(floor + 200))
+              budget=floor + 200)
     assert [layer.kind for layer in out.layers] == ["clear", "summarize", "trim"]
     assert out.kind == "clear+summarize+trim"
     assert len(summarizer.prompts) == 1
-    assert out.tokens_after <= int(0.8 * budget_for(floor + 200))
+    assert out.tokens_after <= floor + 200
     assert out.tokens_after == out.layers[-1].tokens_after
     assert out.dropped == sum(layer.dropped for layer in out.layers)
     assert "idea0_1999" not in str(out.messages)
@@ -142,7 +133,7 @@ def test_nothing_changed_is_named_after_the_strategy():
                         "already fits, or nothing to drop")
 
 
-def test_each_layer_gets_the_trigger_point_and_the_previous_layers_output():
+def test_each_layer_gets_the_budget_and_the_previous_layers_output():
     calls = []
 
     class Spy:
@@ -158,8 +149,8 @@ def test_each_layer_gets_the_trigger_point_and_the_previous_layers_output():
                               dropped=2)
 
     messages = fixed_history(6, 100)
-    out = run(Progressive((Spy("a", True), Spy("b", False), Spy("c", True)), trigger=0.5),
-              messages, budget=100)
+    out = run(Progressive((Spy("a", True), Spy("b", False), Spy("c", True))),
+              messages, budget=50)
     assert calls == [("a", 13, 50), ("b", 11, 50), ("c", 11, 50)]
     assert out.kind == "a+c"
     assert len(out.messages) == 9

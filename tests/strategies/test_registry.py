@@ -1,4 +1,4 @@
-"""The registry of strategy names, `get()`, `needs_summarizer()` and `bind()`."""
+"""The registry of strategy names, `get()` and `configure()`."""
 
 import pytest
 
@@ -14,11 +14,11 @@ from jupyter_compaction import (
     strategies,
     validate,
 )
-from jupyter_compaction.strategies import STRATEGIES, bind, needs_summarizer
+from jupyter_compaction.strategies import STRATEGIES, configure
 from tests.support.histories import fixed_history
 
 COUNTER = TokenCounter()
-NAMES = ["off", "clear", "trim", "summarize", "compact", "progressive"]
+NAMES = list(STRATEGIES)
 
 
 def summarizer(prompt):
@@ -30,7 +30,7 @@ def other(prompt):
 
 
 def test_registry_names_match_the_strategies():
-    assert list(STRATEGIES) == NAMES
+    assert {"off", "clear", "trim", "summarize", "compact", "progressive"} <= set(NAMES)
     for name, strategy in STRATEGIES.items():
         assert strategy.name == name
     assert isinstance(STRATEGIES["off"], NoCompaction)
@@ -53,41 +53,36 @@ def test_get_unknown_name_is_a_one_line_error_listing_the_names(bad):
     assert err.value.__cause__ is None and err.value.__suppress_context__
 
 
-def test_needs_summarizer():
-    assert [name for name, s in STRATEGIES.items() if needs_summarizer(s)] == [
-        "summarize", "compact"]
-
-
-def test_bind_fills_a_missing_summarizer_on_a_copy():
+def test_configure_fills_a_missing_summarizer_on_a_copy():
     original = STRATEGIES["summarize"]
-    bound = bind(original, summarizer)
+    bound = configure(original, summarizer=summarizer)
     assert bound.summarizer is summarizer
     assert bound is not original and original.summarizer is None
     assert (bound.protect_first, bound.tail_tokens, bound.role) == (
         original.protect_first, original.tail_tokens, original.role)
-    assert bind(STRATEGIES["compact"], summarizer).summarizer is summarizer
+    assert configure(STRATEGIES["compact"], summarizer=summarizer).summarizer is summarizer
     assert STRATEGIES["compact"].summarizer is None
 
 
-def test_bind_leaves_an_explicit_summarizer_alone():
+def test_configure_leaves_an_explicit_summarizer_alone():
     explicit = SummarizeMiddle(other, protect_first=1)
-    assert bind(explicit, summarizer) is explicit
-    assert bind(CompactAll(other), summarizer).summarizer is other
+    assert configure(explicit, summarizer=summarizer) is explicit
+    assert configure(CompactAll(other), summarizer=summarizer).summarizer is other
 
 
-def test_bind_returns_strategies_without_a_summarizer_as_they_are():
+def test_configure_returns_strategies_without_a_summarizer_as_they_are():
     for strategy in (STRATEGIES["off"], STRATEGIES["clear"], STRATEGIES["trim"],
                      ClearToolResults(keep_last=7)):
-        assert bind(strategy, summarizer) is strategy
+        assert configure(strategy, summarizer=summarizer) is strategy
 
     def custom(messages, *, budget, counter):  # not a dataclass
         raise AssertionError("not called")
 
-    assert bind(custom, summarizer) is custom
+    assert configure(custom, summarizer=summarizer) is custom
 
 
-def test_bind_reaches_the_layers_of_progressive_and_nested_progressive():
-    default = bind(STRATEGIES["progressive"], summarizer)
+def test_configure_reaches_the_layers_of_progressive_and_nested_progressive():
+    default = configure(STRATEGIES["progressive"], summarizer=summarizer)
     assert [type(layer) for layer in default.layers] == [
         ClearToolResults, SummarizeMiddle, TrimTurns]
     assert default.layers[1].summarizer is summarizer
@@ -97,9 +92,9 @@ def test_bind_reaches_the_layers_of_progressive_and_nested_progressive():
         ClearToolResults(),
         Progressive(layers=(SummarizeMiddle(protect_first=1), CompactAll(other))),
         CompactAll(),
-    ), trigger=0.6)
-    bound = bind(nested, summarizer)
-    assert bound.trigger == 0.6
+    ), name="nested")
+    bound = configure(nested, summarizer=summarizer)
+    assert bound.name == "nested"
     assert bound.layers[0] is nested.layers[0]
     assert bound.layers[1].layers[0].summarizer is summarizer
     assert bound.layers[1].layers[0].protect_first == 1
@@ -111,7 +106,8 @@ def test_bind_reaches_the_layers_of_progressive_and_nested_progressive():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_bound_default_strategy_runs_and_keeps_the_history_valid(name):
     messages = fixed_history(12, 400)
-    out = bind(STRATEGIES[name], summarizer)(messages, budget=3_000, counter=COUNTER)
+    strategy = configure(STRATEGIES[name], summarizer=summarizer)
+    out = strategy(messages, budget=3_000, counter=COUNTER)
     validate(out.messages)
     assert out.tokens_after <= out.tokens_before == COUNTER.count(messages)
     assert (name == "off") == (not out.changed)
@@ -132,3 +128,51 @@ def test_off_is_unchanged_with_a_note():
     out = STRATEGIES["off"](messages, budget=1, counter=COUNTER)
     assert out.note == "compaction is off"
     assert out.messages == messages and out.messages is not messages
+
+
+class PlainSummarizing:
+    """A strategy written as a plain class (not a dataclass) with every optional knob."""
+
+    name = "plain"
+
+    def __init__(self, summarizer=None, role="assistant", layers=()):
+        self.summarizer, self.role, self.layers = summarizer, role, layers
+
+    def __call__(self, messages, *, budget, counter):
+        return SummarizeMiddle(self.summarizer, role=self.role)(
+            messages, budget=budget, counter=counter)
+
+
+def test_configure_works_for_a_plain_class_with_every_knob():
+    plain = PlainSummarizing(layers=(SummarizeMiddle(), PlainSummarizing()))
+    done = configure(plain, summarizer=summarizer, role="user")
+    assert done is not plain and plain.summarizer is None and plain.role == "assistant"
+    assert (done.summarizer, done.role) == (summarizer, "user")
+    assert done.layers[0].summarizer is summarizer and done.layers[0].role == "user"
+    assert done.layers[1].summarizer is summarizer and done.layers[1].role == "user"
+    out = done(fixed_history(12, 400), budget=3_000, counter=COUNTER)
+    validate(out.messages)
+    assert out.summary == summarizer("")
+
+
+def test_a_plain_class_runs_in_an_agent_with_every_knob():
+    from jupyter_compaction import runner
+    from jupyter_compaction.settings import NAMES as SETTINGS
+
+    knobs = {"model": "simulated", "strategy": PlainSummarizing(), "budget": 4_000,
+             "trigger": 0.7, "target": 0.4, "task_state": False, "notes": True,
+             "summary_role": "user", "summarizer": summarizer, "max_turns": 8,
+             "max_output_tokens": 512}
+    assert set(knobs) == set(SETTINGS)
+    with runner.start("agents", **knobs) as session:
+        assert session.agent.strategy.role == "user"
+        run = session.play()
+    assert run.error is None and run.compactions
+    assert all(c.summary == summarizer("") for c in run.compactions)
+
+
+def test_configure_sets_the_role_in_every_layer():
+    done = configure(STRATEGIES["progressive"], role="user")
+    assert done.layers[1].role == "user"
+    assert STRATEGIES["progressive"].layers[1].role == "assistant"
+    assert configure(STRATEGIES["trim"], role="user") is STRATEGIES["trim"]

@@ -1,0 +1,73 @@
+"""`runner.start()` and `play()`: settings with overrides, and who owns the workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jupyter_compaction import runner, scenarios
+from jupyter_compaction.settings import DEFAULTS
+
+
+def test_start_reads_the_settings_and_overrides_only_what_is_given():
+    with runner.start("agents", settings=DEFAULTS.with_changes(budget=9_000),
+                      strategy="trim") as session:
+        assert session.settings == DEFAULTS.with_changes(budget=9_000, strategy="trim")
+        assert session.agent.settings == session.settings
+        assert session.task == scenarios.load("agents").task
+
+
+def test_an_unknown_knob_is_a_one_line_error_naming_the_knobs():
+    with pytest.raises(ValueError, match=r"^unknown setting 'budjet'; the settings are: "
+                                         r"model, budget, .*max_turns"):
+        runner.start("agents", budjet=9_000)
+
+
+def test_a_session_removes_its_temporary_workspace_when_closed():
+    with runner.start("agents", budget=8_000, notes=True) as session:
+        root = session.agent.workspace.root
+        run = session.play()
+        assert (root / "NOTES.md").is_file() and run.status == "finished"
+    assert not root.exists()
+    session.close()  # closing twice is harmless
+
+
+def test_play_leaves_no_folder_behind(monkeypatch):
+    made = []
+    real = runner.start
+
+    def spy(*args, **kwargs):
+        session = real(*args, **kwargs)
+        made.append(session.agent.workspace.root)
+        return session
+
+    monkeypatch.setattr(runner, "start", spy)
+    run = runner.play("agents", budget=8_000)
+    assert run.status == "finished" and run.scenario == "agents"
+    assert made and not made[0].exists()
+
+
+def test_a_workdir_given_by_the_caller_stays(tmp_path: Path):
+    folder = tmp_path / "ws"
+    runner.play("agents", budget=8_000, notes=True, workdir=str(folder))
+    assert (folder / "NOTES.md").is_file()
+
+
+def test_a_failed_build_removes_the_folder_it_made(monkeypatch):
+    made = []
+    real = runner.tempfile.TemporaryDirectory
+
+    def spy(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(runner.tempfile, "TemporaryDirectory", spy)
+    with pytest.raises(ValueError, match="unknown model"):
+        runner.start("agents", model="gpt-4")
+    assert made and not Path(made[0].name).exists()
+
+
+def test_resume_needs_a_run():
+    with runner.start("agents") as session, pytest.raises(ValueError, match="not run yet"):
+        session.resume()

@@ -1,0 +1,50 @@
+"""The agent compacts at the trigger and down to the target, so compaction is occasional.
+
+Across the bundled scenarios at 6,000 tokens, each compacting strategy compacts on at
+most half the turns and most compactions leave at most 60 % of the budget; a compaction
+reaches the target whenever the task and the newest turn fit under it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_compaction import scenarios
+from jupyter_compaction.events import Compacted, TurnStarted
+from jupyter_compaction.history import cut_points
+from jupyter_compaction.runner import play
+from jupyter_compaction.tokens import TokenCounter
+
+BUDGET = 6_000
+COUNTER = TokenCounter()
+
+
+@pytest.mark.parametrize("strategy", ["trim", "summarize", "compact", "progressive"])
+@pytest.mark.parametrize("scenario", scenarios.names())
+def test_compaction_is_occasional_and_lands_near_the_target(scenario, strategy):
+    run = play(scenario, budget=BUDGET, strategy=strategy)
+    assert run.status == "finished" and scenarios.load(scenario).is_correct(run.answer)
+    compacted = {e.turn for e in run.of(Compacted)}
+    assert 0 < len(compacted) <= run.turn / 2
+    starts = {e.turn: e for e in run.of(TurnStarted)}
+    low = [t for t in compacted if starts[t].tokens <= 0.6 * BUDGET]
+    assert len(low) > len(compacted) / 2
+
+
+@pytest.mark.parametrize("scenario", scenarios.names())
+def test_trimming_reaches_the_target_when_the_task_and_newest_turn_fit(scenario):
+    run = play(scenario, budget=BUDGET, strategy="trim")
+    starts = {e.turn: e for e in run.of(TurnStarted)}
+    for event, result in zip(run.of(Compacted), run.compactions, strict=True):
+        start = starts[event.turn]
+        goal = start.target_at - start.parts["system"]
+        newest = cut_points(result.messages)[-1]
+        floor = COUNTER.count([result.messages[0], *result.messages[newest:]])
+        assert result.tokens_after <= goal or floor > goal, event
+        assert start.target_at == BUDGET // 2 and start.trigger_at == int(0.8 * BUDGET)
+
+
+def test_a_higher_target_compacts_more_often():
+    counts = [len(play("agents", budget=BUDGET, strategy="trim", target=t).compactions)
+              for t in (0.3, 0.7)]
+    assert counts[0] < counts[1]
