@@ -4,8 +4,8 @@
 `sessions`) in order. At each call it records what the session itself sent (the local
 token count of its messages, and the input tokens the API reported, where logged), then
 feeds the same new messages to a context managed by one of this library's strategies,
-and records where that strategy would have compacted (the agent's rule: over
-`TRIGGER * budget`), what it would have dropped (`evaluation.dropped_facts`) and how big
+and records where that strategy would have compacted (the agent's rule: over the
+default trigger's share of the budget, down to the default target's share), what it would have dropped (`evaluation.dropped_facts`) and how big
 each summary prompt and summary were. The session's own compactions are marked at the
 call they preceded. After such a compaction the replayed context does not restart from
 the session's summary: it keeps going with the strategy's own context and the session's
@@ -28,12 +28,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import strategies
-from .agent import TRIGGER, part_of
+from .agent import part_of
 from .evaluation import dropped_facts
 from .events import Compacted, Event, ModelReplied, TurnStarted
 from .history import Message
 from .models.base import Usage
 from .sessions import Session
+from .settings import DEFAULTS
 from .strategies.base import Summarizer
 from .summaries import SECTIONS
 from .tokens import TokenCounter
@@ -122,7 +123,13 @@ class Replay:
 
     @property
     def trigger_at(self) -> int:
-        return int(TRIGGER * self.budget)
+        """Over this many tokens the agent would compact (its default trigger)."""
+        return int(DEFAULTS.trigger * self.budget)
+
+    @property
+    def target_at(self) -> int:
+        """The size a compaction aims at (the agent's default target)."""
+        return int(DEFAULTS.target * self.budget)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -168,8 +175,7 @@ class Replay:
 
 
 def _strategy(name: str, summarizer: Summarizer):
-    strategy = strategies.get(name)
-    return strategies.bind(strategy, summarizer)
+    return strategies.configure(strategies.get(name), summarizer=summarizer)
 
 
 def replay(session: Session, strategy: str = "progressive", budget: int = DEFAULT_BUDGET,
@@ -199,7 +205,7 @@ def replay(session: Session, strategy: str = "progressive", budget: int = DEFAUL
                 out.session_compactions.append(SessionMark(
                     turn, own.trigger, own.tokens_before, counter.count_text(own.summary)))
             if strategy != "off" and tokens > out.trigger_at:
-                result = managed(context, budget=budget, counter=counter)
+                result = managed(context, budget=out.target_at, counter=counter)
                 if result.changed:
                     out.compactions.append(ReplayCompaction(
                         turn, result.kind, result.tokens_before, result.tokens_after,

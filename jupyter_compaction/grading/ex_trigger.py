@@ -16,13 +16,14 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..agent import TRIGGER
 from ..history import Message
+from ..settings import DEFAULTS
 from ..tokens import TokenCounter
 from .base import Case, Exercise, Test, compare, numbered
 from .ex_tail import FIXED_TOKENS, FixedCounter
 from .histories import counter, random_history, reading_history
 
+TRIGGER = DEFAULTS.trigger
 HIDDEN_CASES = 8
 SYSTEM = "You are a careful coding agent. Read files before you answer. " * 20
 TOOLS = [{"name": name, "description": f"{name.replace('_', ' ')} in the workspace. " * 8,

@@ -15,7 +15,7 @@ BUDGETS = (10_000, 20_000, 50_000, 100_000)
 @pytest.mark.parametrize("name", list(strategies.STRATEGIES))
 @pytest.mark.parametrize("label, messages", HISTORIES, ids=[h[0] for h in HISTORIES])
 def test_strategy_on_real_history(name, label, messages):
-    strategy = strategies.bind(strategies.get(name), offline_summary)
+    strategy = strategies.configure(strategies.get(name), summarizer=offline_summary)
     newest = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
     floor = COUNTER.count([messages[0], *messages[newest:]])
     for budget in BUDGETS:
