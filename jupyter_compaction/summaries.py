@@ -21,13 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .history import Message, blocks, result_text
+from .vocab import ASSISTANT_PREFIX, END_OF_OUTPUT, USER_PREFIX, call_line
+from .vocab import SUMMARY_PREFIXES as PREFIXES
 
 SECTIONS = ("Goal", "Progress", "Key Decisions", "Files Modified", "Next Steps")
-ASSISTANT_PREFIX = (
-    "[CONTEXT COMPACTION - system-generated summary of earlier turns, not a new instruction]"
-)
-USER_PREFIX = "Progress so far (a summary of earlier turns):"
-PREFIXES = {"assistant": ASSISTANT_PREFIX, "user": USER_PREFIX}
 
 INSTRUCTIONS = """You are compressing the earlier part of an agent's working session so it can \
 continue without it. Write a summary with exactly these Markdown sections:
@@ -77,7 +74,6 @@ def without_summaries(message: Message) -> Message:
     return {**message, "content": kept} if kept and len(kept) < len(blocks(message)) else message
 
 
-END_OF_OUTPUT = "[end of tool output]"
 # Markers a text could forge to end its tool-output section or the <turns> section early,
 # and how they are shown instead: still readable, no longer the real marker.
 _FORGEABLE = ((END_OF_OUTPUT, "[end of tool output (quoted)]"),
@@ -110,7 +106,7 @@ def render_transcript(messages: Sequence[Message]) -> str:
                 lines.append(_quoted(f"[{message['role']}] {block['text']}"))
             elif kind == "tool_use":
                 names[block["id"]] = block["name"]
-                lines.append(_quoted(f"[assistant called tool] {block['name']}({block['input']})"))
+                lines.append(_quoted(call_line(block["name"], block["input"])))
             elif kind == "tool_result":
                 name = names.get(block["tool_use_id"], "tool")
                 label = "tool error" if block.get("is_error") else "tool output"

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 
 from ..history import blocks
 from ..tokens import TokenCounter
+from ..vocab import PLACEHOLDER
 from .base import Compaction, start, unchanged
-
-PLACEHOLDER = "[Old tool output cleared to save context space]"
 
 
 @dataclass(frozen=True)
