@@ -31,12 +31,15 @@ only the newest steps keep their values.
 
 The one assumption about model behaviour, `user_summary`, is how far it trusts a
 summary written in the *user* role (assistant-role summaries are always trusted):
-"trust" uses its facts; "redo_last" (the default) uses them but redoes the newest step it
-records; "redo_all" ignores them and redoes the work. The default follows seed 000's
-argument: a user-role compaction message reads as "the user just said this" and sets off
-a new plan that often redoes finished work; "redo_last" is the mildest version of that,
-so lessons show the cost without an endless loop. It is a modelling assumption, not a
-measured fact about Claude.
+"trust" (the default) uses its records; "redo_last" uses them but redoes the newest step
+it records; "redo_all" ignores them and redoes the work. Seed 000 argues that a
+user-role compaction message reads as "the user just said this" and sets off a new plan
+that often redoes finished work; "redo_last" and "redo_all" model that, in a milder and
+a stronger form. The default is "trust" because the library's user-role summary says
+plainly that it is a summary of earlier turns, and because whole-history compaction
+always writes one: a model that redid work after each of those would loop whenever a
+compaction follows every call. It is a modelling assumption, not a measured fact about
+Claude; lesson 4 shows the three side by side.
 
 Left out: language understanding. It reads with regular expressions and fixed formats
 (`vocab.py`); a fact written any other way is invisible to it.
@@ -77,7 +80,7 @@ SUMMARY_WORDS = 200  # the summary's word cap when the prompt states none
 LOSSY_KEEP = 3  # a prompt not asking for verbatim identifiers keeps values of this many steps
 MAX_SAME_CALL = 2  # an identical call with an identical result, at most this many in a row
 USER_SUMMARY = ("trust", "redo_last", "redo_all")
-DEFAULT_USER_SUMMARY = "redo_last"
+DEFAULT_USER_SUMMARY = "trust"
 
 SUMMARY_ASK = re.compile(r"\b(summar\w*|compress\w*|condens\w*|recap)\b", re.I)
 WORD_CAP = re.compile(r"\b(?:under|at most|no more than|within|fewer than|max(?:imum)?(?: of)?|"
@@ -213,7 +216,7 @@ class SimulatedModel:
         news: dict[str, str] = {}
         for call in r.plan:
             if call.key in answered and call.key in r.seen:
-                news.update(call.learn(r.seen[call.key]))
+                news.update(call.record(r.seen[call.key]))
         return news
 
     def _repeating(self, messages: list[Message], call: Call) -> bool:
@@ -242,17 +245,17 @@ class SimulatedModel:
             if any(c.label not in listed for c in r.plan):
                 todos = [{"id": str(n), "subject": c.label,
                           "status": "completed" if r.done(c) else "pending",
-                          **({"note": fact_line(c.learn(r.seen[c.key]))}
-                             if c.key in r.seen and c.learn(r.seen[c.key]) else {})}
+                          **({"note": fact_line(c.record(r.seen[c.key]))}
+                             if c.key in r.seen else {})}
                          for n, c in enumerate(r.plan, 1)]
                 calls.append(self._call(TODO_WRITE, {"todos": todos}))
             elif TODO_UPDATE in offered:
                 for call in r.plan:
                     mark, tid = listed[call.label]
                     if mark != TODO_MARKS["completed"] and call.key in r.seen:
-                        note = fact_line(call.learn(r.seen[call.key]))
+                        note = fact_line(call.record(r.seen[call.key]))
                         calls.append(self._call(TODO_UPDATE, {"id": tid, "status": "completed",
-                                                              **({"note": note} if note else {})}))
+                                                              "note": note}))
         if WRITE_NOTE in offered and news:
             calls.append(self._call(WRITE_NOTE, {"text": fact_line(news)}))
         compacted = any(m in json.dumps(messages) for m in
@@ -300,7 +303,8 @@ class SimulatedModel:
         done.sort(key=lambda c: order.index(c.key) if c.key in order else -1)
         lines = []
         for n, call in enumerate(done):
-            facts = {f.name: r.facts[f.name] for f in call.facts if f.name in r.facts}
+            facts = call.record(r.seen[call.key]) if call.key in r.seen else {
+                f.name: r.facts[f.name] for f in call.facts if f.name in r.facts}
             keep = keep_all or n >= len(done) - LOSSY_KEEP
             lines.append(f"- {call.label}: {fact_line(facts)}" if facts and keep
                          else f"- {call.label}")

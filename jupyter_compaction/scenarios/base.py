@@ -95,6 +95,11 @@ class Call:
         found = {f.name: f.read(output) for f in self.facts}
         return {name: value for name, value in found.items() if value is not None}
 
+    def record(self, output: str) -> dict[str, str]:
+        """`learn`, with UNKNOWN for each fact the output does not show (say, because it
+        was truncated): what an agent writes down after looking."""
+        return {f.name: UNKNOWN for f in self.facts} | self.learn(output)
+
     def known(self, facts: Mapping[str, str]) -> bool:
         return all(f.name in facts for f in self.facts)
 
@@ -159,7 +164,7 @@ class Scenario:
 
     def plan(self, facts: Mapping[str, str]) -> list[Call]:
         """Every call whose arguments `facts` can fill, in the order the steps come."""
-        calls = []
+        calls, facts = [], {k: v for k, v in facts.items() if v != UNKNOWN}
         for step in self.steps:
             items = facts[step.each].split(LIST_SEPARATOR) if step.each in facts else (
                 [] if step.each else [None])
