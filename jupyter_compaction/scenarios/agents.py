@@ -39,7 +39,7 @@ def compose(f: Known) -> str:
     """The report: every listed file with the dispatch table it defines (or none)."""
     files = f["files"].split(LIST_SEPARATOR) if "files" in f else []
     if not files:
-        return f"Files under {f['folder']}/: {UNKNOWN}."
+        return f"Files that define a tool dispatch table: {UNKNOWN}."
     tables = [f"{p} ({f[f'table[{p}]']})" for p in files
               if f[f"table[{p}]"] not in (NONE, UNKNOWN)]
     per_file = "; ".join(f"{p}: {f[f'table[{p}]']}" for p in files)

@@ -132,7 +132,7 @@ class Grade:
         return self.status + (f" ({'; '.join(detail)})" if detail else "")
 
 
-_WORD = re.compile(r"[\w@/:+-]+(?:[.,][\w@/:+-]+)*")
+_WORD = re.compile(r"[\w@/+-]+(?:[.,:][\w@/+-]+)*")
 _UNKNOWN_WORDS = set(_WORD.findall(UNKNOWN))
 
 

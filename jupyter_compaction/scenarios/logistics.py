@@ -109,7 +109,7 @@ SCENARIO = Scenario(
         "ORD-1042",
         "VD-88317",
         "CUS-20931",
-        "no refund",
+        "No refund",
         "free redelivery",
         "2024-03-12",
         "2024-03-22",
