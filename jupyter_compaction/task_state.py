@@ -18,8 +18,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .tools import ToolError
-from .vocab import (READ_NOTES, SET_GOAL, STATE_CLOSE, STATE_OPEN, TODO_MARKS, TODO_UPDATE,
-                    TODO_WRITE, WRITE_NOTE)
+from .vocab import (
+    READ_NOTES,
+    SET_GOAL,
+    STATE_CLOSE,
+    STATE_OPEN,
+    TODO_MARKS,
+    TODO_UPDATE,
+    TODO_WRITE,
+    WRITE_NOTE,
+)
 from .workspace import Workspace
 
 STATUSES = ("pending", "in_progress", "completed")

@@ -67,7 +67,7 @@ def test_how_a_user_role_summary_is_read_is_the_models_assumption(user_summary, 
 
 
 def test_transcript_keeps_every_message_in_order_across_compactions():
-    run = play("debug", budget=6000)
+    run = play("debug", budget=5000)
     assert len(run.compactions) >= 2
     assert len(run.transcript) > len(run.messages)
     replies = [e for e in run.events if isinstance(e, ModelReplied)]

@@ -78,6 +78,7 @@ from .base import Reply, Usage
 
 SUMMARY_WORDS = 200  # the summary's word cap when the prompt states none
 LOSSY_KEEP = 3  # a prompt not asking for verbatim identifiers keeps values of this many steps
+MAX_NEXT_STEPS = 5  # a summary names the next few steps, not the whole plan
 MAX_SAME_CALL = 2  # an identical call with an identical result, at most this many in a row
 USER_SUMMARY = ("trust", "redo_last", "redo_all")
 DEFAULT_USER_SUMMARY = "trust"
@@ -101,6 +102,7 @@ class Reading:
     facts: dict[str, str] = field(default_factory=dict)
     seen: dict[tuple[str, str], str] = field(default_factory=dict)  # call key -> output
     plan: list[Call] = field(default_factory=list)
+    extra: list[Call] = field(default_factory=list)  # seen calls the plan cannot name now
 
     def done(self, call: Call) -> bool:
         return call.key in self.seen or call.known(self.facts)
@@ -114,11 +116,16 @@ def read(scenario: Scenario, task: str, records: list[str],
         facts.update({name: value for _, name, value in read_facts(text)})
     reading = Reading(facts, seen)
     while True:  # results fill arguments, which name more calls whose results may be visible
-        reading.plan = scenario.plan(facts)
+        reading.plan, reading.extra = scenario.plan(facts), []
+        planned = {c.key for c in reading.plan}
         learned = {}
         for call in reading.plan:
             if call.key in seen:
                 learned.update(call.learn(seen[call.key]))
+        for (tool, args), output in seen.items():  # a result whose call is no longer planned
+            if (tool, args) not in planned and (call := scenario.match(tool, json.loads(args))):
+                reading.extra.append(call)
+                learned.update(call.learn(output))
         if all(facts.get(k) == v for k, v in learned.items()):
             return reading
         facts.update(learned)
@@ -154,7 +161,7 @@ class SimulatedModel:
         if _is_summary_request(messages):
             content = [{"type": "text", "text": self.summarize(_text_of(messages[0]))}]
         else:
-            content = self.act(system, messages, offered)
+            content = self.act(system, messages, offered, max_tokens)
         stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
         content, stop = self._cap(content, stop, max_tokens)
         usage = self._usage(system, messages, tools, content, cache or self.cache)
@@ -192,7 +199,8 @@ class SimulatedModel:
         return text.replace(lines[-1], "") if lines else text
 
     # --- acting -----------------------------------------------------------------------
-    def act(self, system: str, messages: list[Message], offered: set[str]) -> list[dict]:
+    def act(self, system: str, messages: list[Message], offered: set[str],
+            max_tokens: int = 10**6) -> list[dict]:
         r = self.reading(system, messages)
         news = self._news(messages, r)
         said = f"Noted: {fact_line(news)}\n" if news else ""
@@ -201,8 +209,11 @@ class SimulatedModel:
             todo = []  # the same call keeps giving the same result: answer with what we have
         book = self._bookkeeping(system, messages, offered, r, news) if todo else []
         if todo:
-            return [self._text(f"{said}Next: {todo[0].label}."), *book,
-                    self._call(todo[0].tool, dict(todo[0].args))]
+            head = [self._text(f"{said}Next: {todo[0].label}.")]
+            action = self._call(todo[0].tool, dict(todo[0].args))
+            while book and self._tokens([*head, *book, action]) > max_tokens:
+                book.pop()  # bookkeeping that does not fit waits for a later turn
+            return [*head, *book, action]
         return [self._text(self.scenario.answer(r.facts))]
 
     def _news(self, messages: list[Message], r: Reading) -> dict[str, str]:
@@ -242,12 +253,9 @@ class SimulatedModel:
             if STATE_OPEN not in system and SET_GOAL in offered:
                 goal = _text_of(messages[0]).split("\n")[0][:200]
                 calls.append(self._call(SET_GOAL, {"goal": goal}))
-            if any(c.label not in listed for c in r.plan):
-                todos = [{"id": str(n), "subject": c.label,
-                          "status": "completed" if r.done(c) else "pending",
-                          **({"note": fact_line(c.record(r.seen[c.key]))}
-                             if c.key in r.seen else {})}
-                         for n, c in enumerate(r.plan, 1)]
+            if any(c.label not in listed for c in r.plan):  # new work came into view
+                # Kept short: done items are ticked, with their notes, by todo_update next.
+                todos = [{"subject": c.label} for c in r.plan]
                 calls.append(self._call(TODO_WRITE, {"todos": todos}))
             elif TODO_UPDATE in offered:
                 for call in r.plan:
@@ -265,6 +273,9 @@ class SimulatedModel:
             calls.append(self._call(READ_NOTES, {}))
         return calls
 
+    def _tokens(self, content: list[dict]) -> int:
+        return self.counter.count_message({"role": "assistant", "content": content})
+
     def _text(self, text: str) -> dict[str, str]:
         return {"type": "text", "text": text}
 
@@ -277,7 +288,7 @@ class SimulatedModel:
         """The reply cut to `max_tokens` output tokens, as the API does (tool calls that
         do not fit are dropped whole)."""
         count = self.counter.count_message
-        if count({"role": "assistant", "content": content}) <= max_tokens:
+        if self._tokens(content) <= max_tokens:
             return content, stop
         text = " ".join(b["text"] for b in content if b["type"] == "text")
         chars = max(0, max_tokens * CHARS_PER_TOKEN)
@@ -298,7 +309,7 @@ class SimulatedModel:
         steps = _observed(turns)
         r = read(self.scenario, tagged.get("task", ""), [previous, _assistant_lines(turns)],
                  {k: v for k, v in steps if v is not None})
-        done = [c for c in r.plan if r.done(c)]
+        done = [c for c in r.plan if r.done(c)] + list({c.key: c for c in r.extra}.values())
         order = [k for k, _ in steps]
         done.sort(key=lambda c: order.index(c.key) if c.key in order else -1)
         lines = []
@@ -310,7 +321,8 @@ class SimulatedModel:
                          else f"- {call.label}")
         parts = {
             "goal": [(tagged.get("task") or _goal_of(previous)).split("\n")[0] or "(unknown)"],
-            "next": [f"- {c.label}" for c in r.plan if not r.done(c)] or ["- write the answer"],
+            "next": [f"- {c.label}" for c in r.plan if not r.done(c)][:MAX_NEXT_STEPS]
+            or ["- write the answer"],
             "decisions": [f"- {f.name} = {r.facts[f.name]}" for c in done for f in c.facts
                           if f.decision and f.name in r.facts] or ["- none yet"],
             "files": sorted({f"- {a}" for k, _ in steps for a in json.loads(k[1]).values()
@@ -326,7 +338,10 @@ class SimulatedModel:
         while len(summary.split()) > cap and lines:
             lines = _erode(lines)
             summary = render(lines)
-        return " ".join(summary.split(" ")[:cap]) if len(summary.split()) > cap else summary
+        kept = summary.split("\n")
+        while len(kept) > 1 and len("\n".join(kept).split()) > cap:
+            kept.pop()  # still too long: whole lines go from the end, never half a record
+        return "\n".join(kept)
 
     # --- usage --------------------------------------------------------------------------
     def _usage(self, system: str, messages: list[Message], tools: list[dict[str, Any]],

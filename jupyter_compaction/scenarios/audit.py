@@ -25,8 +25,8 @@ from jupyter_compaction.scenarios.base import (
     make_list_files,
     make_read_file,
 )
-from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.tools import ToolError
+from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
 ECOSYSTEMS = ("pypi", "npm", "go")

@@ -22,6 +22,7 @@ scenario plays out the same way every time.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -53,10 +54,12 @@ class Fact:
     default: str | None = None
     many: bool = False
     decision: bool = False  # a conclusion, listed under "Key Decisions" by summaries
+    joiner: str = " "  # how the groups of one match are joined
 
     def read(self, text: str) -> str | None:
         regex = re.compile(self.pattern, re.M)
-        found = [" ".join(g for g in m.groups() if g) or m.group(0) for m in regex.finditer(text)]
+        found = [self.joiner.join(g for g in m.groups() if g) or m.group(0)
+                 for m in regex.finditer(text)]
         if self.many:
             return LIST_SEPARATOR.join(dict.fromkeys(found)) if found else self.default
         return found[0].strip() if found else self.default
@@ -174,10 +177,31 @@ class Scenario:
                 label = _fill(step.label, values)
                 if label is None or None in args.values():
                     continue
-                facts_of = tuple(Fact(_fill(f.name, values) or f.name, f.pattern, f.default,
-                                      f.many, f.decision) for f in step.facts)
+                facts_of = tuple(dataclasses.replace(f, name=_fill(f.name, values) or f.name)
+                                 for f in step.facts)
                 calls.append(Call(label, step.tool, args, facts_of))
         return calls
+
+    def match(self, tool: str, args: Mapping[str, Any]) -> Call | None:
+        """The call a visible `tool(args)` was, read back from the step templates (so a
+        result can be read even when the facts that named the call are gone)."""
+        for step in self.steps:
+            if step.tool != tool or set(step.args) != set(args):
+                continue
+            values: dict[str, str] = {}
+            for key, template in step.args.items():
+                name = re.fullmatch(r"\{([^{}]+)\}", template)
+                if name and isinstance(args[key], str):
+                    values[name.group(1)] = args[key]
+                elif template != args[key]:
+                    break
+            else:
+                if step.each:
+                    values[step.each] = values.get(ITEM, "")
+                found = [c for c in self.plan(values) if c.tool == tool and c.args == dict(args)]
+                if found:
+                    return found[0]
+        return None
 
     def answer(self, facts: Mapping[str, str]) -> str:
         """The final answer written from `facts` alone (UNKNOWN where one is missing)."""

@@ -53,7 +53,7 @@ STEPS = (
         _path("gateway-config", r"config/gateway\S*\.conf"))),
     _read("incident-file", Fact("incident", r"^# (INC-\d+)"),
           Fact("severity", r"Severity: (SEV-\d)")),
-    _read("gateway-log", Fact("first-gateway-error", r'(\d\d:\d\d:\d\d) \+0000\] "POST '
+    _read("gateway-log", Fact("first-error", r'(\d\d:\d\d:\d\d) \+0000\] "POST '
                                           r'/api/v1/checkout HTTP/2\.0" 504')),
     _read("checkout-config",
           Fact("timeout", r"inventory-service:\n(?:\s+.*\n)*?\s+timeout_seconds: (\d+)"),
@@ -94,7 +94,7 @@ def compose(f: Known) -> str:
         f"running with {f['index']} ({f['inventory-config']}) until index migration "
         f"{f['migration']} is applied. Each such call ends in ReadTimeout after "
         f"{f['read-timeout']} ({f['checkout-log']}); the gateway answers with errors from "
-        f"{f['first-gateway-error']} UTC ({f['gateway-log']}) and itself waits {f['gateway-timeout']} "
+        f"{f['first-error']} UTC ({f['gateway-log']}) and itself waits {f['gateway-timeout']} "
         f"({f['gateway-config']}), so it is not the limit. Production runs "
         f"inventory-service:{f['image']} ({f['deployment']}). Fix: apply migration "
         f"{f['migration']} or roll back to {f['previous']}; raising the timeout would only "

@@ -68,8 +68,9 @@ def test_every_identifier_written_was_in_the_request(name: str, strategy: str, t
     for budget in BUDGETS:
         for task_state in (True, False):
             model = Recorder(SimulatedModel(name))
+            workdir = str(tmp_path / f"{budget}{task_state}")
             agent, task = build(name, model=model, budget=budget, strategy=strategy,
-                                task_state=task_state, workdir=str(tmp_path / f"{budget}{task_state}"))
+                                task_state=task_state, workdir=workdir)
             run = agent.run(task, max_turns=MAX_TURNS)
             where = f"{name} {strategy} budget={budget} task_state={task_state}"
             for request, reply in model.calls:

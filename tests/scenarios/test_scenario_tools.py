@@ -30,7 +30,7 @@ def prepared(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Scenario, 
 
 
 def test_registry() -> None:
-    assert scenarios.names() == ["agents", "logistics", "debug", "audit"]
+    assert scenarios.names() == ["agents", "logistics", "debug", "audit", "markdown"]
     assert list(SCENARIOS) == scenarios.names()
     for name in scenarios.names():
         assert scenarios.load(name).name == name
@@ -126,6 +126,10 @@ SPECIFIC_BAD_CALLS = {
         ("license_report", {"manifest": "services/web/missing.json"}),
         ("package_info", {"ecosystem": "cargo", "name": "serde"}),
         ("package_info", {"ecosystem": "pypi", "name": "left-pad"}),
+    ],
+    "markdown": [
+        ("read_file", {"path": "markdown/missing.py"}),
+        ("list_files", {"folder": "nope"}),
     ],
 }
 
