@@ -8,14 +8,13 @@ numbers: the answer is correct, no tool call is repeated, the peak context stays
 the budget, the budget is at most `MAX_BUDGET`, and the run sends at most `MAX_SHARE` of
 the tokens that `off` sends. Runs are cached per setting (the model is deterministic).
 
-`MAX_SHARE` is 55 %, not the 45 % first planned. Measured on the simulated model
-(budgets 5000-7000; below 5000 no setting answers correctly), the settings that meet every
-other target send, as a share of `off` with the same task-state setting: compact + task
-state 44-50 %, progressive + task state 50-53 % (50 % at 6000), clear + task state
-51-52 %, trim or summarize + task state 53-63 %, clear without task state 58-62 %. At 45 %
-only compact + task state at 5000 would pass; at 55 % the good settings pass and the
-weaker ones (trim, summarize or clear without task state at larger budgets) still fail
-on cost alone.
+`MAX_SHARE` is 55 %, not the 45 % first planned. Measured on the simulated model that
+reads its request (budgets 5000-7000), the settings that answer correctly with no
+repeated call send, as a share of `off` with the same task-state setting: compact 49-57 %,
+progressive + task state 52-55 %, clear + task state 52-53 % (its peak overshoots at 5000),
+progressive without task state 58-65 %, summarize 58-66 % (with task state it repeats a
+call); trim repeats calls. At 55 % the good settings pass and the weaker ones fail on
+cost alone.
 
 Left out: real models (the check must give the same numbers offline, every run).
 """

@@ -122,6 +122,11 @@ def make_tools(ws: Workspace) -> list[Callable[..., str]]:
 
 
 FLAG = r"^- (\S+ \S+): ((?:AGPL|GPL|SSPL|LGPL)\S*|NOASSERTION|NOT IN SNAPSHOT)"
+# "pypi pdfmill": the ecosystem of a report and the first package it flags, to look up.
+CHECK = (r"^\d+ packages in \S+ \((\w+), registry[\s\S]*?^- (\S+) \S+: "
+         r"(?:AGPL|GPL|SSPL|LGPL|NOASSERTION)")
+# The newest release (the registry lists newest first) under a licence LP-1 allows.
+ALLOWED_RELEASE = r'"(v?[\d.]+)": \{\s*"license": "(?:MIT|BSD-[23]-Clause|Apache-2\.0|ISC)"'
 EXCEPTION = r"^\| (EX-\d+) \| (\S+) \| [^|]+\| [^|]+\| (services/\S+) \| [^|]+\| ([\d-]+) \|"
 
 STEPS = (
@@ -136,7 +141,10 @@ STEPS = (
         Fact("no-licence-rule", r"^## (LP-\d+) No licence"))),
     Step("licence report for {item}", "license_report", {"manifest": "{item}"}, (
         Fact("count[{item}]", r"^(\d+) packages in "),
-        Fact("flagged[{item}]", FLAG, default=NONE, many=True)), each="manifests"),
+        Fact("flagged[{item}]", FLAG, default=NONE, many=True),
+        Fact("check[{item}]", CHECK)), each="manifests"),
+    Step("look up {item_1}", "package_info", {"ecosystem": "{item_0}", "name": "{item_1}"}, (
+        Fact("release[{item_1}]", ALLOWED_RELEASE, default=NONE),), each="check[*]"),
     Step("read {exceptions-file}", "read_file", {"path": "{exceptions-file}"}, (
         Fact("exceptions", EXCEPTION, many=True),)),
 )
@@ -157,7 +165,9 @@ def _verdict(f: Known, manifest: str, flagged: str) -> str:
                f"{f['exception-rule']}"
     rule = f["no-licence-rule"] if licence in ("NOASSERTION", "NOT IN SNAPSHOT") else \
         f["forbidden-rule"]
-    return f"{package} {version} in {manifest} ({licence}) is blocked by {rule}"
+    release = f[f"release[{package}]"]
+    fix = f"; fix: move to {release}" if release != NONE else ""
+    return f"{package} {version} in {manifest} ({licence}) is blocked by {rule}{fix}"
 
 
 def compose(f: Known) -> str:
@@ -185,6 +195,8 @@ SCENARIO = Scenario(
         "pdfmill 2.1.0",
         "AGPL-3.0-only",
         "github.com/fastq/fastcsv v1.4.0",
+        "1.9.4",
+        "v1.5.1",
         "graphviz-wasm 0.9.2",
         "EX-7",
         "LP-2",

@@ -73,7 +73,9 @@ class Step:
     tool: str
     args: dict[str, str] = field(hash=False)
     facts: tuple[Fact, ...]
-    each: str = ""  # a list fact: one call per item, named {item} in the templates
+    each: str = ""  # a list fact: one call per item, named {item} in the templates;
+    # "name[*]" takes the value of every fact "name[...]" as an item; an item's
+    # space-separated words are {item_0}, {item_1}, ... too.
 
     def __post_init__(self) -> None:
         if not self.facts:
@@ -112,6 +114,15 @@ class Known(dict):
 
     def __missing__(self, name: str) -> str:
         return UNKNOWN
+
+
+def _items(each: str, facts: Mapping[str, str]) -> list[str | None]:
+    """The items a step runs once for ([None]: a step without `each` runs once)."""
+    if not each:
+        return [None]
+    if each.endswith("[*]"):
+        return [v for k, v in facts.items() if k.startswith(each[:-2]) and k.endswith("]")]
+    return facts[each].split(LIST_SEPARATOR) if each in facts else []
 
 
 def _fill(template: str, values: Mapping[str, str]) -> str | None:
@@ -169,10 +180,10 @@ class Scenario:
         """Every call whose arguments `facts` can fill, in the order the steps come."""
         calls, facts = [], {k: v for k, v in facts.items() if v != UNKNOWN}
         for step in self.steps:
-            items = facts[step.each].split(LIST_SEPARATOR) if step.each in facts else (
-                [] if step.each else [None])
-            for item in items:
-                values = {**facts, ITEM: item} if item is not None else facts
+            for item in _items(step.each, facts):
+                values = facts if item is None else {
+                    **facts, ITEM: item,
+                    **{f"{ITEM}_{n}": word for n, word in enumerate(item.split(" "))}}
                 args = {k: _fill(v, values) for k, v in step.args.items()}
                 label = _fill(step.label, values)
                 if label is None or None in args.values():
