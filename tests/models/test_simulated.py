@@ -211,3 +211,31 @@ def test_usage_is_counted_and_caching_reads_the_shared_prefix(tmp_path):
                        for t in ("read_file", "list_files")])
     plain = SimulatedModel("agents", cache=False)
     assert request(plain, messages).usage.cache_read_input_tokens == 0
+
+
+WEAK = "Summarize the conversation below in a few lines."
+GOOD = ("Summarize the turns below for the agent that continues the work, under 150 words. "
+        "Keep every ID, file name and value verbatim.")
+
+
+def summarizer_with(instructions, scenario):
+    """A summarizer that sends `instructions` instead of the library's (lesson 4's helper)."""
+    model = SimulatedModel(scenario)
+
+    def summarize(prompt):
+        material = prompt[prompt.index("<task>"):]
+        return model.create(system="", messages=[{"role": "user", "content":
+                                                  f"{instructions}\n\n{material}"}],
+                            tools=[], max_tokens=1024).text
+    return summarize
+
+
+def test_a_weak_summary_prompt_makes_the_agent_reread_and_a_good_one_does_not():
+    from jupyter_compaction.runner import play
+
+    weak = play("agents", budget=5000, strategy="summarize", task_state=False,
+                summarizer=summarizer_with(WEAK, "agents"))
+    good = play("agents", budget=5000, strategy="summarize", task_state=False,
+                summarizer=summarizer_with(GOOD, "agents"))
+    assert weak.repeats > 10 and weak.status == "max_turns"
+    assert good.repeats == 0 and SCENARIO.outcome(good) == "correct"
