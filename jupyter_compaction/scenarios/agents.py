@@ -59,7 +59,7 @@ SCENARIO = Scenario(
         "table (a dict that maps tool names to the functions that handle them). Name each "
         "file and its table."
     ),
-    given=(Fact("folder", r"under `([\w/.-]+?)/?`"),),
+    given=(Fact("folder", r"under `?([\w.-]+)/"),),
     steps=STEPS,
     must_keep=(
         "agents/browser_tools.py",
