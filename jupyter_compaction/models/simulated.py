@@ -89,7 +89,7 @@ WORD_CAP = re.compile(r"\b(?:under|at most|no more than|within|fewer than|max(?:
 VERBATIM = re.compile(r"\b(verbatim|exact(?:ly as written)?|word for word|identifiers?|IDs?)\b")
 HEADING = re.compile(r"^#{1,6}\s*(.+?)\s*$", re.M)
 TAGGED = re.compile(r"<(task|previous-summary|turns)>\n(.*?)\n</\1>", re.S)
-TODO_LINE = re.compile(r"^(\[.\]) (\S+)\. (.+?)(?: - .*)?$", re.M)
+TODO_LINE = re.compile(r"^(\[.\]) (\S+)\. (.+?)(?: - (.*))?$", re.M)
 # Section names, by what they ask for (first match wins; anything else lists facts).
 SECTION_KINDS = (("goal", r"goal|task|objective"), ("next", r"next|todo|remaining|open|pending"),
                  ("decisions", r"decision|conclusion"), ("files", r"file|path"))
@@ -212,6 +212,9 @@ class SimulatedModel:
             head = [self._text(f"{said}Next: {todo[0].label}.")]
             action = self._call(todo[0].tool, dict(todo[0].args))
             while book and self._tokens([*head, *book, action]) > max_tokens:
+                if said:  # the bookkeeping records the same facts: say less
+                    said, head = "", [self._text(f"Next: {todo[0].label}.")]
+                    continue
                 book.pop()  # bookkeeping that does not fit waits for a later turn
             return [*head, *book, action]
         return [self._text(self.scenario.answer(r.facts))]
@@ -249,17 +252,17 @@ class SimulatedModel:
                      r: Reading, news: dict[str, str]) -> list[dict]:
         calls = []
         if TODO_WRITE in offered:
-            listed = {label: (mark, tid) for mark, tid, label in TODO_LINE.findall(system)}
+            listed = {label: (mark, tid, note) for mark, tid, label, note in
+                      TODO_LINE.findall(system)}
             if STATE_OPEN not in system and SET_GOAL in offered:
                 goal = _text_of(messages[0]).split("\n")[0][:200]
                 calls.append(self._call(SET_GOAL, {"goal": goal}))
             if any(c.label not in listed for c in r.plan):  # new work came into view
-                # Kept short: done items are ticked, with their notes, by todo_update next.
-                todos = [{"subject": c.label} for c in r.plan]
-                calls.append(self._call(TODO_WRITE, {"todos": todos}))
+                calls.append(self._call(TODO_WRITE, {"todos": [
+                    self._todo(c, r, listed.get(c.label)) for c in r.plan]}))
             elif TODO_UPDATE in offered:
                 for call in r.plan:
-                    mark, tid = listed[call.label]
+                    mark, tid, _ = listed[call.label]
                     if mark != TODO_MARKS["completed"] and call.key in r.seen:
                         note = fact_line(call.record(r.seen[call.key]))
                         calls.append(self._call(TODO_UPDATE, {"id": tid, "status": "completed",
@@ -272,6 +275,18 @@ class SimulatedModel:
         if READ_NOTES in offered and compacted and READ_NOTES not in called:
             calls.append(self._call(READ_NOTES, {}))
         return calls
+
+    @staticmethod
+    def _todo(call: Call, r: Reading, listed: tuple[str, str, str] | None) -> dict[str, str]:
+        """One item of a rewritten todo list, keeping what the old list or a visible
+        result says is done."""
+        if r.done(call):
+            facts = call.record(r.seen[call.key]) if call.key in r.seen else {
+                f.name: r.facts[f.name] for f in call.facts}
+            return {"subject": call.label, "status": "completed", "note": fact_line(facts)}
+        if listed and listed[0] == TODO_MARKS["completed"]:
+            return {"subject": call.label, "status": "completed", "note": listed[2]}
+        return {"subject": call.label}
 
     def _tokens(self, content: list[dict]) -> int:
         return self.counter.count_message({"role": "assistant", "content": content})
