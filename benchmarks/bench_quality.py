@@ -24,7 +24,13 @@ call's `usage` as the model reports it (the simulated model writes each request'
 suffix to the cache and reads the longest unchanged prefix, as Anthropic's automatic
 prefix caching would); "without caching" prices every input token at the base price.
 
-Part 2, the erosion curve: must-keep recall after 1, 2, ..., 8 successive compactions,
+Part 2, the long scenario: `markdown` (a vendored snapshot of Python-Markdown 3.5.2, 47
+files, one listing and 47 reads) at 8,000 tokens: `off`, and `progressive` with and
+without task state: peak / budget, the share of `off`'s tokens, must-keep recall and
+re-reads, and how the run ended. The short scenarios cannot show compaction's economics;
+this one can, so it is reported on its own and kept out of the part 1 tables.
+
+Part 3, the erosion curve: must-keep recall after 1, 2, ..., 8 successive compactions,
 summary only vs summary + task state. For each scenario, the transcript of a complete
 `off` run (budget 100,000: nothing truncated, nothing compacted; with task-state tools
 for the second curve) is replayed turn by turn, and after every turn `SummarizeMiddle`
@@ -84,6 +90,9 @@ PRICE = {  # Claude Haiku 4.5, dollars per million tokens
     "cache_write": 1.25,
     "cache_read": 0.10,
 }
+LONG = "markdown"  # the long scenario over real code (part 2)
+LONG_BUDGET = 8_000
+LONG_CONFIGS = (("off", False), ("progressive", True), ("progressive", False))
 GOAL_SHARE = 0.40  # progressive + task state must send at most this share of off's tokens
 EROSION_STEPS = 8
 EROSION_BASE_BUDGET = 100_000  # the complete runs whose transcripts are replayed
@@ -127,6 +136,7 @@ def measure(scenario: str, budget: int, strategy: str, role: str | None,
         "status": run.status,
         "stuck": run.status == "failed" and "stuck" in (run.error or ""),
         "success": bool(run.answer) and spec.is_correct(answer),
+        "outcome": spec.outcome(run),
         "turns": run.turn,
         "peak_over_budget": run.peak_context / budget,
         "tokens_sent": run.tokens_sent,
@@ -143,7 +153,7 @@ def measure(scenario: str, budget: int, strategy: str, role: str | None,
 def strategy_tables(budgets: tuple[int, ...]) -> dict[str, Any]:
     """{scenario: {budget: [row, ...]}}, each row one (strategy, task state) pair."""
     out: dict[str, Any] = {}
-    for scenario in scenarios.names():
+    for scenario in short_scenarios():
         out[scenario] = {}
         for budget in budgets:
             rows = []
@@ -182,7 +192,42 @@ def goal_check(tables: dict[str, Any], budget: int) -> dict[str, Any]:
             "quality_met": quality, "met": all(p["met"] for p in per.values())}
 
 
-# --- part 2: the erosion curve ------------------------------------------------------------
+def short_scenarios() -> list[str]:
+    return [name for name in scenarios.names() if name != LONG]
+
+
+# --- part 2: the long scenario ------------------------------------------------------------
+
+
+def long_scenario() -> list[dict[str, Any]]:
+    """`LONG` at `LONG_BUDGET`: off, then progressive with and without task state."""
+    rows = [{"strategy": strategy, "task_state": task_state,
+             **measure(LONG, LONG_BUDGET, strategy, None, task_state)}
+            for strategy, task_state in LONG_CONFIGS]
+    for row in rows:
+        row["sent_over_off"] = row["tokens_sent"] / rows[0]["tokens_sent"]
+    return rows
+
+
+def long_markdown(result: dict) -> str:
+    lines = [
+        f"Scenario `{LONG}` ({scenarios.load(LONG).title}) at {LONG_BUDGET:,} tokens; "
+        "\"vs off\" = tokens sent / tokens sent by `off`.",
+        "",
+        "| strategy | task state | result | turns | peak / budget | tokens sent | vs off "
+        "| re-reads | recall: answer |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in result["long"]:
+        lines.append(
+            f"| {r['strategy']} | {'yes' if r['task_state'] else 'no'} | "
+            f"{r['outcome'].replace('_', ' ')} | {r['turns']} | {r['peak_over_budget']:.2f} | "
+            f"{r['tokens_sent']:,} | {_pct(r['sent_over_off'])} | {r['repeats']} | "
+            f"{_pct(r['recall_answer'])} |")
+    return "\n".join(lines)
+
+
+# --- part 3: the erosion curve ------------------------------------------------------------
 
 
 def erosion(scenario: str, task_state: bool, steps: int = EROSION_STEPS) -> list[dict]:
@@ -224,7 +269,7 @@ def erosion(scenario: str, task_state: bool, steps: int = EROSION_STEPS) -> list
 
 def erosion_curves() -> dict[str, Any]:
     curves = {name: {"summary": erosion(name, False), "summary+task_state": erosion(name, True)}
-              for name in scenarios.names()}
+              for name in short_scenarios()}
     mean: dict[str, list[float | None]] = {}
     for kind in ("summary", "summary+task_state"):
         mean[kind] = []
@@ -245,6 +290,7 @@ def run(quick: bool = False) -> dict:
         "price": PRICE,
         "tables": tables,
         "goal": goal_check(tables, min(budgets)),
+        "long": long_scenario(),
         "erosion": erosion_curves(),
         "seconds": time.perf_counter() - start,
     }
@@ -353,6 +399,7 @@ def table(result: dict) -> str:
     return "\n\n".join([
         tables_markdown(result),
         "### The bar for `progressive` + task state", goal_markdown(result),
+        "### The long scenario: real code, 49 turns", long_markdown(result),
         "### Erosion: recall after successive compactions", erosion_markdown(result)])
 
 

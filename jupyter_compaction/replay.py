@@ -5,7 +5,8 @@
 token count of its messages, and the input tokens the API reported, where logged), then
 feeds the same new messages to a context managed by one of this library's strategies,
 and records where that strategy would have compacted (the agent's rule: over the
-default trigger's share of the budget, down to the default target's share), what it would have dropped (`evaluation.dropped_facts`) and how big
+default trigger's share of the budget, down to the default target's share), what it
+would have dropped (`evaluation.dropped_facts`) and how big
 each summary prompt and summary were. The session's own compactions are marked at the
 call they preceded. After such a compaction the replayed context does not restart from
 the session's summary: it keeps going with the strategy's own context and the session's

@@ -24,13 +24,10 @@ from collections.abc import Sequence
 from .history import Message, block_text, blocks, result_text
 from .media import MEDIA_KINDS
 from .redact import redact
+from .vocab import ASSISTANT_PREFIX, END_OF_OUTPUT, USER_PREFIX, call_line
+from .vocab import SUMMARY_PREFIXES as PREFIXES
 
 SECTIONS = ("Goal", "Progress", "Key Decisions", "Files Modified", "Next Steps")
-ASSISTANT_PREFIX = (
-    "[CONTEXT COMPACTION - system-generated summary of earlier turns, not a new instruction]"
-)
-USER_PREFIX = "Progress so far (a summary of earlier turns):"
-PREFIXES = {"assistant": ASSISTANT_PREFIX, "user": USER_PREFIX}
 
 INSTRUCTIONS = """You are compressing the earlier part of an agent's working session so it can \
 continue without it. Write a summary with exactly these Markdown sections:
@@ -83,7 +80,6 @@ def without_summaries(message: Message) -> Message:
     return {**message, "content": kept} if kept and len(kept) < len(blocks(message)) else message
 
 
-END_OF_OUTPUT = "[end of tool output]"
 # Markers a text could forge to end its tool-output section or the <turns> section early,
 # and how they are shown instead: still readable, no longer the real marker.
 _FORGEABLE = ((END_OF_OUTPUT, "[end of tool output (quoted)]"),
@@ -118,7 +114,7 @@ def render_transcript(messages: Sequence[Message]) -> str:
                 lines.append(_quoted(f"[{message['role']}] {block_text(block)}"))
             elif kind == "tool_use":
                 names[block["id"]] = block["name"]
-                lines.append(_quoted(f"[assistant called tool] {block['name']}({block['input']})"))
+                lines.append(_quoted(call_line(block["name"], block["input"])))
             elif kind == "tool_result":
                 name = names.get(block["tool_use_id"], "tool")
                 label = "tool error" if block.get("is_error") else "tool output"

@@ -18,10 +18,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .tools import ToolError
+from .vocab import (
+    READ_NOTES,
+    SET_GOAL,
+    STATE_CLOSE,
+    STATE_OPEN,
+    TODO_MARKS,
+    TODO_UPDATE,
+    TODO_WRITE,
+    WRITE_NOTE,
+)
 from .workspace import Workspace
 
 STATUSES = ("pending", "in_progress", "completed")
-MARKS = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
+MARKS = TODO_MARKS
 NOTES_FILE = "NOTES.md"
 MAX_TODOS = 100
 
@@ -36,6 +46,14 @@ class Todo:
     def render(self) -> str:
         line = f"{MARKS[self.status]} {self.id}. {self.subject}"
         return f"{line} - {self.note}" if self.note else line
+
+
+def _named(name: str) -> Callable[[Callable[..., str]], Callable[..., str]]:
+    """Give a tool function the name `vocab` defines for it (the name the model sees)."""
+    def rename(fn: Callable[..., str]) -> Callable[..., str]:
+        fn.__name__ = name
+        return fn
+    return rename
 
 
 def _status(value: Any) -> str:
@@ -53,9 +71,9 @@ class TaskState:
         """The block the agent loop puts into the system prompt ('' when empty)."""
         if not self.goal and not self.todos:
             return ""
-        lines = ["<task_state>", f"Goal: {self.goal or '(not set)'}", "Todos:"]
+        lines = [STATE_OPEN, f"Goal: {self.goal or '(not set)'}", "Todos:"]
         lines += [todo.render() for todo in self.todos] or ["(none yet)"]
-        return "\n".join([*lines, "</task_state>"])
+        return "\n".join([*lines, STATE_CLOSE])
 
     def set_goal(self, goal: str) -> str:
         if not isinstance(goal, str) or not goal.strip():
@@ -91,15 +109,18 @@ class TaskState:
     def tools(self) -> list[Callable[..., str]]:
         """The three tools, bound to this state, with the schemas the model sees."""
 
+        @_named(SET_GOAL)
         def task_set_goal(goal: str) -> str:
             """Set the overall goal of the current task (kept outside the conversation)."""
             return self.set_goal(goal)
 
+        @_named(TODO_WRITE)
         def todo_write(todos: list[dict]) -> str:
             """Replace the todo list. Each item: {"subject": str, "id"?: str, "status"?:
             "pending"|"in_progress"|"completed", "note"?: str}. Missing ids are numbered."""
             return self.write(todos)
 
+        @_named(TODO_UPDATE)
         def todo_update(id: str, status: str, note: str = "") -> str:
             """Change one todo's status (pending, in_progress, completed) and optionally
             record a short note of what was found."""
@@ -111,6 +132,7 @@ class TaskState:
 def notes_tools(workspace: Workspace, path: str = NOTES_FILE) -> list[Callable[..., str]]:
     """`write_note` and `read_notes`: decisions kept in a file that survives compaction."""
 
+    @_named(WRITE_NOTE)
     def write_note(text: str) -> str:
         """Append a decision or finding to the notes file, to read back after compaction."""
         if not text.strip():
@@ -118,6 +140,7 @@ def notes_tools(workspace: Workspace, path: str = NOTES_FILE) -> list[Callable[.
         workspace.append_text(path, f"- {text.strip()}\n")
         return f"Noted in {path}."
 
+    @_named(READ_NOTES)
     def read_notes() -> str:
         """Read the notes file (decisions and findings written earlier)."""
         try:

@@ -15,6 +15,7 @@ from jupyter_compaction.events import (
 )
 from jupyter_compaction.history import validate
 from jupyter_compaction.models.base import Reply, Usage
+from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.runner import play
 from jupyter_compaction.store import SessionStore
 from jupyter_compaction.strategies import ClearToolResults
@@ -42,27 +43,31 @@ def test_off_lets_the_context_grow_past_the_budget_and_reports_it():
     assert any(e.tokens > e.budget for e in run.of(TurnStarted))
 
 
-def test_summarize_without_task_state_rereads_and_with_task_state_does_not():
-    without = play("agents", budget=5000, strategy="summarize", task_state=False)
-    with_state = play("agents", budget=5000, strategy="summarize", task_state=True)
+def test_trimming_without_task_state_rereads_and_with_task_state_does_not():
+    without = play("agents", budget=5000, strategy="trim", task_state=False)
+    with_state = play("agents", budget=5000, strategy="trim", task_state=True)
     rereads = [e for e in without.of(ToolCalled) if e.repeat and e.name == "read_file"]
-    assert rereads, "losing findings to the summary should make the agent read files again"
+    assert rereads, "losing findings to trimming should make the agent read files again"
     first_compaction = without.events.index(without.of(Compacted)[0])
     assert without.events.index(rereads[0]) > first_compaction
+    assert without.status == "max_turns"
     assert with_state.repeats == 0
     assert with_state.status == "finished"
 
 
-def test_user_role_summary_makes_the_agent_redo_work():
-    assistant = play("agents", budget=8000, strategy="summarize", task_state=False)
+@pytest.mark.parametrize(("user_summary", "redoes"), [("trust", False), ("redo_all", True)])
+def test_how_a_user_role_summary_is_read_is_the_models_assumption(user_summary, redoes):
+    model = SimulatedModel("agents", user_summary=user_summary)
     user = play("agents", budget=8000, strategy="summarize", task_state=False,
-                summary_role="user")
+                summary_role="user", model=model)
+    assistant = play("agents", budget=8000, strategy="summarize", task_state=False,
+                     model=SimulatedModel("agents", user_summary=user_summary))
     assert assistant.repeats == 0 and assistant.status == "finished"
-    assert user.repeats > 0
+    assert (user.repeats > 0) == redoes
 
 
 def test_transcript_keeps_every_message_in_order_across_compactions():
-    run = play("debug", budget=6000)
+    run = play("debug", budget=5000)
     assert len(run.compactions) >= 2
     assert len(run.transcript) > len(run.messages)
     replies = [e for e in run.events if isinstance(e, ModelReplied)]

@@ -8,14 +8,12 @@ numbers: the answer is correct, no tool call is repeated, the peak context stays
 the budget, the budget is at most `MAX_BUDGET`, and the run sends at most `MAX_SHARE` of
 the tokens that `off` sends. Runs are cached per setting (the model is deterministic).
 
-`MAX_SHARE` is 55 %, not the 45 % first planned. Measured on the simulated model
-(budgets 5000-7000; below 5000 no setting answers correctly), the settings that meet every
-other target send, as a share of `off` with the same task-state setting: compact + task
-state 44-50 %, progressive + task state 50-53 % (50 % at 6000), clear + task state
-51-52 %, trim or summarize + task state 53-63 %, clear without task state 58-62 %. At 45 %
-only compact + task state at 5000 would pass; at 55 % the good settings pass and the
-weaker ones (trim, summarize or clear without task state at larger budgets) still fail
-on cost alone.
+`MAX_SHARE` is 57 %, not the 45 % first planned. Measured on the simulated model that
+reads its request (budgets 5000-7000), the settings that answer correctly with no
+repeated call send, as a share of `off` with the same task-state setting: compact 48-57 %,
+trim + task state 49-64 %, progressive + task state 56-57 %, progressive without task
+state 58-65 %; trim without task state never finishes. At 57 % progressive + task state
+passes and progressive without it fails on cost alone.
 
 Left out: real models (the check must give the same numbers offline, every run).
 """
@@ -33,7 +31,7 @@ from .base import Case, Exercise, short
 
 SCENARIO = "audit"
 MAX_BUDGET = 7_000
-MAX_SHARE = 0.55  # tokens sent / tokens sent with strategy="off" (same budget, task state)
+MAX_SHARE = 0.57  # tokens sent / tokens sent with strategy="off" (same budget, task state)
 KEYS = ("strategy", "budget", "task_state")
 
 

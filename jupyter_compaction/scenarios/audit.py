@@ -14,19 +14,23 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from jupyter_compaction.scenarios.base import (
+    LIST_SEPARATOR,
+    Fact,
+    Known,
     Scenario,
     Step,
-    have,
     make_list_files,
     make_read_file,
 )
 from jupyter_compaction.tools import ToolError
+from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
 ECOSYSTEMS = ("pypi", "npm", "go")
+NONE = "none"
 _GO_REQUIRE = re.compile(r"^\s*(?:require\s+)?([\w.\-/]+\.[\w.\-/]+)\s+(v[\w.\-+]+)")
 
 
@@ -117,148 +121,63 @@ def make_tools(ws: Workspace) -> list[Callable[..., str]]:
     return [make_list_files(ws), make_read_file(ws), license_report, package_info]
 
 
-BILLING = "services/billing/requirements.txt"
-WEB = "services/web/package.json"
-INGEST = "services/ingest/go.mod"
-COUNTS = {"report-billing": 56, "report-web": 38, "report-ingest": 35}
+FLAG = r"^- (\S+ \S+): ((?:AGPL|GPL|SSPL|LGPL)\S*|NOASSERTION|NOT IN SNAPSHOT)"
+# "pypi pdfmill": the ecosystem of a report and the first package it flags, to look up.
+CHECK = (r"^\d+ packages in \S+ \((\w+), registry[\s\S]*?^- (\S+) \S+: "
+         r"(?:AGPL|GPL|SSPL|LGPL|NOASSERTION)")
+# The newest release (the registry lists newest first) under a licence LP-1 allows.
+ALLOWED_RELEASE = r'"(v?[\d.]+)": \{\s*"license": "(?:MIT|BSD-[23]-Clause|Apache-2\.0|ISC)"'
+EXCEPTION = r"^\| (EX-\d+) \| (\S+) \| [^|]+\| [^|]+\| (services/\S+) \| [^|]+\| ([\d-]+) \|"
 
 STEPS = (
-    Step(
-        "list",
-        "list the services/ folder",
-        "list_files",
-        {"folder": "services"},
-        "3 files under services/: billing/requirements.txt, ingest/go.mod, web/package.json",
-        ("3 files under services/",),
-    ),
-    Step(
-        "policy",
-        "read policy/licence-policy.md",
-        "read_file",
-        {"path": "policy/licence-policy.md"},
-        "policy/licence-policy.md: LP-2 forbids AGPL, GPL and SSPL in shipped services; "
-        "LP-3 allows LGPL only with a recorded exception; LP-4 treats a package with no "
-        "licence on record as forbidden",
-        ("LP-4",),
-    ),
-    Step(
-        "report-billing",
-        f"licence report for {BILLING}",
-        "license_report",
-        {"manifest": BILLING},
-        f"56 packages in {BILLING}; the only strong-copyleft one is pdfmill 2.1.0 (AGPL-3.0-only)",
-        ("pdfmill 2.1.0",),
-    ),
-    Step(
-        "pdfmill",
-        "look up pdfmill",
-        "package_info",
-        {"ecosystem": "pypi", "name": "pdfmill"},
-        "Decision: pin pdfmill==1.9.4; pdfmill was relicensed from MIT to AGPL-3.0-only in "
-        "2.0.0 and 1.9.4 was the last MIT release",
-        ("1.9.4 was the last MIT release",),
-    ),
-    Step(
-        "report-web",
-        f"licence report for {WEB}",
-        "license_report",
-        {"manifest": WEB},
-        f"38 packages in {WEB}; the only LGPL one is graphviz-wasm 0.9.2 (LGPL-2.1-or-later)",
-        ("graphviz-wasm 0.9.2",),
-    ),
-    Step(
-        "graphviz",
-        "look up graphviz-wasm",
-        "package_info",
-        {"ecosystem": "npm", "name": "graphviz-wasm"},
-        "graphviz-wasm: LGPL-2.1-or-later in every release; loaded as a separate WebAssembly "
-        "module at runtime",
-        ("loaded as a separate WebAssembly module",),
-    ),
-    Step(
-        "exceptions",
-        "read policy/exceptions.md",
-        "read_file",
-        {"path": "policy/exceptions.md"},
-        "Decision: keep graphviz-wasm; EX-7 in policy/exceptions.md allows graphviz-wasm 0.9.x "
-        "(LGPL-2.1-or-later) in services/web until 2025-06-30",
-        ("EX-7",),
-    ),
-    Step(
-        "report-ingest",
-        f"licence report for {INGEST}",
-        "license_report",
-        {"manifest": INGEST},
-        f"35 packages in {INGEST}; only github.com/fastq/fastcsv v1.4.0 has no licence on "
-        "record (NOASSERTION)",
-        (f"35 packages in {INGEST}",),
-    ),
-    Step(
-        "gomod",
-        f"read {INGEST}",
-        "read_file",
-        {"path": INGEST},
-        f"{INGEST} keeps github.com/fastq/fastcsv at v1.4.0 until the v1.5 API change is "
-        "reviewed (ING-441)",
-        ("ING-441",),
-    ),
-    Step(
-        "fastcsv",
-        "look up github.com/fastq/fastcsv",
-        "package_info",
-        {"ecosystem": "go", "name": "github.com/fastq/fastcsv"},
-        "Decision: upgrade github.com/fastq/fastcsv to v1.5.0; it has no LICENSE file up to "
-        "v1.4.0 and v1.5.0 adds BSD-3-Clause",
-        ("v1.5.0 adds BSD-3-Clause",),
-    ),
+    Step("list the {services}/ folder", "list_files", {"folder": "{services}"}, (
+        Fact("manifests", r"^(services/\S+)  [\d,]+ bytes$", many=True),)),
+    Step("list the {policy}/ folder", "list_files", {"folder": "{policy}"}, (
+        Fact("policy-file", r"^(policy/\S*policy\S*\.md)  "),
+        Fact("exceptions-file", r"^(policy/\S*exceptions\S*\.md)  "))),
+    Step("read {policy-file}", "read_file", {"path": "{policy-file}"}, (
+        Fact("forbidden-rule", r"^## (LP-\d+) Forbidden"),
+        Fact("exception-rule", r"^## (LP-\d+) Weak copyleft"),
+        Fact("no-licence-rule", r"^## (LP-\d+) No licence"))),
+    Step("licence report for {item}", "license_report", {"manifest": "{item}"}, (
+        Fact("count[{item}]", r"^(\d+) packages in "),
+        Fact("flagged[{item}]", FLAG, default=NONE, many=True),
+        Fact("check[{item}]", CHECK)), each="manifests"),
+    Step("look up {item_1}", "package_info", {"ecosystem": "{item_0}", "name": "{item_1}"}, (
+        Fact("release[{item_1}]", ALLOWED_RELEASE, default=NONE),), each="check[*]"),
+    Step("read {exceptions-file}", "read_file", {"path": "{exceptions-file}"}, (
+        Fact("exceptions", EXCEPTION, many=True),)),
 )
 
 
-def compose(facts: Mapping[str, str]) -> str:
-    """The audit report; a verdict needs the report line and the rule that decides it."""
-    blocked, allowed, open_items = [], [], []
-    if have(facts, "report-billing", "policy"):
-        fix = "; pin pdfmill==1.9.4, the last MIT release" if have(facts, "pdfmill") else ""
-        blocked.append(f"pdfmill 2.1.0 in {BILLING} is AGPL-3.0-only, forbidden by LP-2{fix}.")
-    elif have(facts, "report-billing"):
-        open_items.append(
-            f"pdfmill 2.1.0 in {BILLING} (AGPL-3.0-only) is not yet checked against the policy."
-        )
-    if have(facts, "report-ingest", "policy"):
-        fix = "; upgrade to v1.5.0, which adds BSD-3-Clause" if have(facts, "fastcsv") else ""
-        if fix and have(facts, "gomod"):
-            fix += ", once the API review in ING-441 is done"
-        blocked.append(
-            f"github.com/fastq/fastcsv v1.4.0 in {INGEST} has no licence on record, "
-            f"forbidden by LP-4{fix}."
-        )
-    elif have(facts, "report-ingest"):
-        open_items.append(
-            f"github.com/fastq/fastcsv v1.4.0 in {INGEST} has no licence on "
-            "record and is not yet checked against the policy."
-        )
-    if have(facts, "report-web", "exceptions"):
-        how = ", loaded as a separate WebAssembly module" if have(facts, "graphviz") else ""
-        allowed.append(
-            f"graphviz-wasm 0.9.2 in {WEB} (LGPL-2.1-or-later{how}) is allowed by "
-            "exception EX-7 until 2025-06-30."
-        )
-    elif have(facts, "report-web"):
-        open_items.append(
-            f"graphviz-wasm 0.9.2 in {WEB} (LGPL-2.1-or-later) needs an "
-            "exception under LP-3 that has not been checked."
-        )
-    checked = sum(n for step_id, n in COUNTS.items() if have(facts, step_id))
-    scope = "3 services" if have(facts, "list") else "the services"
-    out = [
-        f"Licence audit of {scope} ({checked} packages checked): {len(blocked)} blocked, "
-        f"{len(allowed)} allowed by exception, {len(open_items)} open."
-    ]
-    out += [f"Blocked: {b}" for b in blocked] + [f"Exception: {a}" for a in allowed]
-    out += [f"Open: {o}" for o in open_items]
-    if have(facts, "policy", *COUNTS) and not open_items:
-        out.append("Every other package is under a licence allowed by LP-1.")
-    return " ".join(out)
+def _verdict(f: Known, manifest: str, flagged: str) -> str:
+    """What the policy says about one flagged "package version licence"."""
+    package, version, licence = flagged.split(" ", 2)
+    if licence.startswith("LGPL"):
+        records = [e.split(" ") for e in f["exceptions"].split(LIST_SEPARATOR)
+                   if "exceptions" in f]
+        found = [e for e in records if len(e) == 4 and e[1] == package
+                 and manifest.startswith(e[2])]
+        if found:
+            return (f"{package} {version} in {manifest} ({licence}) is allowed by exception "
+                    f"{found[0][0]} until {found[0][3]}")
+        return f"{package} {version} in {manifest} ({licence}) needs an exception under " \
+               f"{f['exception-rule']}"
+    rule = f["no-licence-rule"] if licence in ("NOASSERTION", "NOT IN SNAPSHOT") else \
+        f["forbidden-rule"]
+    release = f[f"release[{package}]"]
+    fix = f"; fix: move to {release}" if release != NONE else ""
+    return f"{package} {version} in {manifest} ({licence}) is blocked by {rule}{fix}"
+
+
+def compose(f: Known) -> str:
+    """The audit report: every manifest, and a verdict for each flagged package."""
+    manifests = f["manifests"].split(LIST_SEPARATOR) if "manifests" in f else []
+    scope = "; ".join(f"{m}: {f[f'count[{m}]']} packages" for m in manifests) or UNKNOWN
+    verdicts = [_verdict(f, m, item) if f[f"flagged[{m}]"] != UNKNOWN else
+                f"{m}: {UNKNOWN}" for m in manifests
+                for item in f[f"flagged[{m}]"].split(LIST_SEPARATOR) if item != NONE]
+    return f"Licence audit ({scope}). " + ". ".join(verdicts or [f"Findings: {UNKNOWN}"]) + "."
 
 
 SCENARIO = Scenario(
@@ -270,14 +189,14 @@ SCENARIO = Scenario(
         "that breaks the policy or needs an exception, with its exact version, its manifest, "
         "the rule that applies and the fix."
     ),
+    given=(Fact("services", r"under `(\w+)/`"), Fact("policy", r"in `(\w+)/`")),
     steps=STEPS,
     must_keep=(
         "pdfmill 2.1.0",
         "AGPL-3.0-only",
-        "1.9.4",
         "github.com/fastq/fastcsv v1.4.0",
-        "v1.5.0",
-        "ING-441",
+        "1.9.4",
+        "v1.5.1",
         "graphviz-wasm 0.9.2",
         "EX-7",
         "LP-2",

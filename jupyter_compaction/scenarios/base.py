@@ -1,11 +1,17 @@
-"""What a scenario is: a task, the steps that solve it, and the findings each step yields.
+"""What a scenario is: a task, how to read its tools' output, and how to write the answer.
 
 A `Scenario` bundles a user task, a folder of real files (its workspace), the tools that
-read them, and a list of `Step`s. Each step names a tool call and the one-line `fact` it
-yields; its `markers` are substrings found both in that call's output and in the fact, so
-a reader (the simulated model, a benchmark) can tell whether the finding is still visible
-in a context: all markers present means visible. `compose` builds the final answer from
-whichever facts are visible, so losing a finding to compaction makes the answer wrong.
+read them, and a list of `Step`s that say *how to read*, never what to say:
+- a step's tool arguments are templates over facts already known ("{order}" is filled
+  with the order id read from the ticket), and a step with `each` runs once per item of a
+  list fact (one `read_file` per path of a listing);
+- a step's `Fact`s are extractors: a regular expression whose groups, found in the
+  call's output, are the fact's value (`default` when the output shows no match);
+- `given` facts are read from the task text itself (the ticket id, the folder).
+`compose(facts)` writes the final answer from fact values alone, with `UNKNOWN` where a
+value was never seen. `truth(workspace)` plays the steps with the real tools over the
+workspace files and reads them with the same extractors, so editing a file changes the
+right answer, and `grade()` tells a correct answer from a wrong or a partial one.
 
 This module also holds the file tools several scenarios share (`list_files`, `read_file`,
 `grep`), built as closures over a `Workspace`.
@@ -16,6 +22,8 @@ scenario plays out the same way every time.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 import shutil
 from collections.abc import Callable, Mapping
@@ -24,86 +32,239 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_compaction.tools import ToolError
+from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
 WORKSPACES_DIR = Path(__file__).resolve().parent / "workspaces"
 MAX_GREP_LINES = 200  # more matches than this are counted, not shown
+LIST_SEPARATOR = ", "  # how the items of a list fact are joined into one value
+ITEM = "item"  # the name a step with `each` gives the current item in its templates
+
+
+@dataclass(frozen=True)
+class Fact:
+    """An extractor: `pattern`'s groups in a tool's output are the fact's value.
+
+    With `many`, every match counts and the value is the matches joined by ", ". A
+    `default` is the value when the output is visible but nothing matches ("none").
+    """
+
+    name: str
+    pattern: str
+    default: str | None = None
+    many: bool = False
+    decision: bool = False  # a conclusion, listed under "Key Decisions" by summaries
+    joiner: str = " "  # how the groups of one match are joined
+
+    def read(self, text: str) -> str | None:
+        regex = re.compile(self.pattern, re.M)
+        found = [self.joiner.join(g for g in m.groups() if g) or m.group(0)
+                 for m in regex.finditer(text)]
+        if self.many:
+            return LIST_SEPARATOR.join(dict.fromkeys(found)) if found else self.default
+        return found[0].strip() if found else self.default
 
 
 @dataclass(frozen=True)
 class Step:
-    """One tool call of a scenario's solution and the finding it yields."""
+    """A tool call to make once its argument templates can be filled from known facts."""
 
-    id: str
     label: str
     tool: str
-    args: dict[str, Any] = field(hash=False)
-    fact: str
-    markers: tuple[str, ...]
+    args: dict[str, str] = field(hash=False)
+    facts: tuple[Fact, ...]
+    each: str = ""  # a list fact: one call per item, named {item} in the templates;
+    # "name[*]" takes the value of every fact "name[...]" as an item; an item's
+    # space-separated words are {item_0}, {item_1}, ... too.
 
     def __post_init__(self) -> None:
-        if not self.markers:
-            raise ValueError(f"step {self.id!r} needs at least one marker")
-        missing = [m for m in self.markers if m not in self.fact]
-        if missing:
-            raise ValueError(f"step {self.id!r}: markers {missing} are not in its fact")
-        if "\n" in self.fact:
-            raise ValueError(f"step {self.id!r}: the fact must be one line")
+        if not self.facts:
+            raise ValueError(f"step {self.label!r} needs at least one fact to read")
 
-    def visible_in(self, text: str) -> bool:
-        """Whether this step's finding can be read in `text` (all markers present)."""
-        return all(marker in text for marker in self.markers)
+
+@dataclass(frozen=True)
+class Call:
+    """One step with its templates filled: what to call, and what its output tells."""
+
+    label: str
+    tool: str
+    args: dict[str, str] = field(hash=False)
+    facts: tuple[Fact, ...]
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.tool, json.dumps(self.args, sort_keys=True)
+
+    def learn(self, output: str) -> dict[str, str]:
+        """The facts this call's output shows, by name."""
+        found = {f.name: f.read(output) for f in self.facts}
+        return {name: value for name, value in found.items() if value is not None}
+
+    def record(self, output: str) -> dict[str, str]:
+        """`learn`, with UNKNOWN for each fact the output does not show (say, because it
+        was truncated): what an agent writes down after looking."""
+        return {f.name: UNKNOWN for f in self.facts} | self.learn(output)
+
+    def known(self, facts: Mapping[str, str]) -> bool:
+        return all(f.name in facts for f in self.facts)
+
+
+class Known(dict):
+    """Fact values by name; a missing one reads as `UNKNOWN` (for answer templates)."""
+
+    def __missing__(self, name: str) -> str:
+        return UNKNOWN
+
+
+def _items(each: str, facts: Mapping[str, str]) -> list[str | None]:
+    """The items a step runs once for ([None]: a step without `each` runs once)."""
+    if not each:
+        return [None]
+    if each.endswith("[*]"):
+        return [v for k, v in facts.items() if k.startswith(each[:-2]) and k.endswith("]")]
+    return facts[each].split(LIST_SEPARATOR) if each in facts else []
+
+
+def _fill(template: str, values: Mapping[str, str]) -> str | None:
+    try:
+        return template.format_map(values)
+    except KeyError:
+        return None
+
+
+@dataclass(frozen=True)
+class Grade:
+    """How an answer compares with the truth: "correct", "wrong" or "partial"."""
+
+    status: str
+    wrong: tuple[str, ...] = ()  # words the answer states that the truth does not
+    missing: tuple[str, ...] = ()  # words of the truth the answer lacks
+
+    def __str__(self) -> str:
+        detail = [f"wrong: {', '.join(self.wrong)}"] if self.wrong else []
+        detail += [f"missing: {', '.join(self.missing)}"] if self.missing else []
+        return self.status + (f" ({'; '.join(detail)})" if detail else "")
+
+
+_WORD = re.compile(r"[\w@/+-]+(?:[.,:][\w@/+-]+)*")
+_UNKNOWN_WORDS = set(_WORD.findall(UNKNOWN))
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text))
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """A task with its workspace, tools, solution steps and must-keep identifiers."""
+    """A task with its workspace, tools, how to read them, and how to answer."""
 
     name: str
     title: str
     task: str
+    given: tuple[Fact, ...]
     steps: tuple[Step, ...]
     must_keep: tuple[str, ...]
-    compose: Callable[[Mapping[str, str]], str]
+    compose: Callable[[Known], str]
     make_tools: Callable[[Workspace], list[Callable[..., str]]]
-
-    def __post_init__(self) -> None:
-        for attr in ("id", "label"):
-            values = [getattr(s, attr) for s in self.steps]
-            if len(set(values)) != len(values):
-                raise ValueError(f"scenario {self.name!r}: step {attr}s must be unique")
 
     def tools(self, workspace: Workspace) -> list[Callable[..., str]]:
         """The scenario's tools, bound to `workspace`."""
         return self.make_tools(workspace)
 
-    def step(self, step_id: str) -> Step:
-        """The step with id `step_id` (KeyError if there is none)."""
-        for s in self.steps:
-            if s.id == step_id:
-                return s
-        raise KeyError(f"scenario {self.name!r} has no step {step_id!r}")
+    def read_task(self, task: str) -> dict[str, str]:
+        """The `given` facts the task text states."""
+        found = {f.name: f.read(task) for f in self.given}
+        return {name: value for name, value in found.items() if value is not None}
 
-    def run_step(self, step: Step, workspace: Workspace) -> str:
-        """Call `step`'s tool with its arguments on `workspace` and return the output."""
-        tools = {fn.__name__: fn for fn in self.tools(workspace)}
-        return tools[step.tool](**step.args)
+    def plan(self, facts: Mapping[str, str]) -> list[Call]:
+        """Every call whose arguments `facts` can fill, in the order the steps come."""
+        calls, facts = [], {k: v for k, v in facts.items() if v != UNKNOWN}
+        for step in self.steps:
+            for item in _items(step.each, facts):
+                values = facts if item is None else {
+                    **facts, ITEM: item,
+                    **{f"{ITEM}_{n}": word for n, word in enumerate(item.split(" "))}}
+                args = {k: _fill(v, values) for k, v in step.args.items()}
+                label = _fill(step.label, values)
+                if label is None or None in args.values():
+                    continue
+                facts_of = tuple(dataclasses.replace(f, name=_fill(f.name, values) or f.name)
+                                 for f in step.facts)
+                calls.append(Call(label, step.tool, args, facts_of))
+        return calls
 
-    @property
-    def facts(self) -> dict[str, str]:
-        """Every step's finding, by step id: what a complete investigation knows."""
-        return {s.id: s.fact for s in self.steps}
+    def match(self, tool: str, args: Mapping[str, Any]) -> Call | None:
+        """The call a visible `tool(args)` was, read back from the step templates (so a
+        result can be read even when the facts that named the call are gone)."""
+        for step in self.steps:
+            if step.tool != tool or set(step.args) != set(args):
+                continue
+            values: dict[str, str] = {}
+            for key, template in step.args.items():
+                name = re.fullmatch(r"\{([^{}]+)\}", template)
+                if name and isinstance(args[key], str):
+                    values[name.group(1)] = args[key]
+                elif template != args[key]:
+                    break
+            else:
+                if step.each:
+                    values[step.each] = values.get(ITEM, "")
+                found = [c for c in self.plan(values) if c.tool == tool and c.args == dict(args)]
+                if found:
+                    return found[0]
+        return None
 
     def answer(self, facts: Mapping[str, str]) -> str:
-        """The final answer that can be written from `facts` ({step_id: fact}) alone."""
-        return self.compose(facts)
+        """The final answer written from `facts` alone (UNKNOWN where one is missing)."""
+        return self.compose(Known(facts))
+
+    def truth(self, workspace: Workspace | None = None) -> dict[str, str]:
+        """Every fact, read with the scenario's own extractors from `workspace` (by
+        default the bundled files), playing each call once with the real tools."""
+        ws = workspace or Workspace(self.workspace_dir)
+        tools = {fn.__name__: fn for fn in self.tools(ws)}
+        facts, done = self.read_task(self.task), set()
+        while pending := [c for c in self.plan(facts) if c.key not in done]:
+            call = pending[0]
+            done.add(call.key)
+            try:
+                output = tools[call.tool](**call.args)
+            except ToolError as exc:
+                output = str(exc)
+            facts.update(call.learn(output))
+        return facts
+
+    def expected(self, workspace: Workspace | None = None) -> str:
+        """The right answer for the files in `workspace` (default: the bundled ones)."""
+        return self.answer(self.truth(workspace))
 
     @property
     def expected_answer(self) -> str:
-        return self.answer(self.facts)
+        return self.expected()
 
-    def is_correct(self, answer: str) -> bool:
-        return answer.strip() == self.expected_answer.strip()
+    def grade(self, answer: str | None, workspace: Workspace | None = None) -> Grade:
+        """Correct when it is the right answer; wrong when it states a word the right
+        answer does not (a wrong slot, a wrong file); partial when it only lacks some."""
+        truth, answer = self.expected(workspace).strip(), (answer or "").strip()
+        if answer == truth:
+            return Grade("correct")
+        wrong = _words(answer) - _words(truth) - _UNKNOWN_WORDS
+        missing = _words(truth) - _words(answer)
+        return Grade("wrong" if wrong else "partial", tuple(sorted(wrong)),
+                     tuple(sorted(missing)))
+
+    def is_correct(self, answer: str | None, workspace: Workspace | None = None) -> bool:
+        return self.grade(answer, workspace).status == "correct"
+
+    def outcome(self, run: Any, workspace: Workspace | None = None) -> str:
+        """How a `Run` ended: "correct", "wrong", "partial", "max_turns", "stuck" or
+        "failed" (a model error or an interrupt)."""
+        if run.status == "finished":
+            return self.grade(run.answer, workspace).status
+        if run.status == "failed":
+            reasons = [getattr(e, "reason", "") for e in run.events if hasattr(e, "reason")]
+            return "stuck" if reasons and reasons[-1] == "stuck" else "failed"
+        return run.status
 
     @property
     def workspace_dir(self) -> Path:
@@ -127,11 +288,6 @@ class Scenario:
                 shutil.copyfile(src, dst)
         target.mkdir(parents=True, exist_ok=True)
         return Workspace(target)
-
-
-def have(facts: Mapping[str, str], *step_ids: str) -> bool:
-    """Whether every one of `step_ids` has a visible fact."""
-    return all(step_id in facts for step_id in step_ids)
 
 
 # -- file tools shared by several scenarios ------------------------------------------------

@@ -11,164 +11,95 @@ without reading the logs again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from jupyter_compaction.scenarios.base import (
+    LIST_SEPARATOR,
+    Fact,
+    Known,
     Scenario,
     Step,
-    have,
     make_grep,
     make_list_files,
     make_read_file,
 )
+from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
-
-FILE_COUNT = 9
 
 
 def make_tools(ws: Workspace) -> list[Callable[..., str]]:
     return [make_list_files(ws), make_read_file(ws), make_grep(ws)]
 
 
-def _read(step_id: str, path: str, fact: str, markers: tuple[str, ...]) -> Step:
-    return Step(step_id, f"read {path}", "read_file", {"path": path}, fact, markers)
+def _read(name: str, *facts: Fact) -> Step:
+    return Step(f"read {{{name}}}", "read_file", {"path": f"{{{name}}}"}, facts)
+
+
+def _path(name: str, pattern: str) -> Fact:
+    """A file of the listing, recognised by its name."""
+    return Fact(name, rf"^({pattern})  [\d,]+ bytes$")
 
 
 STEPS = (
-    Step(
-        "list",
-        "list the bundle",
-        "list_files",
-        {"folder": "."},
-        "9 files under the workspace root: INCIDENT.md, 3 configs in config/, 3 logs in "
-        "logs/, deploy/CHANGELOG.md and deploy/inventory-service.k8s.yaml",
-        ("9 files under the workspace root",),
-    ),
-    _read(
-        "incident",
-        "INCIDENT.md",
-        "INCIDENT.md: INC-3318 (SEV-2), 504s on POST /api/v1/checkout rose from 0.2% to "
-        "about 40% at 09:07 UTC on 2024-05-14, two minutes after an inventory-service deploy",
-        ("INC-3318",),
-    ),
-    _read(
-        "gateway-log",
-        "logs/gateway-access.log",
-        'logs/gateway-access.log: from 09:07 UTC, 11 of 25 checkouts get "POST '
-        '/api/v1/checkout HTTP/2.0" 504 after about 30.1 s (urt=30.066 to 30.115)',
-        ('"POST /api/v1/checkout HTTP/2.0" 504',),
-    ),
-    _read(
-        "checkout-config",
-        "config/checkout-api.yaml",
-        "config/checkout-api.yaml: the inventory-service client has timeout_seconds: 30 "
-        "and retries: 0 (reserve is not idempotent)",
-        ("timeout_seconds: 30",),
-    ),
-    _read(
-        "changelog",
-        "deploy/CHANGELOG.md",
-        "deploy/CHANGELOG.md: inventory-service 2.8.0 (INV-1207), deployed 2024-05-14 "
-        "09:05 UTC, reserves stock with one batched query that needs index migration 0047",
-        ("INV-1207",),
-    ),
-    _read(
-        "checkout-log",
-        "logs/checkout-api.log",
-        "logs/checkout-api.log: 11 reserve calls to inventory-service end in ReadTimeout "
-        "after 30000 ms (retries=0), and checkout answers 504",
-        ("ReadTimeout after 30000 ms",),
-    ),
-    _read(
-        "deployment",
-        "deploy/inventory-service.k8s.yaml",
-        "deploy/inventory-service.k8s.yaml: production runs inventory-service:2.8.0 "
-        "(revision 58, 4 replicas); the previous image was inventory-service:2.7.4",
-        ("inventory-service:2.8.0",),
-    ),
-    Step(
-        "inventory-log",
-        "grep the reserve requests in logs/inventory-service.log",
-        "grep",
-        {"pattern": "stock/reserve", "path": "logs/inventory-service.log"},
-        "logs/inventory-service.log: since 09:06 UTC POST /v2/stock/reserve takes about 45 s "
-        "(duration_ms=44493 to duration_ms=46466) instead of under 0.5 s, scanning ~1.8M rows",
-        ("duration_ms=46466",),
-    ),
-    _read(
-        "inventory-config",
-        "config/inventory-service.yaml",
-        "Decision: fix inventory-service, not the timeout; config/inventory-service.yaml runs "
-        "reservations with use_reservation_index: false until migration 0047 is applied",
-        ("use_reservation_index: false",),
-    ),
-    Step(
-        "gateway-config",
-        "grep the timeouts in config/gateway.conf",
-        "grep",
-        {"pattern": "location|proxy_read_timeout", "path": "config/gateway.conf"},
-        "config/gateway.conf: proxy_read_timeout 60s on /api/v1/checkout, longer than the "
-        "30 s checkout timeout",
-        ("proxy_read_timeout 60s",),
-    ),
+    Step("list the bundle", "list_files", {"folder": "."}, (
+        _path("incident-file", r"\S*INCIDENT\.md"),
+        _path("gateway-log", r"logs/gateway\S*\.log"),
+        _path("checkout-config", r"config/checkout\S*\.yaml"),
+        _path("changelog", r"\S*CHANGELOG\.md"),
+        _path("checkout-log", r"logs/checkout\S*\.log"),
+        _path("deployment", r"deploy/\S*\.k8s\.yaml"),
+        _path("inventory-log", r"logs/inventory\S*\.log"),
+        _path("inventory-config", r"config/inventory\S*\.yaml"),
+        _path("gateway-config", r"config/gateway\S*\.conf"))),
+    _read("incident-file", Fact("incident", r"^# (INC-\d+)"),
+          Fact("severity", r"Severity: (SEV-\d)")),
+    _read("gateway-log", Fact("first-error", r'(\d\d:\d\d:\d\d) \+0000\] "POST '
+                                          r'/api/v1/checkout HTTP/2\.0" 504')),
+    _read("checkout-config",
+          Fact("timeout", r"inventory-service:\n(?:\s+.*\n)*?\s+timeout_seconds: (\d+)"),
+          Fact("retries", r"inventory-service:\n(?:\s+.*\n)*?\s+retries: (\d+)")),
+    _read("changelog", Fact("release", r"^## (\d+\.\d+\.\d+) \("),
+          Fact("deployed", r"^## \S+ \(([\d-]+), deployed (\d\d:\d\d UTC)\)"),
+          Fact("change", r"^- (INV-\d+):"), Fact("migration", r"migration (\d{4})")),
+    _read("checkout-log", Fact("read-timeout", r"ReadTimeout after (\d+ ms)")),
+    _read("deployment", Fact("image", r"^\s+image: \S+:(\d+\.\d+\.\d+)"),
+          Fact("previous", r"previous-image: \S+:(\d+\.\d+\.\d+)")),
+    Step("grep the reserve requests in {inventory-log}", "grep",
+         {"pattern": "stock/reserve", "path": "{inventory-log}"},
+         (Fact("abandoned", r"duration_ms=(\d{5,})\b.*client_gone=true", many=True),)),
+    _read("inventory-config", Fact("index", r"(use_reservation_index: \w+)", decision=True)),
+    Step("grep the timeouts in {gateway-config}", "grep",
+         {"pattern": "location|proxy_read_timeout", "path": "{gateway-config}"},
+         (Fact("gateway-timeout", r"location /api/v1/checkout \{\n\d+: +proxy_read_timeout "
+                                  r"(\w+);"),)),
 )
 
 
-def compose(facts: Mapping[str, str]) -> str:
-    """The incident finding; each sentence rests on the findings it quotes."""
-    out: list[str] = []
-    if have(facts, "checkout-config", "inventory-log"):
-        out.append(
-            "Root cause: checkout-api stops waiting for inventory-service after 30 s "
-            "(timeout_seconds: 30 in config/checkout-api.yaml), but POST "
-            "/v2/stock/reserve now takes about 45 s (duration_ms=44493 to 46466 in "
-            "logs/inventory-service.log)."
-        )
-    else:
-        out.append(
-            "Root cause: not established; the checkout timeout and the reservation "
-            "latency have not both been confirmed."
-        )
-    if have(facts, "changelog"):
-        index = (
-            " without its index (use_reservation_index: false in config/inventory-service.yaml)"
-            if have(facts, "inventory-config")
-            else ""
-        )
-        out.append(
-            "The slowdown came with inventory-service 2.8.0 (INV-1207), deployed "
-            f"2024-05-14 09:05 UTC, which reserves stock with one batched query{index}."
-        )
-    elif have(facts, "inventory-config"):
-        out.append(
-            "config/inventory-service.yaml runs reservations with use_reservation_index: false."
-        )
-    symptoms = []
-    if have(facts, "checkout-log"):
-        symptoms.append("each such call ends in ReadTimeout after 30000 ms (logs/checkout-api.log)")
-    if have(facts, "gateway-log"):
-        symptoms.append(
-            "the gateway returns 504 for 11 of 25 checkouts from 09:07 UTC "
-            "(logs/gateway-access.log)"
-        )
-    if symptoms:
-        text = " and ".join(symptoms)
-        out.append(text[0].upper() + text[1:] + ".")
-    if have(facts, "gateway-config"):
-        out.append(
-            "The gateway itself waits 60 s (proxy_read_timeout 60s in "
-            "config/gateway.conf), so it is not the limit."
-        )
-    if have(facts, "changelog", "checkout-config", "inventory-log"):
-        back = " (the previous image)" if have(facts, "deployment") else ""
-        out.append(
-            f"Fix: apply index migration 0047 or roll back inventory-service to 2.7.4{back}; "
-            "raising the 30 s timeout above 45 s would only hide the slow query."
-        )
-    seen = sum(have(facts, s.id) for s in STEPS[1:])
-    total = f" of the {FILE_COUNT}" if have(facts, "list") else ""
-    prefix = "INC-3318: " if have(facts, "incident") else ""
-    return prefix + " ".join(out) + f" Evidence from {seen}{total} files."
+def _span(values: str) -> str:
+    """"44493, 46466, 45012" as "44493 to 46466" (the range of the durations seen)."""
+    if values == UNKNOWN:
+        return UNKNOWN
+    numbers = sorted(int(v) for v in values.split(LIST_SEPARATOR))
+    return f"{numbers[0]} to {numbers[-1]}"
+
+
+def compose(f: Known) -> str:
+    """The incident finding, every number and file name taken from the facts."""
+    return (
+        f"{f['incident']} ({f['severity']}). Root cause: checkout-api gives up on "
+        f"inventory-service after timeout_seconds: {f['timeout']} (retries: {f['retries']}, "
+        f"{f['checkout-config']}), but the POST /v2/stock/reserve calls it gave up on took "
+        f"duration_ms={_span(f['abandoned'])} ({f['inventory-log']}). The slowdown came "
+        f"with inventory-service {f['release']} ({f['change']}), deployed {f['deployed']}, "
+        f"running with {f['index']} ({f['inventory-config']}) until index migration "
+        f"{f['migration']} is applied. Each such call ends in ReadTimeout after "
+        f"{f['read-timeout']} ({f['checkout-log']}); the gateway answers with errors from "
+        f"{f['first-error']} UTC ({f['gateway-log']}) and itself waits {f['gateway-timeout']} "
+        f"({f['gateway-config']}), so it is not the limit. Production runs "
+        f"inventory-service:{f['image']} ({f['deployment']}). Fix: apply migration "
+        f"{f['migration']} or roll back to {f['previous']}; raising the timeout would only "
+        "hide the slow query."
+    )
 
 
 SCENARIO = Scenario(
@@ -180,17 +111,18 @@ SCENARIO = Scenario(
         "manifest. Find the root cause and report it with the exact numbers and the files "
         "they come from."
     ),
+    given=(),
     steps=STEPS,
     must_keep=(
         "INC-3318",
         "timeout_seconds: 30",
-        "45 s",
+        "46466",
         "config/checkout-api.yaml",
         "logs/inventory-service.log",
         "2.8.0",
         "INV-1207",
         "use_reservation_index: false",
-        "proxy_read_timeout 60s",
+        "60s",
     ),
     compose=compose,
     make_tools=make_tools,

@@ -29,9 +29,9 @@ from typing import Any
 
 from ..history import blocks
 from ..tokens import TokenCounter
+from ..vocab import PLACEHOLDER
 from .base import Compaction, measure, unchanged
 
-PLACEHOLDER = "[Old tool output cleared to save context space]"
 INPUT_KEEP_CHARS = 80  # a tool input value longer than this (as JSON) is cleared
 INPUT_PLACEHOLDER = "[cleared: {n} chars]"
 

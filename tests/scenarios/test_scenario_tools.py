@@ -30,7 +30,7 @@ def prepared(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Scenario, 
 
 
 def test_registry() -> None:
-    assert scenarios.names() == ["agents", "logistics", "debug", "audit"]
+    assert scenarios.names() == ["agents", "logistics", "debug", "audit", "markdown"]
     assert list(SCENARIOS) == scenarios.names()
     for name in scenarios.names():
         assert scenarios.load(name).name == name
@@ -127,6 +127,10 @@ SPECIFIC_BAD_CALLS = {
         ("package_info", {"ecosystem": "cargo", "name": "serde"}),
         ("package_info", {"ecosystem": "pypi", "name": "left-pad"}),
     ],
+    "markdown": [
+        ("read_file", {"path": "markdown/missing.py"}),
+        ("list_files", {"folder": "nope"}),
+    ],
 }
 
 
@@ -156,9 +160,9 @@ def test_arbitrary_text_never_crashes_a_tool(prepared, value: str) -> None:
 def test_tools_work_through_a_toolbox(prepared) -> None:
     sc, ws = prepared
     box = Toolbox(sc.tools(ws))
-    step = sc.steps[0]
+    step = sc.plan(sc.read_task(sc.task))[0]
     ok = box.call({"type": "tool_use", "id": "t1", "name": step.tool, "input": step.args})
-    assert not ok.get("is_error") and step.visible_in(ok["content"])
+    assert not ok.get("is_error") and step.learn(ok["content"])
     name = next(iter(inspect.signature(box.functions[step.tool]).parameters))
     bad = box.call({"type": "tool_use", "id": "t2", "name": step.tool, "input": {name: "nope"}})
     assert bad["is_error"] and bad["content"].startswith("ToolError: ")
@@ -203,16 +207,14 @@ def test_bundled_files_are_small_utf8_text(sc: Scenario) -> None:
         assert b"\r\n" not in path.read_bytes()
 
 
-def test_step_and_helpers() -> None:
+def test_steps_need_facts_and_calls_fill_their_templates() -> None:
     sc = scenarios.load("logistics")
-    assert sc.step("order").tool == "lookup_order"
-    with pytest.raises(KeyError):
-        sc.step("nope")
-    assert set(sc.facts) == {s.id for s in sc.steps}
     with pytest.raises(ValueError):
-        scenarios.Step("x", "x", "t", {}, "a fact", ("not in the fact",))
-    with pytest.raises(ValueError):
-        scenarios.Step("x", "x", "t", {}, "a fact", ())
+        scenarios.Step("x", "t", {}, ())
+    assert [c.tool for c in sc.plan({})] == ["get_policy", "get_policy"]  # no ids known yet
+    first = sc.plan({"ticket": "TCK-5521"})[0]
+    assert (first.tool, first.args) == ("get_ticket", {"ticket_id": "TCK-5521"})
+    assert "ORD-1042" not in str(sc.plan({"ticket": "TCK-5521"}))
 
 
 def test_prepare_from_a_read_only_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
