@@ -8,12 +8,12 @@ numbers: the answer is correct, no tool call is repeated, the peak context stays
 the budget, the budget is at most `MAX_BUDGET`, and the run sends at most `MAX_SHARE` of
 the tokens that `off` sends. Runs are cached per setting (the model is deterministic).
 
-`MAX_SHARE` is 57 %, not the 45 % first planned. Measured on the simulated model that
-reads its request (budgets 5000-7000), the settings that answer correctly with no
-repeated call send, as a share of `off` with the same task-state setting: compact 48-57 %,
-trim + task state 49-64 %, progressive + task state 56-57 %, progressive without task
-state 58-65 %; trim without task state never finishes. At 57 % progressive + task state
-passes and progressive without it fails on cost alone.
+`MAX_SHARE` is 50 %. Measured on the simulated model (budgets 5,000-7,000, the agent
+compacting from its trigger down to its target), the settings that answer correctly with
+no repeated call send, as a share of `off` with the same task-state setting: trim + task
+state 34-44 %, progressive + task state 39-57 %, compact 48-57 %, progressive without task
+state 56-58 %, summarize 57-61 %; trim without task state never finishes. At 50 % task
+state decides whether progressive passes, and summarizing alone is too expensive.
 
 Left out: real models (the check must give the same numbers offline, every run).
 """
@@ -31,7 +31,7 @@ from .base import Case, Exercise, short
 
 SCENARIO = "audit"
 MAX_BUDGET = 7_000
-MAX_SHARE = 0.57  # tokens sent / tokens sent with strategy="off" (same budget, task state)
+MAX_SHARE = 0.50  # tokens sent / tokens sent with strategy="off" (same budget, task state)
 KEYS = ("strategy", "budget", "task_state")
 
 
