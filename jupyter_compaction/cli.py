@@ -1,4 +1,4 @@
-"""`jupyter-compaction`: the terminal entry point (lessons, demo, grading, releasing).
+"""`jupyter-compaction`: the terminal entry point (lessons, demo, replay, grading, releasing).
 
 Each subcommand is a function `name(args) -> exit code` and a few lines in `parser()`;
 the demo's options default to None, so only what the user typed overrides `Settings`.
@@ -68,6 +68,22 @@ def lab(args: argparse.Namespace) -> int:
     return subprocess.call(lab_command(folder, port=args.port, browser=args.browser))
 
 
+def replay(args: argparse.Namespace) -> int:
+    import json
+
+    from .replay import run
+
+    try:
+        result = run(args.path, args.strategy, args.budget)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(json.dumps(result.to_dict(), indent=1) if args.json else result.text())
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="jupyter-compaction",
                                   description="Learn context compaction for LLM agents.")
@@ -95,9 +111,15 @@ def parser() -> argparse.ArgumentParser:
     from .grading.commands import add_commands
 
     add_commands(sub)  # grade, release
-    from .replay import add_command as add_replay
+    from .replay import DEFAULT_BUDGET as REPLAY_BUDGET
 
-    add_replay(sub)  # replay PATH
+    r = sub.add_parser("replay", help="replay a strategy on a recorded agent session, offline")
+    r.add_argument("path", help="a Claude Code or Codex .jsonl log, or a .json message list")
+    r.add_argument("--budget", type=_positive, help=f"default {REPLAY_BUDGET}")
+    r.add_argument("--strategy", choices=list(strategies.STRATEGIES),
+                   help=f"default {DEFAULTS.strategy}")
+    r.add_argument("--json", action="store_true", help="print every figure as JSON")
+    r.set_defaults(func=replay)
     return top
 
 

@@ -179,7 +179,7 @@ def _strategy(name: str, summarizer: Summarizer):
     return strategies.configure(strategies.get(name), summarizer=summarizer)
 
 
-def replay(session: Session, strategy: str = "progressive", budget: int = DEFAULT_BUDGET,
+def replay(session: Session, strategy: str = DEFAULTS.strategy, budget: int = DEFAULT_BUDGET,
            summarizer: Summarizer = offline_summary,
            counter: TokenCounter | None = None) -> Replay:
     """Walk `session` call by call and replay `strategy` on it at `budget` (see module)."""
@@ -240,41 +240,12 @@ def _parts(messages: list[Message], counter: TokenCounter) -> dict[str, int]:
     return totals
 
 
-# --- the terminal command: `jupyter-compaction replay PATH` --------------------------------
-
-
-def add_command(sub) -> None:
-    """Add the `replay` subcommand to the CLI's subparsers."""
-    from .cli import _positive
-
-    r = sub.add_parser("replay", help="replay a strategy on a recorded agent session, offline")
-    r.add_argument("path", help="a Claude Code or Codex .jsonl log, or a .json message list")
-    r.add_argument("--budget", type=_positive, default=DEFAULT_BUDGET)
-    r.add_argument("--strategy", default="progressive", choices=list(strategies.STRATEGIES))
-    r.add_argument("--json", action="store_true", help="print every figure as JSON")
-    r.set_defaults(func=command)
-
-
-def run(path: str, strategy: str = "progressive", budget: int = DEFAULT_BUDGET) -> Replay:
-    """Load the session at `path` and replay `strategy` on it (one-line `ValueError`s)."""
+def run(path: str, strategy: str | None = None, budget: int | None = None) -> Replay:
+    """Load the session at `path` and replay `strategy` on it (one-line `ValueError`s);
+    None stands for the default strategy and `DEFAULT_BUDGET`."""
     from . import sessions
 
     session = sessions.load(path)
     if not session.segments:
         raise ValueError(f"{path}: no conversation found in the log; is it a session log?")
-    return replay(session, strategy, budget)
-
-
-def command(args) -> int:
-    import json
-    import sys
-
-    try:
-        result = run(args.path, args.strategy, args.budget)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(json.dumps(result.to_dict(), indent=1) if args.json else result.text())
-    return 0
+    return replay(session, strategy or DEFAULTS.strategy, budget or DEFAULT_BUDGET)

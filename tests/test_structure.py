@@ -16,7 +16,9 @@ PACKAGE = Path(jupyter_compaction.__file__).parent
 HOME = PACKAGE / "settings.py"
 DATA = PACKAGE / "scenarios" / "workspaces"  # the scenarios' files, not the package's code
 NOT_KNOBS = {("jupyter_compaction.models.base", "model"),  # Reply.model: who replied
-             ("jupyter_compaction.models.anthropic", "model")}  # which Claude, once chosen
+             ("jupyter_compaction.models.anthropic", "model"),  # which Claude, once chosen
+             # a recorded session's budget: real sessions run far past the agent's default
+             ("jupyter_compaction.replay", "budget")}
 
 
 def modules() -> dict[str, Path]:

@@ -20,6 +20,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from ..replay import DEFAULT_BUDGET, Replay, run
+from ..settings import DEFAULTS
 from ..strategies import STRATEGIES
 from .chart import TokenChart
 from .frontend import widgets_enabled
@@ -54,8 +55,8 @@ class ReplayChart(TokenChart):
 @argument("path", help="a Claude Code or Codex .jsonl log, or a .json message list")
 @argument("--budget", default=str(DEFAULT_BUDGET), metavar="N",
           help=f"context budget in tokens (default {DEFAULT_BUDGET})")
-@argument("--strategy", default="progressive", metavar="NAME",
-          help=f"compaction strategy: {', '.join(STRATEGIES)} (default: progressive)")
+@argument("--strategy", default=DEFAULTS.strategy, metavar="NAME",
+          help=f"compaction strategy: {', '.join(STRATEGIES)} (default: {DEFAULTS.strategy})")
 @argument("--json", action="store_true", help="print every figure as JSON")
 def replay(line: str) -> Replay:
     """Replay a compaction strategy on a recorded agent session, with no model calls."""

@@ -109,7 +109,7 @@ def test_a_single_turn_bigger_than_the_limit_is_cut_with_a_note():
     for prompt in prompts:
         assert COUNTER.count_text(prompt) <= 8_000
         assert "more tokens left out of the summary prompt" in prompt
-    assert "'path': 'big.json'" in prompts[0] and "[cleared: 1002 chars]" in prompts[0]
+    assert '"path": "big.json"' in prompts[0] and "[cleared: 1002 chars]" in prompts[0]
 
 
 def test_an_empty_answer_for_any_chunk_leaves_the_history_unchanged():
