@@ -6,7 +6,9 @@ nbgrader's `generate_assignment` replaces), and right after the exercise's `chec
 cell a locked, autograded test cell calls `autograde("exN")` (`autograde.py`) for
 `POINTS` points. `mark(nb)` adds what is missing, so it can be run again after a lesson
 changes; `is_test_cell(cell)` is how `release` leaves the test cells out of `learn/` (an
-unsolved learner copy must run without errors).
+unsolved learner copy must run without errors). Test cells carry nbval's `nbval-skip`
+tag: `autograde()` reads the kernel's input history, which nbval does not keep (the
+nbgrader round-trip test runs them for real).
 
 Left out: nbgrader's course configuration (a teacher's `nbgrader_config.py`).
 """
@@ -21,6 +23,8 @@ from .grader import POINTS
 
 SCHEMA_VERSION = 3
 TEST_SOURCE = 'from jupyter_compaction.grading import autograde\n\nautograde("{id}")'
+# nbval runs cells without IPython's history, which autograde() reads; nbgrader keeps it.
+NBVAL_SKIP = "nbval-skip"
 CHECK_CELL = re.compile(r"""^\s*(?:check\(\s*["']([\w-]+)["']\s*\)|%check\s+([\w-]+))\s*$""")
 
 
@@ -55,9 +59,11 @@ def mark(nb: Any) -> Any:
         exercise = found.group(1) or found.group(2)
         following = cells[index + 1] if index + 1 < len(cells) else None
         if following is not None and is_test_cell(following):
+            following.metadata["tags"] = sorted({*following.metadata.get("tags", []), NBVAL_SKIP})
             continue
         test = nbformat.v4.new_code_cell(TEST_SOURCE.format(id=exercise))
         test.metadata["nbgrader"] = metadata(f"{exercise}-test", solution=False)
+        test.metadata["tags"] = [NBVAL_SKIP]
         out.append(test)
     nb.cells = out
     return nb

@@ -42,15 +42,7 @@ SDK_NAMES = set(dir(pytest.importorskip("anthropic").Anthropic))  # `client.beta
 
 # Quotes the text still makes but the code no longer has: fixed by the lesson editors after
 # merging (each one then passes, and its strict xfail turns into a failure to remove it).
-KNOWN_STALE = {
-    ("01_why_compaction", "tokens = overhead + self.counter.count(run.messages)"):
-        "lesson 1 section 3 quotes a line that moved out of agent.py",
-    ("01_why_compaction", "overhead = self.counter.count([], run.system, schemas)"):
-        "lesson 1 section 3 quotes a line that moved out of agent.py",
-    ("01_why_compaction", 'compacting = tokens > self.trigger * self.budget and strategy.name'
-                          ' != "off"'):
-        "lesson 1 section 3 quotes a line that moved out of agent.py",
-}
+KNOWN_STALE: dict[tuple[str, str], str] = {}
 
 
 def package_lines() -> set[str]:
