@@ -26,6 +26,9 @@ from tests.support.fake_messages_api import FakeMessagesAPI, model_responder
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "lessons").glob("[0-9][0-9]_*.ipynb"))
 SKIP_LINE = "skipped: set ANTHROPIC_API_KEY to run this against Claude"
+# What a cell takes from the cells above it (here: the settings lesson 8 measured before).
+PRELUDE = {"08_capstone": 'settings = {"strategy": "progressive", "budget": 7000, '
+                          '"task_state": False}\n'}
 
 
 def routing_responder() -> Any:
@@ -61,7 +64,8 @@ def test_try_this_cell_runs_against_the_messages_api(path, fake_api, tmp_path):
     env.update(ANTHROPIC_API_KEY="sk-ant-test-key-for-the-fake-api",
                ANTHROPIC_BASE_URL=fake_api.base_url, JUPYTER_COMPACTION_TEXT="1",
                PYTHONPATH=os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p))
-    done = subprocess.run([sys.executable, "-c", try_this_cell(path)], cwd=tmp_path, env=env,
+    source = PRELUDE.get(path.stem, "") + try_this_cell(path)
+    done = subprocess.run([sys.executable, "-c", source], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert SKIP_LINE not in done.stdout
