@@ -61,7 +61,8 @@ STEPS = (
     _read("changelog", Fact("release", r"^## (\d+\.\d+\.\d+) \("),
           Fact("deployed", r"^## \S+ \(([\d-]+), deployed (\d\d:\d\d UTC)\)"),
           Fact("change", r"^- (INV-\d+):"), Fact("migration", r"migration (\d{4})")),
-    _read("checkout-log", Fact("read-timeout", r"ReadTimeout after (\d+ ms)")),
+    _read("checkout-log", Fact("read-timeout", r"ReadTimeout after (\d+ ms)"),
+          Fact("endpoint", r"ReadTimeout after \d+ ms calling POST \S+?:\d+(/\S+)")),
     _read("deployment", Fact("image", r"^\s+image: \S+:(\d+\.\d+\.\d+)"),
           Fact("previous", r"previous-image: \S+:(\d+\.\d+\.\d+)")),
     Step("grep the reserve requests in {inventory-log}", "grep",
@@ -88,7 +89,7 @@ def compose(f: Known) -> str:
     return (
         f"{f['incident']} ({f['severity']}). Root cause: checkout-api gives up on "
         f"inventory-service after timeout_seconds: {f['timeout']} (retries: {f['retries']}, "
-        f"{f['checkout-config']}), but the POST /v2/stock/reserve calls it gave up on took "
+        f"{f['checkout-config']}), but the POST {f['endpoint']} calls it gave up on took "
         f"duration_ms={_span(f['abandoned'])} ({f['inventory-log']}). The slowdown came "
         f"with inventory-service {f['release']} ({f['change']}), deployed {f['deployed']}, "
         f"running with {f['index']} ({f['inventory-config']}) until index migration "
