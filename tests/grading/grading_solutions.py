@@ -307,3 +307,70 @@ WRONG += [
     ("ex9", REFERENCE["ex9"].replace("min(gaps)", "gaps[0]"), "the smallest gap is not the first"),
     ("ex9", REFERENCE["ex9"].replace(" if gaps else 0", ""), "nothing reported"),
 ]
+
+# ex4c, ex5c, ex5d and ex6c (issue 12: one exercise each for C7, C8, C10 and C14)
+REFERENCE["ex4c"] = '''
+from jupyter_compaction.history import blocks
+from jupyter_compaction.summaries import is_summary, summary_block
+
+
+def place_summary(messages, head_end, tail_start, summary, role):
+    if head_end >= tail_start or not summary.strip():
+        return list(messages)
+
+    def without_old(message):
+        kept = [b for b in blocks(message)
+                if not (b["type"] == "text" and is_summary(b["text"]))]
+        return {**message, "content": kept} if kept and len(kept) < len(blocks(message)) \\
+            else message
+
+    head = [without_old(m) for m in messages[:head_end]]
+    tail = [without_old(m) for m in messages[tail_start:]]
+    block = summary_block(summary, role)
+    if role == "assistant":
+        tail[0] = {**tail[0], "content": [block, *blocks(tail[0])]}
+    else:
+        head[-1] = {**head[-1], "content": [*blocks(head[-1]), block]}
+    return head + tail
+'''
+REFERENCE["ex5c"] = '''
+def summary_cost(usages, prices):
+    write = prices.get("cache_write", 1.25 * prices["input"])
+    read = prices.get("cache_read", 0.1 * prices["input"])
+    total = 0.0
+    for u in usages:
+        total += (u.input_tokens * prices["input"] + u.cache_creation_input_tokens * write
+                  + u.cache_read_input_tokens * read + u.output_tokens * prices["output"])
+    return total / 1_000_000
+'''
+REFERENCE["ex5d"] = '''
+def preflight(counter, messages, system, tools, budget, trigger=0.8, target=0.5):
+    overhead = counter.count([], system, tools)
+    if counter.count(messages, system, tools) <= trigger * budget:
+        return ("send", None)
+    if overhead >= budget:
+        return ("stuck", None)
+    return ("compact", max(0, int(target * budget) - overhead))
+'''
+REFERENCE["ex6c"] = '''
+def add_note(notes, text):
+    if not text.strip():
+        return notes
+    return (notes or "") + "- " + text.strip() + "\\n"
+'''
+WRONG += [
+    ("ex4c", REFERENCE["ex4c"].replace('if role == "assistant":', 'if role == "user":'),
+     "assistant role: first block of the first tail message"),
+    ("ex4c", REFERENCE["ex4c"].replace(" or not summary.strip()", ""),
+     "an empty summary changes nothing"),
+    ("ex5c", REFERENCE["ex5c"].replace("0.1 * prices", "prices"),
+     "cache reads cost a tenth of the input price"),
+    ("ex5c", REFERENCE["ex5c"].replace("1_000_000", "1_000"),
+     "input and output, per million tokens"),
+    ("ex5d", REFERENCE["ex5d"].replace("<= trigger", "< trigger"),
+     "exactly at the trigger is sent"),
+    ("ex5d", REFERENCE["ex5d"].replace("int(target * budget) - overhead",
+                                       "int(target * budget)"), "over the trigger: compact first"),
+    ("ex6c", REFERENCE["ex6c"].replace('"- " + ', ""), "a note is a '- ' line at the end"),
+    ("ex6c", REFERENCE["ex6c"].replace("(notes or \"\")", "notes"), "no notes file yet"),
+]

@@ -378,7 +378,149 @@ def log_overhead(turns):
 '''),
 ]
 
+EX4C = R["ex4c"]
+MUTANTS["ex4c"] += [
+    ("the summary as a message of its own", EX4C.replace(
+        '    if role == "assistant":\n'
+        '        tail[0] = {**tail[0], "content": [block, *blocks(tail[0])]}\n'
+        '    else:\n        head[-1] = {**head[-1], "content": [*blocks(head[-1]), block]}\n'
+        '    return head + tail',
+        '    return head + [{"role": role, "content": [block]}] + tail')),
+    ("keeps the middle", EX4C.replace("messages[tail_start:]", "messages[head_end:]")),
+    ("the assistant summary after the tail message's blocks", EX4C.replace(
+        '[block, *blocks(tail[0])]', '[*blocks(tail[0]), block]')),
+    ("the user summary before the head's blocks", EX4C.replace(
+        '[*blocks(head[-1]), block]', '[block, *blocks(head[-1])]')),
+    ("always the assistant prefix", EX4C.replace("summary_block(summary, role)",
+                                                 "summary_block(summary)")),
+    ("keeps older summaries", EX4C.replace(
+        "head = [without_old(m) for m in messages[:head_end]]\n"
+        "    tail = [without_old(m) for m in messages[tail_start:]]",
+        "head = list(messages[:head_end])\n    tail = list(messages[tail_start:])")),
+    ("keeps the string content beside the block", EX4C.replace(
+        '[*blocks(head[-1]), block]',
+        '[*(head[-1]["content"] if isinstance(head[-1]["content"], list) else '
+        '[head[-1]["content"]]), block]')),
+    ("mutates the input", EX4C.replace(
+        '        tail[0] = {**tail[0], "content": [block, *blocks(tail[0])]}',
+        '        tail[0]["content"] = [block, *blocks(tail[0])]').replace(
+        '        head[-1] = {**head[-1], "content": [*blocks(head[-1]), block]}',
+        '        head[-1]["content"] = [*blocks(head[-1]), block]')),
+    ("a hand-written prefix", EX4C.replace(
+        "block = summary_block(summary, role)",
+        'block = {"type": "text", "text": "Summary of earlier turns: " + summary.strip()}')),
+    ("an empty middle still gets a summary", EX4C.replace("head_end >= tail_start or ", "")),
+    ("the summary unstripped", EX4C.replace(
+        "block = summary_block(summary, role)",
+        'block = {"type": "text", "text": summary_block("x", role)["text"][:-1] + summary}')),
+]
+EX5C = R["ex5c"]
+MUTANTS["ex5c"] += [
+    ("everything at the input price", EX5C.replace(
+        "u.cache_creation_input_tokens * write", "u.cache_creation_input_tokens * prices['input']"
+    ).replace("u.cache_read_input_tokens * read", "u.cache_read_input_tokens * prices['input']")),
+    ("total_input at the input price", """
+def summary_cost(usages, prices):
+    return sum(u.total_input * prices["input"] + u.output_tokens * prices["output"]
+               for u in usages) / 1_000_000
+"""),
+    ("cache writes at the input price", EX5C.replace("1.25 * prices", "prices")),
+    ("ignores given cache prices", EX5C.replace(
+        'prices.get("cache_write", 1.25 * prices["input"])', '1.25 * prices["input"]').replace(
+        'prices.get("cache_read", 0.1 * prices["input"])', '0.1 * prices["input"]')),
+    ("output at the input price", EX5C.replace('u.output_tokens * prices["output"]',
+                                               'u.output_tokens * prices["input"]')),
+    ("only the last call", EX5C.replace("total += (", "total = (")),
+    ("rounded to cents", EX5C.replace("return total / 1_000_000",
+                                      "return round(total / 1_000_000, 2)")),
+    ("cache reads free", EX5C.replace("u.cache_read_input_tokens * read", "0")),
+    ("per token", EX5C.replace("return total / 1_000_000", "return total")),
+    ("read and write multipliers swapped", EX5C.replace("1.25 * prices", "X * prices").replace(
+        "0.1 * prices", "1.25 * prices").replace("X * prices", "0.1 * prices")),
+    ("output left out", EX5C.replace(' + u.output_tokens * prices["output"]', "")),
+]
+EX5D = R["ex5d"]
+MUTANTS["ex5d"] += [
+    ("the messages alone", EX5D.replace("counter.count(messages, system, tools) <=",
+                                        "counter.count(messages) <=")),
+    ("stuck only over the budget", EX5D.replace("overhead >= budget", "overhead > budget")),
+    ("round() instead of int()", EX5D.replace("int(target * budget)", "round(target * budget)")),
+    ("a negative goal", EX5D.replace("max(0, int(target * budget) - overhead)",
+                                     "int(target * budget) - overhead")),
+    ("a float goal", EX5D.replace("max(0, int(target * budget) - overhead)",
+                                  "max(0, target * budget - overhead)")),
+    ("the default trigger", EX5D.replace("<= trigger * budget", "<= 0.8 * budget")),
+    ("the default target", EX5D.replace("int(target * budget)", "int(0.5 * budget)")),
+    ("goal below the trigger, not the target", EX5D.replace("int(target * budget)",
+                                                            "int(trigger * budget)")),
+    ("never stuck", EX5D.replace('    if overhead >= budget:\n        return ("stuck", None)\n',
+                                 "")),
+    ("a list instead of a tuple", EX5D.replace('return ("send", None)', 'return ["send", None]')),
+    ("tiktoken instead of the counter", "\nfrom jupyter_compaction.tokens import TokenCounter\n"
+     + EX5D.replace("    overhead = counter.count",
+                    "    counter = TokenCounter()\n    overhead = counter.count")),
+]
+EX6C = R["ex6c"]
+MUTANTS["ex6c"] += [
+    ("not stripped", EX6C.replace("+ text.strip() +", "+ text +")),
+    ("only the right end stripped", EX6C.replace("+ text.strip() +", "+ text.rstrip() +")),
+    ("no newline", EX6C.replace(' + "\\n"', "")),
+    ("a newline in front", EX6C.replace('"- " + text.strip() + "\\n"',
+                                        '"\\n- " + text.strip()')),
+    ("newest note first", EX6C.replace('return (notes or "") + "- " + text.strip() + "\\n"',
+                                       'return "- " + text.strip() + "\\n" + (notes or "")')),
+    ("replaces the notes", EX6C.replace('(notes or "") + ', "")),
+    ("a blank note is written", EX6C.replace("    if not text.strip():\n        return notes\n",
+                                             "")),
+    ("a blank note makes an empty file", EX6C.replace("        return notes\n",
+                                                      '        return notes or ""\n')),
+    ("a '* ' bullet", EX6C.replace('"- "', '"* "')),
+    ("skips a note already there", EX6C.replace(
+        "    if not text.strip():",
+        '    if notes and "- " + text.strip() + "\\n" in notes:\n        return notes\n'
+        "    if not text.strip():")),
+    ("inner newlines joined", EX6C.replace("+ text.strip() +", '+ " ".join(text.split()) +')),
+]
+
 LIBRARY = {
+    "ex4c": '''
+from jupyter_compaction.strategies import SummarizeMiddle
+
+
+def place_summary(messages, head_end, tail_start, summary, role):
+    class Given(SummarizeMiddle):
+        def boundaries(self, messages, budget, counter):
+            return head_end, tail_start
+    layer = Given(summarizer=lambda prompt: summary, role=role)
+    return layer(messages, budget=10**9, counter=None).messages
+''',
+    "ex5c": '''
+from jupyter_compaction import pricing
+
+
+def summary_cost(usages, prices):
+    return pricing.dollars(usages, prices)
+''',
+    "ex5d": '''
+from jupyter_compaction.agent import Agent
+
+
+def preflight(counter, messages, system, tools, budget, trigger=0.8, target=0.5):
+    agent = Agent(None, budget=budget, trigger=trigger, target=target)
+    return ("send", None) if agent else ("stuck", None)
+''',
+    "ex6c": '''
+import tempfile
+
+from jupyter_compaction.task_state import notes_tools
+from jupyter_compaction.workspace import Workspace
+
+
+def add_note(notes, text):
+    write_note, read_notes = notes_tools(Workspace(tempfile.mkdtemp()))
+    write_note(text)
+    return (notes or "") + read_notes()
+''',
     "ex2": '''
 from jupyter_compaction.strategies import PLACEHOLDER, ClearToolResults
 from jupyter_compaction.tokens import TokenCounter

@@ -29,8 +29,8 @@ def solution(exercise: str, source: str | None = None):
 
 def test_every_exercise_has_a_reference_and_two_wrong_solutions():
     assert set(REFERENCE) == set(EXERCISES) == {
-        "ex1", "ex2", "ex3", "ex3b", "ex4", "ex4b", "ex5", "ex5b", "ex6", "ex6b", "ex7",
-        "ex8", "ex9"}
+        "ex1", "ex2", "ex3", "ex3b", "ex4", "ex4b", "ex4c", "ex5", "ex5b", "ex5c", "ex5d",
+        "ex6", "ex6b", "ex6c", "ex7", "ex8", "ex9"}
     for exercise in EXERCISES:
         assert sum(e == exercise for e, _, _ in WRONG) >= 2, exercise
 
@@ -87,7 +87,7 @@ def test_a_name_that_is_not_a_function_says_so(capsys):
 
 
 def test_unknown_exercise_lists_the_ids():
-    ids = "ex1, ex2, ex3, ex3b, ex4, ex4b, ex5, ex5b, ex6, ex6b, ex7, ex8"
+    ids = "ex1, ex2, ex3, ex3b, ex4, ex4b, ex4c, ex5, ex5b, ex5c, ex5d, ex6, ex6c, ex6b, ex7, ex8"
     with pytest.raises(ValueError, match=ids):
         check("ex99")
 
