@@ -78,7 +78,8 @@ def test_one_wrong_solution_loses_its_point_naming_the_case(tmp_path):
     nbformat.write(nb, wrong)
     result = grade([wrong])[wrong]
     points = {r["exercise"]: r["points"] for r in result["exercises"]}
-    assert points == {"ex5": 0, "ex5b": 1, "ex5c": 1, "ex5d": 1} and 0 < result["passed"] < result["total"]
+    assert points == {"ex5": 0, "ex5b": 1, "ex5c": 1, "ex5d": 1}
+    assert 0 < result["passed"] < result["total"]
     failed = [f[0] for r in result["exercises"] for f in r["failures"]]
     assert failed[0] == "exactly 10 %"
     assert all(f.startswith("hidden case") for f in failed[1:])
