@@ -51,8 +51,9 @@ def same_as_library(build: Callable[[], list[Message]], summary: str) -> Test:
     return test
 
 
-def with_old_summary() -> list[Message]:
-    messages = reading_history(3)
+def with_old_summary(turns: int = 3) -> list[Message]:
+    """`turns` turns whose task message carries an earlier user-role summary."""
+    messages = reading_history(turns)
     messages[0] = user(text("Summarize every file."), summary_block("read s01.py", "user"))
     return messages
 

@@ -29,6 +29,7 @@ from ..history import Message, cut_points
 from ..strategies import SummarizeMiddle
 from ..summaries import summary_block
 from .base import Case, Exercise, Test, numbered
+from .ex_compact import with_old_summary
 from .histories import (
     assistant,
     counter,
@@ -74,18 +75,11 @@ def same_as_library(build: Callable[[], list[Message]], head_end: int, tail_star
     return test
 
 
-def with_old_summary() -> list[Message]:
+def tail_summary() -> list[Message]:
     """Six turns where the first tail message (index 9) opens with an earlier summary."""
     messages = reading_history(6)
     messages[9] = {**messages[9], "content": [summary_block("read s01.py"),
                                               *messages[9]["content"]]}
-    return messages
-
-
-def user_head_summary() -> list[Message]:
-    """Six turns where the head's user message carries an earlier user-role summary."""
-    messages = reading_history(6)
-    messages[0] = user(text("Summarize every file."), summary_block("read s01.py", "user"))
     return messages
 
 
@@ -112,10 +106,10 @@ CASES = (
     Case("an older summary in the tail is replaced",
          "remove older summary blocks (is_summary(block['text'])) from the head and the tail:"
          " the new summary already holds what they said",
-         same_as_library(with_old_summary, 1, 9, SUMMARY, "assistant")),
+         same_as_library(tail_summary, 1, 9, SUMMARY, "assistant")),
     Case("an older summary in the head is replaced",
          "the head's last message loses its older user-role summary before the new one goes in",
-         same_as_library(user_head_summary, 1, 9, SUMMARY, "user")),
+         same_as_library(lambda: with_old_summary(6), 1, 9, SUMMARY, "user")),
     Case("plain-string messages become block lists",
          "a message whose content is a string becomes [{'type': 'text', 'text': ...}]"
          " before the summary block joins it (history.blocks(message) does that)",
