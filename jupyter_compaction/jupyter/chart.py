@@ -38,8 +38,8 @@ PART_COLORS = {"system": "#9e9e9e", "messages": "#4c78a8", "tool_results": "#f58
                "summary": "#54a24b"}
 BUDGET_COLOR, TRIGGER_COLOR, MARK_COLOR = "#d62728", "#ff9896", "#000000"
 TARGET_COLOR, REPORTED_COLOR = "#2ca02c", "#7f7f7f"
-UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "target", "compactions",
-        "reported")
+UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "target", "reported",
+        "compactions")  # the markers last: drawn on top
 REPORTED_LABEL = "reported by the model's API"
 TITLE = "Tokens in each request"
 HEIGHT = 380
@@ -143,12 +143,12 @@ class TokenChart:
                        line={"color": TRIGGER_COLOR, "width": 1.5, "dash": "dash"}),
             go.Scatter(name="compaction target", mode="lines", hoverinfo="skip",
                        line={"color": TARGET_COLOR, "width": 1.5, "dash": "dot"}),
-            go.Scatter(name="compaction", mode="markers", hoverinfo="text",
-                       marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
             go.Scatter(name=self.reported_label, mode="lines+markers",
                        hovertemplate="reported: %{y}<extra></extra>",
                        line={"color": REPORTED_COLOR, "width": 1.5, "dash": "dot"},
                        marker={"size": 4, "color": REPORTED_COLOR}),
+            go.Scatter(name="compaction", mode="markers", hoverinfo="text",
+                       marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
         ]
         fig = go.FigureWidget(data=traces, layout={
             "title": {"text": self.title}, "height": self.height,
@@ -171,7 +171,7 @@ class TokenChart:
         if fig is None:
             return
         span = [self.turns[0], self.turns[-1]] if self.turns else []
-        budget, trigger, target, marks, reported = range(len(PARTS), len(PARTS) + 5)
+        budget, trigger, target, reported, marks = range(len(PARTS), len(PARTS) + 5)
         target_span = span if self.target else []
         wanted = {(i, "x"): self.turns for i in range(len(PARTS))}
         wanted |= {(i, "y"): self.parts[p] for i, p in enumerate(PARTS)}
