@@ -344,21 +344,25 @@ def test_context_shows_a_reported_count_beside_the_local_one():
 
 # --- %compact --------------------------------------------------------------------------------
 
-def test_compact_needs_a_run_and_a_known_strategy(ip):
-    assert usage_error(ip.run_line_magic, "compact", "") == NO_RUN
+def finished_run(ip):
+    """A logistics run played by %agent under a budget it never comes near."""
     with capture_output():
         ip.run_line_magic("agent", "--scenario logistics --budget 50000 --quiet")
+    return ip.user_ns["_agent_run"]
+
+
+def test_compact_needs_a_run_and_a_known_strategy(ip):
+    assert usage_error(ip.run_line_magic, "compact", "") == NO_RUN
+    run = finished_run(ip)
     assert "unknown strategy 'shrink'" in usage_error(ip.run_line_magic, "compact",
                                                       "--strategy shrink")
     assert "see %compact? for the options" in usage_error(ip.run_line_magic, "compact",
                                                           "--nope")
-    assert not ip.user_ns["_agent_run"].compactions
+    assert not run.compactions
 
 
 def test_compact_with_a_focus_says_what_it_did(ip):
-    with capture_output():
-        ip.run_line_magic("agent", "--scenario logistics --budget 50000 --quiet")
-    run = ip.user_ns["_agent_run"]
+    run = finished_run(ip)
     transcript = list(run.transcript)
     with capture_output() as out:
         ip.run_line_magic("compact", "--strategy compact the order ORD-1042")
@@ -375,8 +379,7 @@ def test_compact_with_a_focus_says_what_it_did(ip):
 
 
 def test_compact_with_nothing_to_do_says_why(ip):
-    with capture_output():
-        ip.run_line_magic("agent", "--scenario logistics --budget 50000 --quiet")
+    finished_run(ip)
     with capture_output() as out:
         ip.run_line_magic("compact", "")
     assert out.stdout.startswith("Nothing to compact with progressive: fits under")
