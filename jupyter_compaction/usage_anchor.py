@@ -4,7 +4,7 @@ The agent counts every request with tiktoken (`tokens.py`) before sending it; th
 reports, in each reply's `Usage`, how many input tokens it really counted (uncached +
 cache read + cache write). The two differ: another tokenizer, and framing the API adds
 around tools and messages. `UsageAnchor` keeps, for one run, the ratio of the reported
-count to the local count of the same request, and the trigger reads two things from it:
+count to the local count of the same request, and the agent reads three things from it:
 
 - `estimate(local)`: the local count times the ratio, the size the API will most likely
   report for the next request;
@@ -22,13 +22,14 @@ call does not swing the trigger and a change in what the context holds (prose, c
 JSON) is followed within a few calls. A model that reports its counts exactly (the
 simulated model) keeps the ratio at exactly 1, so nothing changes for it.
 
-Left out: the ratio is per run and kept in memory only (a resumed run in a new process
-starts again from 1); summary calls are not observed (their request is not the agent's);
-a reply that reports no input tokens is ignored; and a ratio under 1 is shown but never
-used to compact *later* than the local count says: the estimate is at least the local
-count, since a count that is too low risks a refused request while one that is too high
-only compacts a little early (and test stand-ins report made-up, tiny usage). The stuck
-check and the compaction after a refusal for length still read the local count.
+Left out: the ratio is per run and kept in memory only (it is not written to the session
+store; a run rebuilt from it starts again from 1); summary calls are not observed (their
+request is not the agent's); a reply that reports no input tokens is ignored; and a ratio
+under 1 is shown but never used to compact *later* than the local count says: the
+estimate is at least the local count, since a count that is too low risks a refused
+request while one that is too high only compacts a little early (and test stand-ins
+report made-up, tiny usage). The stuck check and the compaction after a refusal for
+length still read the local count.
 """
 
 from __future__ import annotations
