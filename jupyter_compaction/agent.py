@@ -3,9 +3,11 @@
 Each turn:
 1. rebuild the system prompt (the base prompt plus the rendered task state);
 2. count the whole request *before* calling (preflight), and when it is over the trigger
-   (`trigger * budget`) run the strategy, asking for the target (`target * budget`, well
-   below the trigger, so the next turns have room before compacting again), then check
-   that it was not stuck (still over the budget after freeing less than 10 %);
+   (`trigger * budget`, in the model's own count as far as the input tokens it reported
+   so far tell: `usage_anchor.py`) run the strategy, asking for the target
+   (`target * budget`, well below the trigger, so the next turns have room before
+   compacting again), then check that it was not stuck (still over the budget after
+   freeing less than 10 %);
 3. call the model (if the API refuses the request as too long, compact harder and retry
    the call once); 4. run every tool call of the reply and append the results.
 A reply without tool calls is the answer.
@@ -15,6 +17,9 @@ and `Run.transcript` is every message ever sent or received, which nothing rewri
 Everything that happens is announced as an event (`events.py`), and, with a
 `SessionStore`, written to disk as it happens, so a crash, a model error or a stuck
 compaction loses nothing and `resume()` continues where the run stopped.
+
+`Agent.compact(run, strategy, focus)` compacts a run's context on demand (the `%compact`
+magic), through the same steps as the trigger does.
 
 Left out: streaming, parallel tool execution (calls run in order) and human turns in the
 middle of a run.
@@ -50,6 +55,7 @@ from .summarizers import make_summarizer
 from .task_state import TaskState, notes_tools
 from .tokens import CHARS_PER_TOKEN, Tally, TokenCounter
 from .tools import Toolbox, truncate
+from .usage_anchor import UsageAnchor
 from .workspace import Workspace
 
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
@@ -93,6 +99,7 @@ class Run:
     scenario: str | None = None
     calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
     tally: Tally | None = field(default=None, repr=False)  # running token count of messages
+    anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
     summaries_resume_at: int = field(default=0, repr=False)  # no summary call before this turn
     weak_summaries: int = field(default=0, repr=False)  # weak summary compactions in a row
 
@@ -150,10 +157,7 @@ class Agent:
         self.user_tools = list(tools)
         self.workspace, self.on_event, self.store = workspace, on_event, store
         self.counter = _checked_counter(counter) if counter is not None else TokenCounter()
-        strategy = settings.strategy
-        self.strategy = configure(
-            strategies_module.get(strategy) if isinstance(strategy, str) else strategy,
-            role=settings.summary_role)
+        self.strategy = self._configured(settings.strategy)
 
     # --- building one request -------------------------------------------------------
     def _toolbox(self, state: TaskState | None) -> Toolbox:
@@ -202,24 +206,16 @@ class Agent:
 
     def _turns(self, run: Run, max_turns: int) -> Run:
         toolbox = self._toolbox(run.task_state)
-        trigger = int(self.settings.trigger * self.budget)
-        target = int(self.settings.target * self.budget)
         for _ in range(max_turns):
             run.turn += 1
-            run.system = self._system(run.task_state)
             schemas = toolbox.schemas
-            overhead = self.counter.count([], run.system, schemas)
-            compacting = (overhead + self._tally(run).total > trigger
-                          and self.strategy.name != "off")
-            if compacting and not self._compact(run, schemas, overhead):
+            overhead = self._preflight(run, schemas)
+            if overhead is None:
                 return run
-            self._emit(run, TurnStarted(run.turn, overhead + self._tally(run).total,
-                                        self.budget, trigger, self._parts(run, overhead),
-                                        target_at=target))
             reply = self._call(run, schemas, overhead)
             if reply is None:
                 return run
-            self._record_reply(run, reply)
+            self._record_reply(run, reply, sent=overhead + self._tally(run).total)
             if not reply.tool_uses:
                 run.answer, run.status = reply.text, "finished"
                 self._emit(run, Finished(run.turn, reply.text))
@@ -228,6 +224,25 @@ class Agent:
         run.status = "max_turns"
         self._emit(run, Finished(run.turn, run.answer or "", reason="max_turns"))
         return run
+
+    def _preflight(self, run: Run, schemas: list[dict[str, Any]]) -> int | None:
+        """Rebuild the system prompt, compact when the request is over the trigger (in the
+        API's own count as far as its reports tell, `usage_anchor.py`) and announce the
+        turn. The tokens of the system prompt and tools; None when the run had to stop."""
+        trigger = int(self.settings.trigger * self.budget)
+        run.system = self._system(run.task_state)
+        overhead = self.counter.count([], run.system, schemas)
+        if (self.strategy.name != "off"
+                and run.anchor.over(overhead + self._tally(run).total, trigger)
+                and self._compact(run, schemas, overhead) is None):
+            return None
+        local = overhead + self._tally(run).total
+        self._emit(run, TurnStarted(run.turn, local, self.budget, trigger,
+                                    self._parts(run, overhead),
+                                    target_at=int(self.settings.target * self.budget),
+                                    anchored=run.anchor.estimate(local),
+                                    reported_before=run.anchor.last_reported))
+        return overhead
 
     def _call(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> Reply | None:
         """The model's reply; None when the call failed and the run ended. A refusal for
@@ -267,17 +282,40 @@ class Agent:
         return True
 
     # --- compaction: shrink, check, accept, announce ---------------------------------
-    def _compact(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> bool:
-        """Compact the messages towards the target (less the system prompt and tools,
-        `overhead`); False when the run had to stop because compaction is stuck."""
+    def compact(self, run: Run, strategy: Any = None, focus: str | None = None
+                ) -> Compaction | None:
+        """Compact `run`'s live context now, even under the trigger, towards the target.
+
+        `strategy` (a name or a strategy object; default: the agent's) does the work, and
+        `focus` tells the summaries what to keep in most detail (as `/compact focus` does
+        in Claude Code). The transcript keeps every message; a `Compacted` event and the
+        store record the change as at any turn. Returns what the strategy did (`changed`
+        is False, and `note` says why, when there was nothing to do); None when
+        compaction is stuck, which ends the run as it would at a turn (`run.error`)."""
+        if focus is not None and not isinstance(focus, str):
+            raise ValueError(f"focus must be text, e.g. 'the open invoices', not {focus!r}")
+        chosen = self.strategy if strategy is None else self._configured(strategy)
+        if focus and focus.strip():
+            chosen = configure(chosen, focus=" ".join(focus.split()))
+        run.system = self._system(run.task_state)
+        schemas = self._toolbox(run.task_state).schemas
+        return self._compact(run, schemas, self.counter.count([], run.system, schemas),
+                             chosen)
+
+    def _compact(self, run: Run, schemas: list[dict[str, Any]], overhead: int,
+                 strategy: Any = None) -> Compaction | None:
+        """Compact the messages towards the target (in the model's own count, as the
+        trigger reads it; less the system prompt and tools, `overhead`) with `strategy`
+        (default: the agent's); None when the run had to stop because compaction is stuck."""
         before, room = run.messages, self.budget - overhead
-        goal = max(0, int(self.settings.target * self.budget) - overhead)
+        target = int(self.settings.target * self.budget)
+        goal = max(0, run.anchor.to_local(target) - overhead)
         try:
             if room <= 0:  # nothing any strategy does to the messages can help
                 raise _Stuck(f"compaction is stuck: the system prompt and tools alone take "
                              f"{overhead} tokens, over the budget of {self.budget}; "
                              f"raise the budget")
-            result, fallback = self._shrink(run, schemas, goal)
+            result, fallback = self._shrink(run, schemas, goal, strategy)
             check_stuck(result, room)
         except (CompressionStuck, _Stuck) as exc:
             return self._stuck(run, str(exc))
@@ -285,12 +323,12 @@ class Agent:
             self._accept(run, result)
         if result.changed or fallback:  # else: under the budget, nothing worth doing yet
             self._announce(run, before, result, fallback)
-        return True
+        return result
 
-    def _shrink(self, run: Run, schemas: list[dict[str, Any]], goal: int
-                ) -> tuple[Compaction, str]:
-        """The strategy's compaction towards `goal` tokens of messages and, when it failed
-        and trimming stood in, why."""
+    def _shrink(self, run: Run, schemas: list[dict[str, Any]], goal: int,
+                strategy: Any = None) -> tuple[Compaction, str]:
+        """The compaction of `strategy` (default: the agent's) towards `goal` tokens of
+        messages and, when it failed and trimming stood in, why."""
         summarizer = make_summarizer(self.settings.summarizer, model=self.model,
                                      system=run.system, tools=schemas,
                                      usage=run.summary_usage)
@@ -302,7 +340,7 @@ class Agent:
             called.append(prompt)
             return summarizer(prompt)
 
-        strategy = configure(self.strategy, summarizer=summarize)
+        strategy = configure(strategy or self.strategy, summarizer=summarize)
         try:
             result = strategy(run.messages, budget=goal, counter=self.counter)
         except CompressionStuck:
@@ -347,6 +385,7 @@ class Agent:
         run.compactions.append(result)
         run.messages = list(result.messages)  # ours to grow; the record stays as it was
         self._tally(run).reset(run.messages)
+        run.anchor.rebase()
         if self.store and run.session_id:
             run.session_id = self.store.start(self._meta(run.task), parent=run.session_id,
                                               context=run.messages)
@@ -361,8 +400,11 @@ class Agent:
             summary_prompt=result.summary_prompt, summary=result.summary,
             note="; ".join(n for n in (fallback, result.note) if n), summary_usage=usage))
 
-    def _record_reply(self, run: Run, reply: Reply) -> None:
+    def _record_reply(self, run: Run, reply: Reply, sent: int) -> None:
+        """Keep `reply` and its usage; `sent` is the local count of the request it answers
+        (a refusal for length may have compacted it since the turn started)."""
         run.usage.append(reply.usage)
+        run.anchor.observe(sent, reply.usage.total_input)
         self._append(run, reply.as_message())
         self._emit(run, ModelReplied(run.turn, reply.usage, reply.stop_reason, reply.text,
                                      len(reply.tool_uses)))
@@ -387,6 +429,11 @@ class Agent:
             self.store.save_state(run.session_id, dataclasses.asdict(run.task_state))
 
     # --- bookkeeping ------------------------------------------------------------------
+    def _configured(self, strategy: Any) -> Any:
+        """The strategy named (or given), with the settings' summary role."""
+        return configure(strategies_module.get(strategy) if isinstance(strategy, str)
+                         else strategy, role=self.settings.summary_role)
+
     def _tally(self, run: Run) -> Tally:
         if run.tally is None:
             run.tally = Tally(self.counter, run.messages, part=part_of)
@@ -412,10 +459,9 @@ class Agent:
         self._emit(run, Failed(run.turn, message, reason))
         return run
 
-    def _stuck(self, run: Run, message: str) -> bool:
-        """End the run because compaction cannot go on; False tells the loop to stop."""
+    def _stuck(self, run: Run, message: str) -> None:
+        """End the run because compaction cannot go on; None tells the loop to stop."""
         self._fail(run, message, "stuck")
-        return False
 
     def _parts(self, run: Run, overhead: int) -> dict[str, int]:
         return {"system": overhead, "messages": 0, "tool_results": 0, "summary": 0,

@@ -27,7 +27,9 @@ class Event:
 
 @dataclass(frozen=True)
 class TurnStarted(Event):
-    """A turn is about to call the model; `tokens` is the request size (after compaction)."""
+    """A turn is about to call the model; `tokens` is the request size (after compaction),
+    counted locally; `anchored` is what the trigger read: the same size in the API's
+    own count, as far as the reports so far tell."""
 
     kind: ClassVar[str] = "turn_started"
     tokens: int
@@ -35,6 +37,9 @@ class TurnStarted(Event):
     trigger_at: int
     parts: dict[str, int] = field(default_factory=dict)  # system, messages, tool_results, summary
     target_at: int = 0  # the request size compaction aims for (0: not known)
+    anchored: int = 0  # `tokens` scaled by the run's reported/local ratio (0: not known)
+    reported_before: int = 0  # the API's count of the last request it reported (0: none
+    # yet); over `trigger_at` with no compaction since, it compacts (`usage_anchor.py`)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,10 @@ to four stacked areas (system prompt and tools, messages, tool results, summary,
 `TurnStarted.parts`) and moves the budget and trigger lines; each `Compacted` adds a
 marker at the size the request had before it, whose hover text says which strategy ran
 and how many tokens it took the messages from and to (`Compacted` counts the messages
-only; the marker adds the system prompt and tools so it sits on top of the stack).
+only; the marker adds the system prompt and tools so it sits on top of the stack). Each
+`ModelReplied` whose usage reports input tokens adds a point to a dotted line beside the
+stack: the request's size as the model's API counted it, where the stack is the local
+count (the two meet for the simulated model, which reports the local count).
 
 The figure (`.figure`, a plotly `FigureWidget`) is built on first use, so a chart that is
 only read as text (`.text()`) never imports plotly. Every update happens inside one
@@ -25,7 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..demo import bar
-from ..events import Compacted, Event, TurnStarted
+from ..events import Compacted, Event, ModelReplied, TurnStarted
 from .render import text_table
 
 PARTS = ("system", "messages", "tool_results", "summary")
@@ -34,8 +37,10 @@ PART_LABELS = {"system": "system + tools", "messages": "messages",
 PART_COLORS = {"system": "#9e9e9e", "messages": "#4c78a8", "tool_results": "#f58518",
                "summary": "#54a24b"}
 BUDGET_COLOR, TRIGGER_COLOR, MARK_COLOR = "#d62728", "#ff9896", "#000000"
-TARGET_COLOR = "#2ca02c"
-UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "target", "compactions")
+TARGET_COLOR, REPORTED_COLOR = "#2ca02c", "#7f7f7f"
+UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "target", "reported",
+        "compactions")  # the markers last: drawn on top
+REPORTED_LABEL = "reported by the model's API"
 TITLE = "Tokens in each request"
 HEIGHT = 380
 ARRAY_DTYPE = "int32"  # a typed array is sent as a binary buffer (int64 is not)
@@ -51,7 +56,10 @@ def _array(values: list[int]) -> Any:
 
 
 class TokenChart:
-    """Stacked tokens per turn, budget, trigger and target lines, compaction markers."""
+    """Stacked tokens per turn, budget, trigger and target lines, compaction markers and
+    the input tokens the model's API reported."""
+
+    reported_label = REPORTED_LABEL
 
     def __init__(self, title: str = TITLE, height: int = HEIGHT):
         self.title, self.height = title, height
@@ -78,6 +86,7 @@ class TokenChart:
         self.trigger: int | None = None
         self.target: int | None = None
         self.marks: list[Compacted] = []
+        self.reported: list[tuple[int, int]] = []  # (turn, input tokens the API reported)
         self._mark_x: list[int] = []
         self._mark_y: list[int] = []
         self._mark_text: list[str] = []
@@ -105,6 +114,9 @@ class TokenChart:
                 f"turn {event.turn}: {html.escape(event.strategy)}<br>"
                 f"messages {event.tokens_before} → {event.tokens_after} tokens")
             return True
+        if isinstance(event, ModelReplied) and event.usage.total_input > 0:
+            self.reported.append((event.turn, event.usage.total_input))
+            return True
         return False
 
     # --- the widget -------------------------------------------------------------------
@@ -131,6 +143,10 @@ class TokenChart:
                        line={"color": TRIGGER_COLOR, "width": 1.5, "dash": "dash"}),
             go.Scatter(name="compaction target", mode="lines", hoverinfo="skip",
                        line={"color": TARGET_COLOR, "width": 1.5, "dash": "dot"}),
+            go.Scatter(name=self.reported_label, mode="lines+markers",
+                       hovertemplate="reported: %{y}<extra></extra>",
+                       line={"color": REPORTED_COLOR, "width": 1.5, "dash": "dot"},
+                       marker={"size": 4, "color": REPORTED_COLOR}),
             go.Scatter(name="compaction", mode="markers", hoverinfo="text",
                        marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
         ]
@@ -155,7 +171,7 @@ class TokenChart:
         if fig is None:
             return
         span = [self.turns[0], self.turns[-1]] if self.turns else []
-        budget, trigger, target, marks = range(len(PARTS), len(PARTS) + 4)
+        budget, trigger, target, reported, marks = range(len(PARTS), len(PARTS) + 5)
         target_span = span if self.target else []
         wanted = {(i, "x"): self.turns for i in range(len(PARTS))}
         wanted |= {(i, "y"): self.parts[p] for i, p in enumerate(PARTS)}
@@ -164,7 +180,9 @@ class TokenChart:
                    (target, "x"): target_span,
                    (target, "y"): [self.target] * len(target_span),
                    (marks, "x"): self._mark_x, (marks, "y"): self._mark_y,
-                   (marks, "hovertext"): self._mark_text}
+                   (marks, "hovertext"): self._mark_text,
+                   (reported, "x"): [x for x, _ in self.reported],
+                   (reported, "y"): [y for _, y in self.reported]}
         changed = {key: list(v) for key, v in wanted.items() if self._sent.get(key) != v}
         with fig.batch_update():
             for (i, prop), values in changed.items():

@@ -4,7 +4,9 @@ A row shows the message's index, role, block kinds (e.g. "text, tool_use x2"), i
 tokens, and a marker: "task" for message 0, "summary" for a compaction summary,
 "cleared N" for tool results whose content was replaced by the placeholder. With
 `full=True` each row also carries the message text (escaped in HTML, truncated with a
-visible "… N more characters").
+visible "… N more characters"). Under the title, a line compares the last request's two
+sizes: "local N, reported M, ratio r", the local count against the input tokens the
+model's API reported for it, and their running ratio (`usage_anchor.py`).
 
 Left out: editing the context by hand; the transcript (`run.transcript`) is not shown.
 """
@@ -19,7 +21,7 @@ from ..history import Message, block_text, blocks
 from ..strategies import PLACEHOLDER
 from ..summaries import is_summary
 from ..tokens import TokenCounter
-from .render import Rich, heading, html_table, plain, text_table
+from .render import Rich, esc, heading, html_table, plain, text_table
 
 FULL_CHARS = 600  # per message, with --full
 HEADERS = ("#", "role", "blocks", "tokens", "marker")
@@ -64,20 +66,27 @@ def summary_line(run: Any, table: list[Row]) -> str:
             f"(the transcript keeps all {len(run.transcript)})")
 
 
+def usage_line(run: Any) -> str:
+    """The last request, counted locally and by the model's API ("" for a run without)."""
+    anchor = getattr(run, "anchor", None)
+    return f"last request: {anchor.line()}" if anchor is not None else ""
+
+
 def view(run: Any, name: str = "_agent_run", full: bool = False) -> Rich:
     table = rows(run)
-    title = f"{name}: {summary_line(run, table)}"
+    title, usage = f"{name}: {summary_line(run, table)}", usage_line(run)
     head = HEADERS + (("text",) if full else ())
 
     def cells(r: Row) -> tuple[object, ...]:
         return (r.index, r.role, r.kinds, r.tokens, r.marker) + ((r.text,) if full else ())
 
     text_rows = [cells(r)[:5] for r in table]
-    text = title + "\n" + text_table(HEADERS, text_rows)
+    text = title + (f"\n{usage}" if usage else "") + "\n" + text_table(HEADERS, text_rows)
     if full:
         text += "\n" + "\n".join(
             f"\n--- [{r.index}] {r.role} ({r.tokens} tokens) ---\n{plain(r.text, FULL_CHARS)}"
             for r in table)
-    html_text = heading(title) + html_table(head, [cells(r) for r in table],
-                                            pre_cells=full, limit=FULL_CHARS)
+    html_text = (heading(title) + (f"<div>{esc(usage)}</div>" if usage else "")
+                 + html_table(head, [cells(r) for r in table], pre_cells=full,
+                              limit=FULL_CHARS))
     return Rich(text, html_text)

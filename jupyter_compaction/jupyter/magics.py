@@ -1,11 +1,13 @@
-"""The IPython magics: `%%agent`, `%context`, `%summary`, `%compaction_budget`, `%compaction_lab`.
+"""The IPython magics: `%%agent`, `%context`, `%summary`, `%compact`, `%compaction_budget`,
+`%compaction_lab`.
 
 `%%agent` plays a scenario with the cell as the task (`%agent --scenario NAME`, the
 line form, plays the scenario's own task: IPython refuses a cell magic whose body is
 empty, and its message then points to the line form), shows the run as it happens (the
 live chart in a widget frontend, text rows elsewhere; see `frontend.py`), stores the
 `Run` as `_agent_run` (and `--out NAME`) and shows the answer and headline numbers.
-`%context` and `%summary` inspect a stored run; `%compaction_budget` sets
+`%context` and `%summary` inspect a stored run; `%compact [focus words]` compacts the
+last run's context now (`Agent.compact`) and says what it did; `%compaction_budget` sets
 `CONTEXT_BUDGET`, which `%%agent` reads when `--budget` is not given; `%compaction_lab`
 opens the lab. Options are declared with IPython's `magic_arguments`, so `%%agent?`
 shows them. Every bad input raises `UsageError` (shown by IPython as one line, no
@@ -27,6 +29,7 @@ from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .. import runner
+from ..events import Compacted
 from ..runner import Session
 from ..settings import DEFAULTS, MAX_BUDGET
 from ..strategies import STRATEGIES
@@ -39,6 +42,8 @@ from .render import show
 RUN_VAR = "_agent_run"
 LAB_VAR = "_lab"
 EMPTY_TASK = "write a task in the cell or pass --scenario NAME"
+NO_RUN = "no run to compact yet; run %%agent (or %agent --scenario NAME) first"
+SUMMARY_LINES = 6  # %compact shows this many lines of the new summary
 
 
 @magics_class
@@ -205,6 +210,27 @@ class CompactionMagics(Magics):
         run = self._run_named(args.name)
         show(summary_view.view(run, args.name), rich=self._rich())
 
+    # --- compacting now ---------------------------------------------------------------
+    @magic_arguments()
+    @argument("--strategy", metavar="NAME",
+              help=f"compact with this strategy instead of the run's: {', '.join(STRATEGIES)}")
+    @argument("focus", nargs="*",
+              help="what the summary should keep in most detail, e.g. the open invoices")
+    @line_magic
+    def compact(self, line: str) -> None:
+        """Compact the last %%agent run's context now, even under the trigger, towards the
+        target; the words after the options are the focus of the summary."""
+        args = self._parse(self.compact, line)
+        session = self.session
+        if session is None or session.run is None:
+            raise UsageError(NO_RUN)
+        strategy = check.strategy(args.strategy) if args.strategy is not None else None
+        run, focus = session.run, " ".join(args.focus)
+        seen = len(run.events)
+        result = session.agent.compact(run, strategy, focus or None)
+        announced = [e for e in run.events[seen:] if isinstance(e, Compacted)]
+        print(compact_report(run, result, announced[-1] if announced else None, focus))
+
     # --- settings and the lab ---------------------------------------------------------
     @magic_arguments()
     @argument("tokens", nargs="?", help="the new budget, e.g. 20000 (none: show it)")
@@ -245,3 +271,25 @@ class CompactionMagics(Magics):
         self.ns[LAB_VAR] = lab
         display(lab)
 
+
+
+def compact_report(run: Any, result: Any, event: Compacted | None, focus: str) -> str:
+    """What `%compact` did: tokens before -> after, the focus, the summary's first lines."""
+    if result is None:
+        return f"Compaction is stuck, so the run ended: {check.one_line(run.error or '')}"
+    if event is None:
+        return (f"Nothing to compact with {result.kind}: "
+                f"{result.note or 'the strategy changed nothing'}")
+    lines = [f"Compacted {RUN_VAR} at turn {event.turn} with {event.strategy}: messages "
+             f"{event.tokens_before} -> {event.tokens_after} tokens "
+             f"({event.dropped} messages folded or dropped, {event.cleared} results cleared)"]
+    if event.note:
+        lines.append(f"note: {event.note}")
+    if focus:
+        steered = "" if event.summary else " (no summary was written, so it steered nothing)"
+        lines.append(f"focus: {focus}{steered}")
+    if event.summary:
+        head = event.summary.splitlines()
+        lines.append(f"summary ({len(head)} lines), first lines:")
+        lines += [f"  {text}" for text in head[:SUMMARY_LINES]]
+    return "\n".join(lines)

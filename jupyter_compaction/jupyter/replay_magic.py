@@ -28,27 +28,17 @@ from .validate import one_line
 
 MAGIC = "replay"
 REPLAY_VAR = "_replay"
-REPORTED_COLOR = "#7f7f7f"
 
 
 class ReplayChart(TokenChart):
-    """The live chart plus one trace: the input tokens the original session reported."""
+    """The live chart of a replay; its reported line is the original session's (the
+    replay's `ModelReplied` events carry the input tokens the session's log holds)."""
+
+    reported_label = "reported by the API (original session)"
 
     def __init__(self, result: Replay):
         super().__init__(title=f"Replay of {result.strategy} at {result.budget} tokens")
-        self.reported = [(t.turn, t.reported) for t in result.turns if t.reported is not None]
         self.feed(result.events())
-
-    def _build(self) -> Any:
-        import plotly.graph_objects as go
-
-        fig = super()._build()
-        fig.add_trace(go.Scatter(
-            name="reported by the API (original session)", mode="lines",
-            x=[x for x, _ in self.reported], y=[y for _, y in self.reported],
-            line={"color": REPORTED_COLOR, "width": 1.5, "dash": "dot"}))
-        fig.data[-1].uid = "reported"  # a fixed name, as the base chart's traces have
-        return fig
 
 
 @magic_arguments()

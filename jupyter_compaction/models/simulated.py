@@ -27,7 +27,9 @@ Asked for a summary (recognised by what the request asks, in any wording), it wr
 the sections the prompt names, in that order, under the length the prompt states
 (`summary_words` otherwise), extracting from the transcript and previous summary it is
 given. A prompt that does not ask to keep identifiers verbatim gets a lossier summary:
-only the newest steps keep their values.
+only the newest steps keep their values. A prompt that names a focus ("focus on: X")
+keeps the steps whose line mentions a word of it: they keep their values in a lossy
+summary, and under the length cap they lose them last (the others erode first).
 
 The one assumption about model behaviour, `user_summary`, is how far it trusts a
 summary written in the *user* role (assistant-role summaries are always trusted):
@@ -86,6 +88,10 @@ DEFAULT_USER_SUMMARY = "trust"
 SUMMARY_ASK = re.compile(r"\b(summar\w*|compress\w*|condens\w*|recap)\b", re.I)
 WORD_CAP = re.compile(r"\b(?:under|at most|no more than|within|fewer than|max(?:imum)?(?: of)?|"
                       r"up to|less than)\s+(\d+)\s+words\b", re.I)
+FOCUS = re.compile(r"\bfocus(?:ed)? on:?\s*(.+?)(?:\.\s|\.?$)", re.I | re.M)
+FOCUS_WORD = re.compile(r"[\w./-]{3,}")
+FOCUS_SKIP = {"the", "and", "for", "with", "about", "all", "any", "its", "our", "their", "what",
+              "which", "that", "this", "how", "from", "into"}  # words that name no fact
 VERBATIM = re.compile(r"\b(verbatim|exact(?:ly as written)?|word for word|identifiers?|IDs?)\b")
 HEADING = re.compile(r"^#{1,6}\s*(.+?)\s*$", re.M)
 TAGGED = re.compile(r"<(task|previous-summary|turns)>\n(.*?)\n</\1>", re.S)
@@ -321,6 +327,7 @@ class SimulatedModel:
         previous = tagged.get("previous-summary", "")
         cap = int(m.group(1)) if (m := WORD_CAP.search(asked)) else self.summary_words
         keep_all = bool(VERBATIM.search(asked))
+        focus = _focus_words(asked)
         names = HEADING.findall(asked) or list(SECTIONS)
         steps = _observed(turns)
         r = read(self.scenario, tagged.get("task", ""), [previous, _assistant_lines(turns)],
@@ -332,9 +339,9 @@ class SimulatedModel:
         for n, call in enumerate(done):
             facts = call.record(r.seen[call.key]) if call.key in r.seen else {
                 f.name: r.facts[f.name] for f in call.facts if f.name in r.facts}
-            keep = keep_all or n >= len(done) - LOSSY_KEEP
-            lines.append(f"- {call.label}: {fact_line(facts)}" if facts and keep
-                         else f"- {call.label}")
+            line = f"- {call.label}: {fact_line(facts)}" if facts else f"- {call.label}"
+            keep = keep_all or n >= len(done) - LOSSY_KEEP or _about(line, focus)
+            lines.append(line if keep else f"- {call.label}")
         parts = {
             "goal": [(tagged.get("task") or _goal_of(previous)).split("\n")[0] or "(unknown)"],
             "next": [f"- {c.label}" for c in r.plan if not r.done(c)][:MAX_NEXT_STEPS]
@@ -352,7 +359,7 @@ class SimulatedModel:
 
         summary = render(lines)
         while len(summary.split()) > cap and lines:
-            lines = _erode(lines)
+            lines = _erode(lines, focus)
             summary = render(lines)
         kept = summary.split("\n")
         while len(kept) > 1 and len("\n".join(kept).split()) > cap:
@@ -420,10 +427,27 @@ def _goal_of(summary: str) -> str:
     return found.group(1) if found else ""
 
 
-def _erode(lines: list[str]) -> list[str]:
+def _focus_words(asked: str) -> frozenset[str]:
+    """The words of the focus a summary prompt names ("focus on: X"), lower-cased."""
+    found = FOCUS.search(asked)
+    words = FOCUS_WORD.findall(found.group(1).lower()) if found else []
+    return frozenset(w.strip("./-") for w in words) - FOCUS_SKIP - {""}
+
+
+def _about(line: str, focus: frozenset[str]) -> bool:
+    """Whether a summary line mentions a word of the focus."""
+    text = line.lower()
+    return any(word in text for word in focus)
+
+
+def _erode(lines: list[str], focus: frozenset[str] = frozenset()) -> list[str]:
     """One step of forgetting: the oldest line with values loses them; once none has
-    any, the oldest two lines merge into a count and their labels are gone too."""
-    for n, line in enumerate(lines):
+    any, the oldest two lines merge into a count and their labels are gone too. Lines
+    about the `focus` come last each time: they lose their values only when no other
+    line has any, and merge only when they are all that is left."""
+    order = sorted(range(len(lines)), key=lambda n: _about(lines[n], focus))  # stable
+    for n in order:
+        line = lines[n]
         if ": " in line and not line.startswith("- earlier"):
             return [*lines[:n], line.split(": ", 1)[0], *lines[n + 1:]]
     merged = 1
@@ -432,4 +456,5 @@ def _erode(lines: list[str]) -> list[str]:
         lines = lines[1:]
     if not lines:
         return []
-    return [f"- earlier: {merged} steps done (details dropped)", *lines[1:]]
+    n = min(range(len(lines)), key=lambda n: _about(lines[n], focus))  # the oldest other
+    return [f"- earlier: {merged} steps done (details dropped)", *lines[:n], *lines[n + 1:]]

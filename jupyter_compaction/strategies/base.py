@@ -1,8 +1,8 @@
 """What every strategy returns, the stuck rule, and the do-nothing strategy.
 
 A strategy is any callable object with a `name` (usually a small frozen dataclass
-whose fields are its knobs); it may also have a `summarizer`, a summary `role` and
-`layers` of other strategies, which `configure()` fills in. Calling it as
+whose fields are its knobs); it may also have a `summarizer`, a summary `role`, a summary
+`focus` and `layers` of other strategies, which `configure()` fills in. Calling it as
 `strategy(messages, budget=..., counter=...)` returns a `Compaction`: a *new* list of
 messages plus a record of what was done. The input is never mutated; unchanged messages
 are shared between input and output, which is safe because messages are treated as
@@ -97,21 +97,24 @@ class Strategy(Protocol):
     ) -> Compaction: ...
 
 
-def configure(strategy, *, summarizer: Summarizer | None = None, role: str | None = None):
+def configure(strategy, *, summarizer: Summarizer | None = None, role: str | None = None,
+              focus: str | None = None):
     """A copy of `strategy` and of its layers, with `summarizer` where a strategy has an
-    empty `summarizer` slot and `role` where it has a `role`; the original is unchanged.
+    empty `summarizer` slot, `role` where it has a `role` and `focus` where it has a
+    `focus`; the original is unchanged.
 
-    It reads only the protocol's optional attributes (`summarizer`, `role`, `layers`),
-    so it works for a dataclass and for a plain class alike; an object with none of them
-    is returned as it is.
+    It reads only the protocol's optional attributes (`summarizer`, `role`, `focus`,
+    `layers`), so it works for a dataclass and for a plain class alike; an object with
+    none of them is returned as it is.
     """
     changes: dict[str, object] = {}
     if summarizer is not None and getattr(strategy, "summarizer", False) is None:
         changes["summarizer"] = summarizer
-    if role is not None and hasattr(strategy, "role"):
-        changes["role"] = role
+    for name, value in (("role", role), ("focus", focus)):
+        if value is not None and hasattr(strategy, name):
+            changes[name] = value
     if hasattr(strategy, "layers"):
-        layers = tuple(configure(layer, summarizer=summarizer, role=role)
+        layers = tuple(configure(layer, summarizer=summarizer, role=role, focus=focus)
                        for layer in strategy.layers)
         if any(new is not old for new, old in zip(layers, strategy.layers, strict=True)):
             changes["layers"] = layers

@@ -4,7 +4,8 @@ Given a history over `budget` (inside an agent: the target the agent asks for, w
 below its trigger), clear old tool results; if still too big, summarize the middle; if
 *still* too big, trim whole turns. Each layer runs only when the cheaper ones were not
 enough, so an LLM is called only when needed. When to compact at all is the agent's
-decision (its trigger), not this strategy's.
+decision (its trigger), not this strategy's. A `focus` (what the summary should keep in
+most detail) is passed on to every layer that has one.
 
 Left out: reordering the layers by measured benefit; the order is fixed by cost.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..tokens import TokenCounter
-from .base import Compaction, measure, unchanged
+from .base import Compaction, configure, measure, unchanged
 from .clear import ClearToolResults
 from .summarize import SummarizeMiddle
 from .trim import TrimTurns
@@ -27,6 +28,7 @@ def default_layers() -> tuple:
 @dataclass(frozen=True)
 class Progressive:
     layers: tuple = field(default_factory=default_layers)
+    focus: str = ""
     name: str = "progressive"
 
     def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
@@ -35,6 +37,7 @@ class Progressive:
             return unchanged(self.name, messages, before, f"fits under {budget} tokens")
         current, done = list(messages), []
         for layer in self.layers:
+            layer = configure(layer, focus=self.focus) if self.focus else layer
             step = layer(current, budget=budget, counter=counter)
             done.append(step)
             current = step.messages

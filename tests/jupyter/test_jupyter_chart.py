@@ -7,8 +7,11 @@ import subprocess
 import sys
 import textwrap
 
-from jupyter_compaction.events import Compacted, Finished, ToolCalled, TurnStarted
-from jupyter_compaction.jupyter.chart import PARTS, UIDS, TokenChart
+from jupyter_compaction.events import Compacted, Finished, ModelReplied, ToolCalled, TurnStarted
+from jupyter_compaction.jupyter.chart import PARTS, REPORTED_LABEL, UIDS, TokenChart
+from jupyter_compaction.models.base import Usage
+from jupyter_compaction.runner import play
+from tests.support.reporting import Reporting, scaled
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-")
 
@@ -29,7 +32,7 @@ def test_each_turn_appends_one_point_in_one_update():
         for trace in fig.data[: len(PARTS)]:
             assert list(trace.x) == list(range(1, n + 1))
     assert list(fig.data[2].y) == [n * 50 + 50 for n in range(1, 6)]
-    budget, trigger, target, _ = fig.data[len(PARTS):]
+    budget, trigger, target, _, _ = fig.data[len(PARTS):]
     assert list(budget.x) == [1, 5] and list(budget.y) == [1_000, 1_000]
     assert list(trigger.y) == [800, 800]
     assert list(target.x) == [1, 5] and list(target.y) == [500, 500]
@@ -55,7 +58,7 @@ def test_compactions_are_marked_with_hover_text():
     chart(turn(1, 900))
     chart(Compacted(2, "trim", 850, 300))
     chart(turn(2, 400))  # 100 tokens of system prompt and tools on top of 300
-    marks = chart.figure.data[-1]
+    marks = chart.figure.data[UIDS.index("compactions")]
     assert list(marks.x) == [2]
     assert list(marks.y) == [950]  # the request before compaction: 850 + 100
     assert marks.hovertext == ("turn 2: trim<br>messages 850 → 300 tokens",)
@@ -68,6 +71,32 @@ def test_feed_and_reset():
     assert chart.updates == 2 and chart.turns == [1, 2, 3] and len(chart.marks) == 1
     chart.reset()
     assert chart.turns == [] and len(chart.figure.data[0].x) == 0
+
+
+def test_reported_input_tokens_are_a_second_line_when_known():
+    chart = TokenChart()
+    fig = chart.figure
+    chart(turn(1, 300))
+    chart(ModelReplied(1, Usage(input_tokens=0), "tool_use"))  # nothing reported: no point
+    assert chart.updates == 2 and chart.reported == []
+    chart(turn(2, 500))
+    chart(ModelReplied(2, Usage(0, 9, cache_creation_input_tokens=200,
+                                cache_read_input_tokens=450), "tool_use"))
+    reported = fig.data[UIDS.index("reported")]
+    assert reported.name == REPORTED_LABEL
+    assert list(reported.x) == [2] and list(reported.y) == [650]  # write + read + uncached
+
+
+def test_a_run_whose_model_counts_more_shows_both_counts():
+    """The stack is the agent's local count; the reported line is 1.3 times it."""
+    run = play("agents", model=Reporting("agents", scaled(1.3)), budget=8_000, max_turns=6)
+    chart = TokenChart()
+    chart.feed(run.events)
+    fig = chart.figure
+    reported = fig.data[UIDS.index("reported")]
+    local = dict(zip(chart.turns, chart.tokens, strict=True))
+    assert list(reported.x) == chart.turns
+    assert list(reported.y) == [round(local[t] * 1.3) for t in chart.turns]
 
 
 def test_uids_are_fixed_and_no_random_ids_appear():

@@ -11,18 +11,27 @@ import pytest
 from IPython.utils.capture import capture_output
 
 from jupyter_compaction import load_ipython_extension as root_load
+from jupyter_compaction import runner
 from jupyter_compaction.events import Compacted, TurnStarted
 from jupyter_compaction.jupyter import (
     MAGICS_CLASS,
+    context_view,
     load_ipython_extension,
     unload_ipython_extension,
 )
 from jupyter_compaction.jupyter import magics as magics_module
-from jupyter_compaction.jupyter.magics import EMPTY_TASK, CompactionMagics
+from jupyter_compaction.jupyter.magics import (
+    EMPTY_TASK,
+    NO_RUN,
+    SUMMARY_LINES,
+    CompactionMagics,
+)
 from jupyter_compaction.jupyter.validate import BUDGET_HINT
+from tests.support.reporting import Reporting, scaled
 from tests.support.shell import usage_error
 
-MAGIC_NAMES = {"line": {"agent", "context", "summary", "compaction_budget", "compaction_lab"},
+MAGIC_NAMES = {"line": {"agent", "context", "summary", "compact", "compaction_budget",
+                        "compaction_lab"},
                "cell": {"agent"}}
 
 
@@ -280,8 +289,10 @@ def test_context_table_and_full_text(ip):
         ip.run_line_magic("context", "")
     lines = out.stdout.splitlines()
     assert lines[0].startswith(f"_agent_run: {len(run.messages)} live messages")
-    assert re.match(r"#\s+role\s+blocks\s+tokens\s+marker", lines[1])
-    assert re.match(r"0\s+user\s+text\s+\d+\s+task", lines[2])
+    last = run.of(TurnStarted)[-1].tokens  # the simulated model reports the local count
+    assert lines[1] == f"last request: local {last}, reported {last}, ratio 1.00"
+    assert re.match(r"#\s+role\s+blocks\s+tokens\s+marker", lines[2])
+    assert re.match(r"0\s+user\s+text\s+\d+\s+task", lines[3])
     assert "cleared" in out.stdout
     with capture_output() as full:
         ip.run_line_magic("context", "--full _agent_run")
@@ -320,6 +331,61 @@ def test_summary_when_there_is_none(ip):
     with capture_output() as out:
         ip.run_line_magic("summary", "")
     assert out.stdout.startswith("_agent_run has no summary yet (its compactions: clear)")
+
+
+def test_context_shows_a_reported_count_beside_the_local_one():
+    run = runner.play("agents", budget=8_000, max_turns=4,
+                      model=Reporting("agents", scaled(1.3)))
+    text = context_view.view(run, "run_a").text.splitlines()[1]
+    last = run.of(TurnStarted)[-1].tokens
+    assert text == f"last request: local {last}, reported {round(last * 1.3)}, ratio 1.30"
+    assert "<div>last request: local" in context_view.view(run, "run_a").html
+
+
+# --- %compact --------------------------------------------------------------------------------
+
+def finished_run(ip):
+    """A logistics run played by %agent under a budget it never comes near."""
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario logistics --budget 50000 --quiet")
+    return ip.user_ns["_agent_run"]
+
+
+def test_compact_needs_a_run_and_a_known_strategy(ip):
+    assert usage_error(ip.run_line_magic, "compact", "") == NO_RUN
+    run = finished_run(ip)
+    assert "unknown strategy 'shrink'" in usage_error(ip.run_line_magic, "compact",
+                                                      "--strategy shrink")
+    assert "see %compact? for the options" in usage_error(ip.run_line_magic, "compact",
+                                                          "--nope")
+    assert not run.compactions
+
+
+def test_compact_with_a_focus_says_what_it_did(ip):
+    run = finished_run(ip)
+    transcript = list(run.transcript)
+    with capture_output() as out:
+        ip.run_line_magic("compact", "--strategy compact the order ORD-1042")
+    event = run.of(Compacted)[-1]
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith(
+        f"Compacted _agent_run at turn {run.turn} with compact: messages "
+        f"{event.tokens_before} -> {event.tokens_after} tokens")
+    assert lines[1] == "focus: the order ORD-1042"
+    assert "focus on: the order ORD-1042." in event.summary_prompt
+    assert lines[2].startswith("summary (") and lines[3] == "  ## Goal"
+    assert len(lines) == 3 + SUMMARY_LINES
+    assert len(run.messages) == 1 and run.transcript == transcript
+
+
+def test_compact_with_nothing_to_do_says_why(ip):
+    finished_run(ip)
+    with capture_output() as out:
+        ip.run_line_magic("compact", "")
+    assert out.stdout.startswith("Nothing to compact with progressive: fits under")
+    with capture_output() as out:
+        ip.run_line_magic("compact", "--strategy trim the invoices")
+    assert out.stdout.startswith("Nothing to compact with trim: already fits")
 
 
 def test_compaction_budget_sets_and_shows(ip):

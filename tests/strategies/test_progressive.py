@@ -12,7 +12,7 @@ from jupyter_compaction import (
     TokenCounter,
     TrimTurns,
 )
-from jupyter_compaction.strategies import check_stuck
+from jupyter_compaction.strategies import check_stuck, configure
 from jupyter_compaction.strategies.base import unchanged
 from jupyter_compaction.summaries import find_summary
 from tests.support.histories import fixed_history
@@ -194,3 +194,23 @@ def test_a_weak_progressive_pipeline_is_stuck():
     assert out.tokens_after > 500
     with pytest.raises(CompressionStuck):
         check_stuck(out, 500)
+
+
+def test_a_focus_is_passed_on_to_the_summarizing_layer():
+    messages = talky_history()
+    plain, focused = Recorder(SUMMARY), Recorder(SUMMARY)
+    budget = COUNTER.count(messages) // 3
+    run(Progressive(layers(plain)), messages, budget=budget)
+    out = run(Progressive(layers(focused), focus="the ideas of part 2"), messages,
+              budget=budget)
+    assert out.summary == SUMMARY and focused.prompts
+    assert all("focus on: the ideas of part 2." in p for p in focused.prompts)
+    assert not any("focus on" in p for p in plain.prompts)
+
+
+def test_configure_sets_the_focus_of_a_strategy_and_its_layers():
+    configured = configure(Progressive(layers(Recorder(SUMMARY))), focus="part 4")
+    assert configured.focus == "part 4"
+    assert [getattr(layer, "focus", None) for layer in configured.layers] == [
+        None, "part 4", None]
+    assert configure(TrimTurns(), focus="part 4") == TrimTurns()  # nothing to focus
