@@ -152,6 +152,9 @@ class SummaryPrompt(str):
         prompt.built_from = built_from
         return prompt
 
+    def __getnewargs__(self) -> tuple[str, Ingredients]:  # copies and pickles keep both
+        return str(self), self.built_from
+
 
 def build_prompt(middle: Sequence[Message], previous: str | None = None, goal: str = "",
                  focus: str = "", *, cover: tuple[int, int] | None = None) -> SummaryPrompt:

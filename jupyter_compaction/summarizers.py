@@ -96,8 +96,8 @@ def instructions(prompt: str, history: Sequence[Message]) -> str:
     if start is None:
         raise ValueError("the turns to summarize are not in the agent's history as they are "
                          "(a turn was cut to fit); use the 'aux' summarizer for such turns")
-    return build_prompt(made.middle, made.previous, made.goal, made.focus,
-                        cover=(start + 1, start + len(made.middle)))
+    return str(build_prompt(made.middle, made.previous, made.goal, made.focus,
+                            cover=(start + 1, start + len(made.middle))))
 
 
 def _find(history: Sequence[Message], part: Sequence[Message]) -> int | None:
