@@ -18,9 +18,10 @@ Every call's usage goes to the list the agent passes (`Run.summary_usage`), so r
 report what summaries cost.
 
 Left out: chunked prompts whose turn had to be cut to fit (`summary_call.py`) cannot be
-located in the history, so the "same" summarizer refuses them (the agent then trims);
-and the compaction's record keeps the self-contained prompt, which the appended request
-stands for.
+located in the history, so the "same" summarizer refuses them; a history the model
+already refused as too long is longer still with the request appended, so that call
+fails too (the agent trims instead in both cases); and the compaction's record keeps the
+self-contained prompt, which the appended request stands for.
 """
 
 from __future__ import annotations
