@@ -331,7 +331,7 @@ class Agent:
         messages and, when it failed and trimming stood in, why."""
         summarizer = make_summarizer(self.settings.summarizer, model=self.model,
                                      system=run.system, tools=schemas,
-                                     usage=run.summary_usage)
+                                     usage=run.summary_usage, history=lambda: run.messages)
         called = []
 
         def summarize(prompt: str) -> str:

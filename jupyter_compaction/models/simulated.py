@@ -27,9 +27,14 @@ Asked for a summary (recognised by what the request asks, in any wording), it wr
 the sections the prompt names, in that order, under the length the prompt states
 (`summary_words` otherwise), extracting from the transcript and previous summary it is
 given. A prompt that does not ask to keep identifiers verbatim gets a lossier summary:
-only the newest steps keep their values. A prompt that names a focus ("focus on: X")
-keeps the steps whose line mentions a word of it: they keep their values in a lossy
-summary, and under the length cap they lose them last (the others erode first).
+only the newest steps keep their values. The request comes either alone (one user message
+holding the prompt and the transcript) or appended to the conversation itself, as the last
+text block of its last user message, naming the messages to cover ("Summarize messages 3
+to 9 of this conversation"); then it reads those messages of the conversation it was sent
+(and the task, message 1), exactly as it would read them in a transcript. A prompt that names
+a focus ("focus on: X") keeps the steps whose line mentions a word of it: they keep their
+values in a lossy summary, and under the length cap they lose them last (the others erode
+first).
 
 The one assumption about model behaviour, `user_summary`, is how far it trusts a
 summary written in the *user* role (assistant-role summaries are always trusted):
@@ -58,7 +63,7 @@ from typing import Any
 from ..history import Message, blocks, result_text
 from ..scenarios import load
 from ..scenarios.base import Call, Scenario
-from ..summaries import SECTIONS, is_summary, strip_prefix
+from ..summaries import SECTIONS, is_summary, render_transcript, strip_prefix
 from ..tokens import CHARS_PER_TOKEN, TokenCounter
 from ..vocab import (
     ASSISTANT_PREFIX,
@@ -94,6 +99,7 @@ FOCUS_SKIP = {"the", "and", "for", "with", "about", "all", "any", "its", "our", 
               "which", "that", "this", "how", "from", "into"}  # words that name no fact
 VERBATIM = re.compile(r"\b(verbatim|exact(?:ly as written)?|word for word|identifiers?|IDs?)\b")
 HEADING = re.compile(r"^#{1,6}\s*(.+?)\s*$", re.M)
+COVER = re.compile(r"\b\w+ messages (\d+) to (\d+) of this conversation\b", re.I)
 TAGGED = re.compile(r"<(task|previous-summary|turns)>\n(.*?)\n</\1>", re.S)
 TODO_LINE = re.compile(r"^(\[.\]) (\S+)\. (.+?)(?: - (.*))?$", re.M)
 # Section names, by what they ask for (first match wins; anything else lists facts).
@@ -164,7 +170,9 @@ class SimulatedModel:
                                                 default=str).encode()).hexdigest()[:12]
         self._calls = 0
         offered = {t["name"] for t in tools}
-        if _is_summary_request(messages):
+        if (asked := _appended_ask(messages)) is not None:
+            content = [{"type": "text", "text": self.summarize(_in_transcript(messages, asked))}]
+        elif _is_summary_request(messages):
             content = [{"type": "text", "text": self.summarize(_text_of(messages[0]))}]
         else:
             content = self.act(system, messages, offered, max_tokens)
@@ -398,6 +406,28 @@ def _is_summary_request(messages: list[Message]) -> bool:
     asked = "\n".join(b["text"] for b in blocks(messages[0])
                       if b.get("type") == "text" and not is_summary(b["text"]))
     return bool(SUMMARY_ASK.search(TAGGED.sub("", asked)))
+
+
+def _appended_ask(messages: list[Message]) -> str | None:
+    """The summary request appended to a conversation's last user message, if any: a
+    text block, last, naming the messages to cover outside any quoted material."""
+    last = blocks(messages[-1]) if messages and messages[-1]["role"] == "user" else []
+    if len(messages) < 2 or not last or last[-1].get("type") != "text":
+        return None
+    text = last[-1]["text"]
+    found = COVER.search(TAGGED.sub("", text))
+    return text if found and SUMMARY_ASK.search(found.group(0)) else None
+
+
+def _in_transcript(messages: list[Message], asked: str) -> str:
+    """The appended request as a standalone prompt: the task and the covered messages of
+    the conversation it was appended to, as a transcript."""
+    first, last = (int(n) for n in COVER.search(TAGGED.sub("", asked)).groups())
+    conversation = [*messages[:-1], {**messages[-1], "content": blocks(messages[-1])[:-1]}]
+    task = "\n".join(b["text"] for b in blocks(messages[0])
+                     if b.get("type") == "text" and not is_summary(b["text"]))
+    turns = render_transcript(conversation[max(first, 1) - 1:last])
+    return f"{asked}\n\n<task>\n{task}\n</task>\n\n<turns>\n{turns}\n</turns>"
 
 
 def _kind(section: str) -> str:

@@ -90,6 +90,9 @@ def test_other_sections_say_what_they_did(report):
     assert "skipped in quick mode" in lessons
     chart = report.split("## 3. ")[1].split("\n## ")[0]
     assert "Chart update cost" in chart or "Not available" in chart
+    summarizer = report.split("## 7. ")[1]
+    assert "| summarize / same (append) |" in summarizer
+    assert "| compact / aux, Haiku |" in summarizer
 
 
 def test_html_page_has_the_curves(out):

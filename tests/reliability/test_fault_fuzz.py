@@ -101,13 +101,18 @@ def draw(seed: int) -> dict[str, Any]:
 
 
 def is_summary_request(body: dict[str, Any] | None) -> bool:
-    """A summary call, `aux` or `same`: one user message that opens with the instructions."""
+    """A summary call: `aux` sends one user message that opens with the instructions,
+    `same` appends them as the last text block of the history's last user message."""
     messages = (body or {}).get("messages") or []
-    if len(messages) != 1:
+    if not messages:
         return False
-    content = messages[0]["content"]
-    text = content if isinstance(content, str) else "".join(
-        b.get("text", "") for b in content if isinstance(b, dict))
+    content = messages[-1]["content"]
+    if isinstance(content, str):
+        text = content
+    elif len(messages) == 1:
+        text = "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    else:
+        text = content[-1].get("text", "") if content and isinstance(content[-1], dict) else ""
     return text.startswith(INSTRUCTIONS[:60])
 
 
