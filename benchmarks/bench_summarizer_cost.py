@@ -45,35 +45,25 @@ except ModuleNotFoundError:  # run as a script from a checkout, without installi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jupyter_compaction import scenarios
-from jupyter_compaction.models.base import Usage
 from jupyter_compaction.models.simulated import SimulatedModel
+from jupyter_compaction.pricing import CACHE_READ_FACTOR, CACHE_WRITE_FACTOR, dollars
 from jupyter_compaction.runner import play
 
 BUDGET = 6_000
 STRATEGIES = ("summarize", "compact")
 LONG = "markdown"  # left out (see the docstring)
-CACHE_WRITE = 1.25  # x the input price
-CACHE_READ = 0.10  # x the input price
 
 
 class Price(NamedTuple):
-    """Dollars per million tokens."""
+    """A model's list prices, dollars per million tokens (cache prices follow `pricing`)."""
 
     name: str
-    input: float
-    output: float
+    prices: dict[str, float]
 
 
-SONNET = Price("Claude Sonnet", 3.00, 15.00)  # the agent's model
-HAIKU = Price("Claude Haiku", 1.00, 5.00)  # the cheaper auxiliary model
+SONNET = Price("Claude Sonnet", {"input": 3.00, "output": 15.00})  # the agent's model
+HAIKU = Price("Claude Haiku", {"input": 1.00, "output": 5.00})  # the cheaper auxiliary model
 DESIGNS = ("aux, same model", "aux, Haiku", "same (append)")
-
-
-def dollars(usages: list[Usage], price: Price) -> float:
-    return sum(u.input_tokens * price.input
-               + u.cache_creation_input_tokens * price.input * CACHE_WRITE
-               + u.cache_read_input_tokens * price.input * CACHE_READ
-               + u.output_tokens * price.output for u in usages) / 1e6
 
 
 def summarizer_for(design: str, scenario: str) -> tuple[Any, Price]:
@@ -87,7 +77,7 @@ def measure(scenario: str, strategy: str, design: str) -> dict[str, Any]:
     spec, price = summarizer_for(design, scenario)
     run = play(scenario, budget=BUDGET, strategy=strategy, task_state=False, summarizer=spec)
     calls = run.summary_usage
-    summary_cost = dollars(calls, price)
+    summary_cost = dollars(calls, price.prices)
     return {
         "scenario": scenario, "strategy": strategy, "design": design,
         "status": run.status,
@@ -98,7 +88,7 @@ def measure(scenario: str, strategy: str, design: str) -> dict[str, Any]:
         "cache_read": sum(u.cache_read_input_tokens for u in calls),
         "output": sum(u.output_tokens for u in calls),
         "summary_dollars": summary_cost,
-        "run_dollars": dollars(run.usage, SONNET) + summary_cost,
+        "run_dollars": dollars(run.usage, SONNET.prices) + summary_cost,
         "summaries": [c.summary for c in run.compactions if c.summary],
     }
 
@@ -138,9 +128,10 @@ def table(result: dict[str, Any]) -> str:
     rule = "|---|---:|---:|---:|---:|---:|---:|---:|"
     lines = [
         f"Budget {result['budget']:,} tokens, no task state. The agent's model is priced as "
-        f"{SONNET.name} (${SONNET.input:.2f} / ${SONNET.output:.2f} per million input / output "
-        f"tokens), the cheaper auxiliary model as {HAIKU.name} (${HAIKU.input:.2f} / "
-        f"${HAIKU.output:.2f}); cache writes {CACHE_WRITE}x and cache reads {CACHE_READ}x the "
+        f"{SONNET.name} (${SONNET.prices['input']:.2f} / ${SONNET.prices['output']:.2f} per "
+        f"million input / output tokens), the cheaper auxiliary model as {HAIKU.name} "
+        f"(${HAIKU.prices['input']:.2f} / ${HAIKU.prices['output']:.2f}); cache writes "
+        f"{CACHE_WRITE_FACTOR}x and cache reads {CACHE_READ_FACTOR}x the "
         "input price. Tokens and dollars of the summary calls; run $ adds every main call "
         "(always the agent's model).",
         "", "Totals over the scenarios:", "", head.format("strategy / summarizer"), rule]

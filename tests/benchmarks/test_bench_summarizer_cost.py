@@ -27,7 +27,7 @@ def rows(result, design):
 def test_prices_follow_claudes_cache_multipliers(bench):
     usage = Usage(input_tokens=1_000, output_tokens=100, cache_creation_input_tokens=2_000,
                   cache_read_input_tokens=10_000)
-    assert bench.dollars([usage], bench.SONNET) == pytest.approx(
+    assert bench.dollars([usage], bench.SONNET.prices) == pytest.approx(
         (1_000 * 3 + 2_000 * 3.75 + 10_000 * 0.30 + 100 * 15) / 1e6)
 
 
