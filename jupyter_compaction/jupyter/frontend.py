@@ -11,6 +11,10 @@ The rule, in order:
 2. Otherwise widgets are used when the shell runs inside a kernel (`shell.kernel` exists)
    and ipywidgets and plotly can be imported.
 
+A widget is displayed through `WidgetView`, which gives it a readable `text/plain` form:
+a notebook executed by nbconvert (a kernel, so widgets, but no frontend to draw them) or
+viewed without a widget renderer shows that line, not the widget's repr (`VBox(children=...`).
+
 Left out: sniffing which frontend is connected (a kernel cannot know that reliably).
 """
 
@@ -23,6 +27,8 @@ from typing import Any
 TEXT_ENV = "JUPYTER_COMPACTION_TEXT"
 FALSE_WORDS = ("", "0", "false", "no", "off")
 WIDGET_MODULES = ("ipywidgets", "plotly")
+NO_FRONTEND = (" (a widget: it shows in JupyterLab, Notebook or VS Code; "
+               f"{TEXT_ENV}=1 prints text instead)")
 
 
 def text_forced() -> bool:
@@ -41,3 +47,18 @@ def widgets_enabled(shell: Any = None) -> bool:
     if getattr(shell, "kernel", None) is None:
         return False
     return all(importlib.util.find_spec(name) is not None for name in WIDGET_MODULES)
+
+
+class WidgetView:
+    """`widget` displayed as itself, with `text` + `NO_FRONTEND` as its text/plain form."""
+
+    def __init__(self, widget: Any, text: str):
+        self.widget, self.text = widget, text + NO_FRONTEND
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/plain"] = self.text
+        return bundle
+
+    def __repr__(self) -> str:
+        return self.text

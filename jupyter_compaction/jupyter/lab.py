@@ -47,6 +47,7 @@ from . import context_view, summary_view
 from .chart import TokenChart
 from .compare import Comparison, compare
 from .event_log import EventLog
+from .frontend import WidgetView
 from .render import esc
 
 MIN_BUDGET, BUDGET_STEP = 2_000, 250
@@ -263,7 +264,7 @@ class Lab:
         self.events_view.value = self.log.html()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        return WidgetView(self.widget, repr(self))._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
         k = self.settings()

@@ -17,6 +17,7 @@ from ..demo import TurnTable
 from ..events import Event
 from .chart import TokenChart
 from .event_log import EventLog
+from .frontend import WidgetView
 
 
 class LiveView:
@@ -34,7 +35,8 @@ class LiveView:
 
             self.chart = TokenChart()
             self._log_widget = ipywidgets.HTML(value=self.log.html())
-            display(ipywidgets.VBox([self.chart.figure, self._log_widget]))
+            box = ipywidgets.VBox([self.chart.figure, self._log_widget])
+            display(WidgetView(box, "[the live token chart and event log of this run]"))
         else:
             self.table = TurnTable(write)
 

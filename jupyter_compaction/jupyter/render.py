@@ -26,9 +26,16 @@ REDACTED = "[redacted]"
 KEY_ENV = "ANTHROPIC_API_KEY"
 MIN_SECRET_CHARS = 8  # shorter values are not treated as keys (they would redact too much)
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # everything but \t and \n
-PRE_STYLE = "white-space:pre-wrap;margin:0;font-size:12px"
+# JupyterLab lets output text break anywhere (`overflow-wrap: anywhere`, and `word-break:
+# break-all` in a <pre>), which lets a table squeeze a column until its words break mid-word
+# ("peak cont ext"). Cells undo it: labels and numbers stay on one line, long texts wrap
+# between words and break only a word wider than the column.
+PRE_STYLE = ("white-space:pre-wrap;word-break:normal;overflow-wrap:break-word;margin:0;"
+             "font-size:12px")
 TABLE_STYLE = "border-collapse:collapse;font-size:12px"
-CELL_STYLE = "border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top"
+CELL_STYLE = ("border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top;"
+              "word-break:normal;overflow-wrap:normal")
+LABEL_STYLE = CELL_STYLE + ";white-space:nowrap"
 
 
 def redact(text: str) -> str:
@@ -73,10 +80,12 @@ def text_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
 
 def html_table(headers: Sequence[str], rows: Iterable[Sequence[object]],
                *, pre_cells: bool = False, limit: int | None = MAX_CHARS) -> str:
-    """Rows as an HTML table; every header and cell is escaped."""
+    """Rows as an HTML table; every header and cell is escaped. Headers and plain cells
+    stay on one line; `pre_cells` cells are texts that wrap between words."""
     def cell(value: object, tag: str) -> str:
-        body = pre(value, limit) if pre_cells and tag == "td" else esc(value, limit)
-        return f'<{tag} style="{CELL_STYLE}">{body}</{tag}>'
+        if pre_cells and tag == "td":
+            return f'<td style="{CELL_STYLE}">{pre(value, limit)}</td>'
+        return f'<{tag} style="{LABEL_STYLE}">{esc(value, limit)}</{tag}>'
 
     head = "".join(cell(h, "th") for h in headers)
     body = "".join("<tr>" + "".join(cell(c, "td") for c in row) + "</tr>" for row in rows)

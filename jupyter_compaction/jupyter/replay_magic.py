@@ -23,7 +23,7 @@ from ..replay import DEFAULT_BUDGET, Replay, run
 from ..settings import DEFAULTS
 from ..strategies import STRATEGIES
 from .chart import TokenChart
-from .frontend import widgets_enabled
+from .frontend import WidgetView, widgets_enabled
 from .validate import one_line
 
 MAGIC = "replay"
@@ -80,7 +80,7 @@ def replay(line: str) -> Replay:
     elif widgets_enabled(shell):
         from IPython.display import display
 
-        display(ReplayChart(result).figure)
+        display(WidgetView(ReplayChart(result).figure, "[the replay chart of this session]"))
         print(result.text().split("\n call")[0])
     else:
         print(result.text())

@@ -7,7 +7,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from jupyter_compaction.jupyter.frontend import TEXT_ENV, text_forced, widgets_enabled
+from jupyter_compaction.jupyter.frontend import (
+    TEXT_ENV,
+    WidgetView,
+    text_forced,
+    widgets_enabled,
+)
 
 KERNEL_SHELL = SimpleNamespace(kernel=object())
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -87,5 +92,24 @@ def test_kernel_with_a_frontend_shows_widgets_and_html(monkeypatch):
     outputs = execute(False, monkeypatch)
     agent_cell = outputs[1]
     assert WIDGET_MIME in agent_cell[0]["data"]  # the live chart and log
+    # what nbconvert stores and a viewer without widgets shows: a sentence, not a repr
+    fallback = agent_cell[0]["data"]["text/plain"]
+    assert "live token chart" in fallback and "VBox(" not in fallback, fallback
     assert "text/html" in agent_cell[-1]["data"]  # the result
     assert "<table" in outputs[2][0]["data"]["text/html"]
+
+
+def test_a_widget_view_keeps_the_widget_and_gives_readable_text():
+    ipywidgets = pytest.importorskip("ipywidgets")
+    view = WidgetView(ipywidgets.VBox([ipywidgets.HTML("x")]), "[a chart]")
+    bundle = view._repr_mimebundle_()
+    assert WIDGET_MIME in bundle and bundle["text/plain"].startswith("[a chart] (a widget")
+    assert TEXT_ENV in bundle["text/plain"] and repr(view) == bundle["text/plain"]
+
+
+def test_the_lab_reads_as_its_settings_without_a_frontend():
+    from jupyter_compaction.jupyter.lab import Lab
+
+    bundle = Lab(budget=6_000)._repr_mimebundle_()
+    assert WIDGET_MIME in bundle
+    assert bundle["text/plain"].startswith("<Lab: scenario agents, budget 6000"), bundle

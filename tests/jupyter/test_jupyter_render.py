@@ -150,3 +150,36 @@ def test_rich_shows_html_in_a_frontend_and_text_otherwise(ip):
 def test_compare_table_headers():
     assert HEADERS == ("strategy", "peak tokens", "tokens sent", "compactions", "repeats",
                        "must-keep recall", "answer")
+
+
+def cell_styles(html: str) -> list[tuple[str, str, bool]]:
+    """(tag, style, holds a <pre>) of every th and td of an HTML table."""
+    from html.parser import HTMLParser
+
+    cells: list[list] = []
+
+    class Cells(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag in ("th", "td"):
+                cells.append([tag, dict(attrs).get("style", ""), False])
+            elif tag == "pre" and cells:
+                cells[-1][2] = True
+
+    Cells().feed(html)
+    return [tuple(c) for c in cells]
+
+
+def test_table_words_never_break_mid_word_in_jupyterlab():
+    """JupyterLab's outputs allow breaks anywhere; tables undo it ("peak cont ext")."""
+    rows = [("peak context", "4655 tokens"), ("answer", "a long answer " * 40)]
+    for html in (render.html_table(("strategy", "peak context"), rows),
+                 render.html_table(("", ""), rows, pre_cells=True)):
+        styles = cell_styles(html)
+        assert styles
+        for tag, style, holds_pre in styles:
+            assert "overflow-wrap:normal" in style and "word-break:normal" in style, style
+            if not holds_pre:
+                assert "white-space:nowrap" in style, (tag, style)
+        assert all("overflow-wrap:break-word" in s and "word-break:normal" in s
+                   for s in html.split("<pre")[1:])
+    assert "white-space:nowrap" not in render.CELL_STYLE  # texts in cells still wrap

@@ -14,6 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from jupyter_compaction import STRATEGIES
 from jupyter_compaction.grading import EXERCISES
 from jupyter_compaction.grading.grader import grade
 from jupyter_compaction.grading.notebooks import release
@@ -62,6 +63,12 @@ def test_lesson_8_never_prints_which_settings_meet_every_target():
     assert answer[len("return "):] not in code and "all targets met" not in code
     sweeps = re.findall(r"for task_state in \(([^)]*)\)", code)
     assert sweeps and all("True" not in s for s in sweeps), "the sweep shows no passing row"
+    sweep = next(c for c in solved.cells if c.cell_type == "code" and "for budget in" in c.source)
+    printed = "".join(o.get("text", "") for o in sweep.outputs).splitlines()
+    rows = [line for line in printed if line.split()[:1] and line.split()[0] in STRATEGIES]
+    assert rows, "the sweep's stored output holds its rows"
+    passing = [line for line in rows if line.split()[-5:] == ["ok"] * 5]
+    assert not passing, f"the sweep prints a setting that meets every target: {passing}"
 
 
 @pytest.mark.parametrize("path", sorted(COPIES.glob("[0-9][0-9]_*.ipynb"))[1:],

@@ -14,14 +14,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
 
-from jupyter_compaction import scenarios
-from jupyter_compaction.models.simulated import SimulatedModel
-from tests.support.fake_messages_api import FakeMessagesAPI, model_responder
+from tests.support.fake_messages_api import FakeMessagesAPI, scenario_responder
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "lessons").glob("[0-9][0-9]_*.ipynb"))
@@ -31,23 +28,9 @@ PRELUDE = {"08_capstone": 'settings = {"strategy": "progressive", "budget": 7000
                           '"task_state": False}\n'}
 
 
-def routing_responder() -> Any:
-    """Answer each request with the simulated model of the scenario its task belongs to."""
-    responders = {name: model_responder(SimulatedModel(name)) for name in scenarios.names()}
-
-    def respond(body: dict[str, Any]) -> dict[str, Any]:
-        text = str(body.get("messages", [])[:1])
-        for name in scenarios.names():
-            if scenarios.load(name).task[:60] in text:
-                return responders[name](body)
-        return responders[scenarios.names()[0]](body)
-
-    return respond
-
-
 @pytest.fixture(scope="module")
 def fake_api():
-    with FakeMessagesAPI(routing_responder()) as api:
+    with FakeMessagesAPI(scenario_responder()) as api:
         yield api
 
 

@@ -520,6 +520,23 @@ def model_responder(model: Any) -> Responder:
     return respond
 
 
+def scenario_responder() -> Responder:
+    """Answer each request with the simulated model of the bundled scenario whose task opens
+    its history (the first scenario when none does): one fake API serves a whole lesson."""
+    from jupyter_compaction import scenarios
+    from jupyter_compaction.models.simulated import SimulatedModel
+
+    tasks = {name: scenarios.load(name).task[:60] for name in scenarios.names()}
+    responders = {name: model_responder(SimulatedModel(name)) for name in tasks}
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        opening = str(body.get("messages", [])[:1])
+        name = next((n for n, task in tasks.items() if task in opening), next(iter(tasks)))
+        return responders[name](body)
+
+    return respond
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     api: FakeMessagesAPI
@@ -549,7 +566,8 @@ class FakeMessagesAPI:
     `x-api-key` and `authorization` values are never kept), `auth` (`"x-api-key"`,
     `"bearer"` or None), `body` (parsed JSON, None if unreadable), `index` (for
     `/v1/messages`: its 0-based number), `fault` (the fault that hit it) and `status` and
-    `response` (what was answered). `faults` is the queue of `Fault`s; `fired` lists
+    `response` (what was answered); `refusals` lists the ones answered with an error.
+    `faults` is the queue of `Fault`s; `fired` lists
     `(index, kind)` for each fault that fired.
     """
 
@@ -619,6 +637,15 @@ class FakeMessagesAPI:
     def message_requests(self) -> list[dict[str, Any]]:
         """The recorded `POST /v1/messages` requests."""
         return [r for r in self.requests if r["path"] == "/v1/messages"]
+
+    @property
+    def refusals(self) -> list[tuple[str, int, str]]:
+        """`(path, status, error message)` of every request answered with an error, in order
+        (an injected fault included): what a test compares with the refusals it expects."""
+        return [(r["path"], r["status"], str(r["response"]["error"]["message"]))
+                for r in self.requests
+                if r["status"] is not None and r["status"] >= 400
+                and isinstance(r["response"], dict) and "error" in r["response"]]
 
     def reset_cache(self) -> None:
         self._cache.clear()
