@@ -9,20 +9,24 @@ read off the dropped turns exactly:
   write);
 - **Tool Calls**: every call with its input (long inputs shortened, as clearing does);
 - **Assistant Notes**: the first line of each thing the assistant said (its notes of what
-  it found), cut to `NOTE_TOKENS`;
-- **Identifiers Seen**: the IDs, paths, dates and figures (`evaluation.identifiers`) of
-  the turns, tool output included, that the lines above do not already show;
-- **Earlier Summary**: the text of a summary the model wrote before, kept in front of the
-  new facts (a previous fallback summary is merged item by item instead).
+  it found); a line over `NOTE_TOKENS` is left out whole, since a cut note would state a
+  wrong fact (a list without its end);
+- **Identifiers Seen**: the IDs and paths (`evaluation.identifiers`; bare figures and
+  dates are too many to keep) of the turns, tool output included, that the lines above
+  do not already show.
 
-It is bounded: items are added in that order, oldest first, while the text stays under
-`limit` tokens (`FALLBACK_TOKENS`); what does not fit is counted in a last line. Secrets
-are redacted (`redact.py`), in tool inputs too. `with_fallback()` puts it into a trimmed
-history, in the summary role the strategy uses, where `SummarizeMiddle` puts its own.
+An earlier summary is merged, so facts are not lost from one fallback to the next: a
+previous fallback summary item by item, a summary the model wrote as quoted lines in front
+(`Earlier Summary`, at most `EARLIER_SHARE` of the limit). The summary is bounded: lines
+are added in that order, oldest first (a fact seen early is needed the longest), while
+the text stays under `limit` tokens (`FALLBACK_TOKENS`); what does not fit is counted in
+a last line. Secrets are redacted (`redact.py`), in tool inputs too. `with_fallback()`
+puts it into a trimmed history, in the summary role the strategy uses, where
+`SummarizeMiddle` puts its own.
 
 Left out: what tool output *means* (only its identifiers are kept, never its prose),
-decisions and next steps (no model reads the turns), and anything from turns that were
-not dropped.
+decisions and next steps beyond what the assistant wrote (no model reads the turns), and
+anything from turns that were not dropped.
 """
 
 from __future__ import annotations
@@ -36,18 +40,18 @@ from .history import Message, blocks, cut_points, message_text, validate
 from .redact import redact
 from .strategies.base import Compaction
 from .strategies.clear import shrink_input
-from .strategies.summary_call import cut
-from .summaries import find_summary, summary_block, without_summaries
+from .summaries import find_summary, is_summary, summary_block, without_summaries
 from .tokens import TokenCounter
 from .vocab import call_line
 
 FALLBACK_TOKENS = 400  # the most a fallback summary may take
-NOTE_TOKENS = 60  # each assistant note is cut to this
+NOTE_TOKENS = 80  # a longer assistant note is left out
 EARLIER_SHARE = 0.5  # an earlier model-written summary keeps at most this share of the limit
 WRITE_KEYS = ("path", "content")  # a call whose input has both writes a file
 INTRO = "Written without a summarizer, from the trimmed turns:"
-SECTIONS = ("Files Modified", "Tool Calls", "Assistant Notes", "Identifiers Seen",
-            "Earlier Summary")
+SECTIONS = ("Earlier Summary", "Files Modified", "Assistant Notes", "Tool Calls",
+            "Identifiers Seen")
+QUOTE = "> "  # how an earlier model-written summary's lines are kept
 LEFT_OUT = "[{n} more items left out to stay under {limit} tokens]"
 _HEADING = re.compile(r"^## (.+)$", re.M)
 
@@ -63,29 +67,29 @@ def facts_of(dropped: Sequence[Message]) -> dict[str, list[str]]:
                 if all(isinstance(args.get(k), str) for k in WRITE_KEYS):
                     items["Files Modified"].append(args["path"])
             elif (block.get("type") == "text" and message["role"] == "assistant"
-                  and block["text"].strip()):
+                  and block["text"].strip() and not is_summary(block["text"])):
                 items["Assistant Notes"].append(block["text"].strip().splitlines()[0])
     text = "\n".join(message_text(m) for m in dropped)
-    found = sorted(identifiers(text), key=text.find)
-    items["Identifiers Seen"] = [i for kind in by_kind(found).values() for i in
-                                 sorted(kind, key=text.find)]
+    kinds = by_kind(identifiers(text))
+    items["Identifiers Seen"] = sorted(kinds.get("ids", []) + kinds.get("paths", []),
+                                       key=text.find)
     return items
 
 
 def parse(summary: str | None) -> dict[str, list[str]]:
-    """The items of an earlier fallback summary; any other summary is one earlier item."""
+    """The items of an earlier fallback summary; any other summary's lines are earlier
+    items."""
     items: dict[str, list[str]] = {s: [] for s in SECTIONS}
     if not summary:
         return items
     if not summary.startswith(INTRO):
-        items["Earlier Summary"] = [summary]
+        items["Earlier Summary"] = [ln for ln in summary.splitlines() if ln.strip()]
         return items
     parts = _HEADING.split(summary)
     for name, body in zip(parts[1::2], parts[2::2], strict=True):
-        if name == "Earlier Summary":
-            items[name] = [body.strip()] if body.strip() else []
-        elif name in items:
-            items[name] = [ln[2:] for ln in body.splitlines() if ln.startswith("- ")]
+        mark = QUOTE if name == "Earlier Summary" else "- "
+        if name in items:
+            items[name] = [ln[len(mark):] for ln in body.splitlines() if ln.startswith(mark)]
     return items
 
 
@@ -94,19 +98,18 @@ def fallback_summary(dropped: Sequence[Message], previous: str | None,
     """The bounded, redacted summary of `dropped`, merged with the `previous` one."""
     old, new = parse(previous), facts_of(dropped)
     merged = {s: list(dict.fromkeys(old[s] + new[s])) for s in SECTIONS}
-    merged["Earlier Summary"] = [cut(redact(t), int(limit * EARLIER_SHARE), counter)
-                                 for t in old["Earlier Summary"]]
     lines, left = [INTRO], 0
+    full = limit - counter.count_text("\n" + LEFT_OUT.format(n=10**6, limit=limit))
     for section in SECTIONS:
-        heading = [f"## {section}"]
-        for item in merged[section]:
-            item = redact(item)
-            if section == "Assistant Notes":
-                item = cut(item, NOTE_TOKENS, counter).replace("\n", " ")
+        heading, room = [f"## {section}"], full
+        if section == "Earlier Summary":
+            room = counter.count_text(INTRO) + int(limit * EARLIER_SHARE)
+        for item in (redact(i) for i in merged[section]):
             if section == "Identifiers Seen" and item in "\n".join(lines):
                 continue  # already shown by a call, a note or a file
-            line = item if section == "Earlier Summary" else f"- {item}"
-            if counter.count_text("\n".join([*lines, *heading, line])) > limit:
+            line = (QUOTE if section == "Earlier Summary" else "- ") + item
+            too_long = section == "Assistant Notes" and counter.count_text(item) > NOTE_TOKENS
+            if too_long or counter.count_text("\n".join([*lines, *heading, line])) > room:
                 left += 1
                 continue
             lines += [*heading, line]
