@@ -11,6 +11,7 @@ the same machine state. The benchmarks, in the report's order:
   4. bench_quality.py   cost and quality of every strategy on every scenario, erosion
   5. bench_lessons.py   total nbval time of the lessons
   6. bench_grading.py   grading throughput: learners x every lesson, with hidden cases
+  7. bench_engine.py    how often each strategy compacts and how far down, before/after
 
 `--quick` uses fewer sizes, repeats and budgets (and skips the lessons) and finishes in
 under two minutes on a 2-core machine; `--out` writes the two files to another folder
@@ -50,6 +51,7 @@ BENCHMARKS = (
     ("quality", "4. Cost and quality of every strategy", "bench_quality"),
     ("lessons", "5. Lessons: total nbval time", "bench_lessons"),
     ("grading", "6. Grading a class", "bench_grading"),
+    ("engine", "7. The engine: how often and how far it compacts", "bench_engine"),
 )
 HEADINGS = ("Goals at a glance", "Machine", *(b[1] for b in BENCHMARKS))
 
