@@ -145,6 +145,10 @@ def render(result: dict[str, Any], before: dict[str, Any] | None) -> str:
                      for a, b in zip(_cells(old[_key(row)]), cells, strict=True)]
         lines.append(f"| {row['scenario']} | {row['strategy']} | " + " | ".join(cells) + " |")
     lines += ["", _verdict(result["rows"])]
+    if before:
+        lines += ["", "The simulated model changed between the two commits too (`off`, "
+                  "which never compacts, shows how its turns changed), so a difference is "
+                  "the engine's and the model's together."]
     return "\n".join(lines)
 
 
