@@ -7,7 +7,9 @@ read off the dropped turns exactly:
 
 - **Files Modified**: the `path` of every call whose input also carries `content` (a
   write);
-- **Tool Calls**: every call with its input (long inputs shortened, as clearing does);
+- **Tool Calls**: every call with its input (long inputs shortened, as clearing does),
+  but the task-state and notes tools' (what they record is in the system prompt or the
+  notes file already);
 - **Assistant Notes**: the first line of each thing the assistant said (its notes of what
   it found); a line over `NOTE_TOKENS` is left out whole, since a cut note would state a
   wrong fact (a list without its end);
@@ -42,12 +44,13 @@ from .strategies.base import Compaction
 from .strategies.clear import shrink_input
 from .summaries import find_summary, is_summary, summary_block, without_summaries
 from .tokens import TokenCounter
-from .vocab import call_line
+from .vocab import READ_NOTES, STATE_TOOLS, WRITE_NOTE, call_line
 
 FALLBACK_TOKENS = 400  # the most a fallback summary may take
 NOTE_TOKENS = 80  # a longer assistant note is left out
 EARLIER_SHARE = 0.5  # an earlier model-written summary keeps at most this share of the limit
 WRITE_KEYS = ("path", "content")  # a call whose input has both writes a file
+BOOKKEEPING = (*STATE_TOOLS, WRITE_NOTE, READ_NOTES)  # their records live elsewhere
 INTRO = "Written without a summarizer, from the trimmed turns:"
 SECTIONS = ("Earlier Summary", "Files Modified", "Assistant Notes", "Tool Calls",
             "Identifiers Seen")
@@ -61,7 +64,7 @@ def facts_of(dropped: Sequence[Message]) -> dict[str, list[str]]:
     items: dict[str, list[str]] = {s: [] for s in SECTIONS}
     for message in dropped:
         for block in blocks(message):
-            if block.get("type") == "tool_use":
+            if block.get("type") == "tool_use" and block["name"] not in BOOKKEEPING:
                 args = block.get("input", {})
                 items["Tool Calls"].append(call_line(block["name"], shrink_input(args)))
                 if all(isinstance(args.get(k), str) for k in WRITE_KEYS):
