@@ -324,6 +324,8 @@ class Agent:
             return self._trim_instead(run, goal, _Resting(
                 f"it failed or freed too little {WEAK_IN_A_ROW} times in a row; the summarizer "
                 f"rests for the rest of the run"))
+        if called and not result.changed:  # e.g. a summary longer than what it replaces
+            return self._trim_instead(run, goal, _FreedNothing(result.note.split(";")[0]))
         return result, ""
 
     def _rests_after(self, run: Run, result: Compaction) -> bool:
@@ -473,6 +475,10 @@ def _role_of(strategy: Any, chosen: str | None) -> str:
 
 class _Resting(Exception):
     """The summarizer is resting after failing or freeing too little."""
+
+
+class _FreedNothing(Exception):
+    """The summary call answered, but its compaction left the history as it was."""
 
 
 class _Stuck(Exception):
