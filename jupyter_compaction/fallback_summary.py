@@ -108,7 +108,7 @@ def fallback_summary(dropped: Sequence[Message], previous: str | None,
         if section == "Earlier Summary":
             room = counter.count_text(INTRO) + int(limit * EARLIER_SHARE)
         for item in (redact(i) for i in merged[section]):
-            if section == "Identifiers Seen" and item in "\n".join(lines):
+            if section == "Identifiers Seen" and _shown(item, "\n".join(lines)):
                 continue  # already shown by a call, a note or a file
             line = (QUOTE if section == "Earlier Summary" else "- ") + item
             too_long = section == "Assistant Notes" and counter.count_text(item) > NOTE_TOKENS
@@ -120,6 +120,11 @@ def fallback_summary(dropped: Sequence[Message], previous: str | None,
     if left:
         lines.append(LEFT_OUT.format(n=left, limit=limit))
     return "\n".join(lines)
+
+
+def _shown(identifier: str, text: str) -> bool:
+    """`identifier` in `text` as a whole token (ORD-10 is not shown by ORD-1042)."""
+    return re.search(rf"(?<![\w-]){re.escape(identifier)}(?![\w-])", text) is not None
 
 
 def with_fallback(before: Sequence[Message], trimmed: Compaction, counter: TokenCounter,

@@ -52,6 +52,13 @@ def test_it_lists_calls_notes_written_files_and_identifiers_redacted():
     assert KEY not in text and "[REDACTED Anthropic key]" in text
 
 
+def test_an_identifier_inside_a_longer_one_is_still_listed():
+    dropped = [*turn(0, "lookup", order="ORD-10420"), *turn(1, "lookup", order="ORD-1042")]
+    dropped[3]["content"][0]["content"] = "see ORD-104 too"
+    text = fallback_summary(dropped, None, COUNTER)
+    assert "- ORD-104\n" in text + "\n" and "- ORD-1042\n" not in text + "\n"
+
+
 def test_it_is_bounded_and_says_what_it_left_out():
     dropped = history(40)[1:]
     text = fallback_summary(dropped, None, COUNTER, limit=FALLBACK_TOKENS)
