@@ -13,9 +13,15 @@ model at 6,000 tokens with each compacting strategy (`trim`, `summarize`, `compa
 - summary calls (`Run.summary_usage`), and how the run ended (`correct` when it finished
   with the scenario's right answer).
 
+Then each short scenario is played with `summarize` and a summarizer that fails (it
+raises) or is useless (its summary is longer than its input), without task state, so
+only what the engine keeps when trimming stands in can carry the facts: how the run
+ended, its turns, its repeated tool calls, and how often the summarizer was called.
+
 The script reads only what the engine before the issue (commit 7e13659) also has:
-`runner.play(scenario, budget=..., strategy=...)`, `Run.turn`, `Run.compactions`,
-`Run.tokens_sent`, `Run.summary_usage`, and the `Compacted` and `TurnStarted` events. So
+`runner.play(scenario, budget=..., strategy=..., task_state=..., summarizer=...)`,
+`Run.turn`, `Run.compactions`, `Run.tokens_sent`, `Run.summary_usage`, `Run.repeats`,
+and the `Compacted` and `TurnStarted` events. So
 the same script measures both engines; the "before" numbers come from a checkout of the
 old commit (the simulated model changed between the two commits too, so a difference
 is the engine's and the model's together):
@@ -52,6 +58,7 @@ from jupyter_compaction.runner import play  # noqa: E402
 BUDGET = 6_000
 STRATEGIES = ("off", "trim", "summarize", "compact", "progressive")
 LONG = "markdown"  # compacts every other turn at this budget by design (see test_target.py)
+FAULTY = ("failing", "useless")  # summarizers that raise, or answer longer than asked
 LOW_SHARE = 0.6  # a compaction "lands low" when the request then fits in this share
 MOST_TURNS = 0.5  # goal: compact on at most this share of the turns
 BEFORE = Path(__file__).resolve().parent / "engine_before.json"
@@ -92,14 +99,34 @@ def measure(scenario: str, strategy: str) -> dict[str, Any]:
     }
 
 
+def measure_faulty(scenario: str, kind: str) -> dict[str, Any]:
+    """One `summarize` run at `BUDGET`, no task state, with a `kind` summarizer."""
+    calls = []
+
+    def summarizer(prompt: str) -> str:
+        calls.append(prompt)
+        if kind == "failing":
+            raise RuntimeError("summary service down")
+        return prompt + prompt
+
+    run = play(scenario, budget=BUDGET, strategy="summarize", task_state=False,
+               summarizer=summarizer)
+    correct = run.status == "finished" and scenarios.load(scenario).is_correct(run.answer or "")
+    return {"scenario": scenario, "summarizer": kind, "turns": run.turn,
+            "repeats": run.repeats, "summary_calls": len(calls),
+            "status": "correct" if correct else run.status}
+
+
 def run(quick: bool = False) -> dict[str, Any]:
-    """Every short scenario x every strategy; `sent_over_off` against the same scenario."""
-    rows = []
+    """Every short scenario x every strategy (`sent_over_off` against the same scenario),
+    then x every faulty summarizer."""
+    rows, faulty = [], []
     for scenario in [n for n in scenarios.names() if n != LONG]:
         runs = [measure(scenario, strategy) for strategy in STRATEGIES]
         off = runs[0]["tokens_sent"]
         rows += [{**r, "sent_over_off": r["tokens_sent"] / off} for r in runs]
-    return {"engine": engine(), "budget": BUDGET, "rows": rows}
+        faulty += [measure_faulty(scenario, kind) for kind in FAULTY]
+    return {"engine": engine(), "budget": BUDGET, "rows": rows, "faulty": faulty}
 
 
 # --- the tables ------------------------------------------------------------------------
@@ -120,7 +147,14 @@ COLUMNS = ("compactions / turns", "turns compacting", "landing <= 60 %", "tokens
 
 
 def _key(row: dict[str, Any]) -> tuple[str, str]:
-    return row["scenario"], row["strategy"]
+    return row["scenario"], row.get("strategy") or row["summarizer"]
+
+
+def _faulty_cells(row: dict[str, Any]) -> list[str]:
+    return [row["status"], str(row["turns"]), str(row["repeats"]), str(row["summary_calls"])]
+
+
+FAULTY_COLUMNS = ("status", "turns", "repeated calls", "summary calls")
 
 
 def table(result: dict[str, Any]) -> str:
@@ -129,22 +163,35 @@ def table(result: dict[str, Any]) -> str:
     return render(result, before)
 
 
+def _rows(rows: list[dict[str, Any]], old: list[dict[str, Any]], cells, columns,
+          second: str) -> list[str]:
+    """A Markdown table of `rows`, each cell shown as before -> after where `old` differs."""
+    was = {_key(r): r for r in old}
+    lines = ["| " + " | ".join(["scenario", second, *columns]) + " |",
+             "|" + "---|" * (len(columns) + 2)]
+    for row in rows:
+        now = cells(row)
+        if _key(row) in was:
+            now = [a if a == b else f"{a} -> {b}"
+                   for a, b in zip(cells(was[_key(row)]), now, strict=True)]
+        lines.append(f"| {row['scenario']} | {_key(row)[1]} | " + " | ".join(now) + " |")
+    return lines
+
+
 def render(result: dict[str, Any], before: dict[str, Any] | None) -> str:
-    """Markdown: this engine's table, or (given `before`) each number as before -> after."""
-    old = {_key(r): r for r in (before or {}).get("rows", [])}
-    head = ["scenario", "strategy", *COLUMNS]
+    """Markdown: this engine's tables, or (given `before`) each number as before -> after."""
+    old = before or {}
     lines = [f"Budget {result['budget']:,} tokens, simulated model, engine at "
              f"`{result['engine']}`"
              + (f", before: engine at `{before['engine']}` (each cell before -> after)."
                 if before else "."), "",
-             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for row in result["rows"]:
-        cells = _cells(row)
-        if _key(row) in old:
-            cells = [a if a == b else f"{a} -> {b}"
-                     for a, b in zip(_cells(old[_key(row)]), cells, strict=True)]
-        lines.append(f"| {row['scenario']} | {row['strategy']} | " + " | ".join(cells) + " |")
-    lines += ["", _verdict(result["rows"])]
+             *_rows(result["rows"], old.get("rows", []), _cells, COLUMNS, "strategy"),
+             "", _verdict(result["rows"])]
+    if result.get("faulty"):
+        lines += ["", "`summarize` with a summarizer that fails or is useless (its summary "
+                  "is longer than its input), no task state:", "",
+                  *_rows(result["faulty"], old.get("faulty", []), _faulty_cells,
+                         FAULTY_COLUMNS, "summarizer")]
     if before:
         lines += ["", "The simulated model changed between the two commits too (`off`, "
                   "which never compacts, shows how its turns changed), so a difference is "

@@ -44,3 +44,15 @@ def test_the_table_shows_each_changed_number_as_before_to_after(bench, rows):
     assert "->" not in off and "before: engine at `old`" in table
     assert "met on every run." in table and "the engine's and the model's together" in table
     assert "->" not in bench.render(result, None)
+
+
+@pytest.mark.parametrize("kind", ["failing", "useless"])
+def test_a_faulty_summarizer_is_measured_and_tabled(bench, rows, kind):
+    row = bench.measure_faulty("logistics", kind)
+    assert row["summarizer"] == kind and row["status"] == "correct"
+    assert 1 <= row["summary_calls"] <= 2 and row["turns"] > 0
+    result = {"engine": "new", "budget": bench.BUDGET, "rows": rows, "faulty": [row]}
+    old = {"engine": "old", "rows": rows, "faulty": [{**row, "status": "max_turns"}]}
+    line = next(ln for ln in bench.render(result, old).splitlines()
+                if ln.startswith(f"| logistics | {kind} |"))
+    assert line.startswith(f"| logistics | {kind} | max_turns -> correct | {row['turns']} |")
