@@ -45,6 +45,7 @@ from .events import (
     ToolReturned,
     TurnStarted,
 )
+from .fallback_summary import FALLBACK_TOKENS, with_fallback
 from .history import Message, blocks
 from .models.base import Model, Reply, Usage
 from .settings import DEFAULTS, Settings
@@ -61,9 +62,12 @@ from .workspace import Workspace
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
 HTTP_BAD_REQUEST, HTTP_TOO_LARGE = 400, 413
 PROMPT_TOO_LONG = "prompt is too long"  # the API's words when a request is over the window
-SUMMARY_REST_TURNS = 30  # after a failed summary call, or WEAK_IN_A_ROW weak ones: no summary
+SUMMARY_REST_TURNS = 30  # after a failed summary call: no summary for this many turns, ...
+REST_GROWTH = 2  # ... and this many times longer after each later failure
 WEAK_SHARE = 0.10  # a summary compaction that frees less than this share is weak ...
-WEAK_IN_A_ROW = 2  # ... and this many in a row send the summarizer to rest
+WEAK_IN_A_ROW = 2  # ... and this many in a row (one, right after a rest) mean the summarizer
+# does not help: it rests for the rest of the run
+REST_OF_RUN = 2**62  # `Run.summaries_resume_at` of a summarizer that rests for good
 SYSTEM_PROMPT = (
     "You are a careful agent working on the user's task with tools. Finish the task, then "
     "answer in plain text. Keep track of what you have done."
@@ -102,6 +106,7 @@ class Run:
     anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
     summaries_resume_at: int = field(default=0, repr=False)  # no summary call before this turn
     weak_summaries: int = field(default=0, repr=False)  # weak summary compactions in a row
+    summary_rests: int = field(default=0, repr=False)  # rests after failed summary calls
 
     def of(self, kind: type[Event]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -336,7 +341,9 @@ class Agent:
 
         def summarize(prompt: str) -> str:
             if run.turn < run.summaries_resume_at:
-                raise _Resting(f"the summarizer rests until turn {run.summaries_resume_at}")
+                raise _Resting("the summarizer rests " + (
+                    "for the rest of the run" if run.summaries_resume_at == REST_OF_RUN
+                    else f"until turn {run.summaries_resume_at}"))
             called.append(prompt)
             return summarizer(prompt)
 
@@ -346,31 +353,41 @@ class Agent:
         except CompressionStuck:
             raise
         except Exception as exc:  # a failed summary call: trim this turn instead
-            if not isinstance(exc, _Resting):
-                run.summaries_resume_at = run.turn + SUMMARY_REST_TURNS
+            if not isinstance(exc, _Resting):  # each failure rests longer than the last
+                rest = SUMMARY_REST_TURNS * REST_GROWTH ** run.summary_rests
+                run.summaries_resume_at, run.summary_rests = run.turn + rest, run.summary_rests + 1
+                run.weak_summaries = WEAK_IN_A_ROW - 1  # once back, one weak call is enough
             return self._trim_instead(run, goal, exc)
         if called and self._rests_after(run, result):  # trimming stands in at once
             return self._trim_instead(run, goal, _Resting(
-                f"it freed too little {WEAK_IN_A_ROW} times in a row; the summarizer rests "
-                f"until turn {run.summaries_resume_at}"))
+                f"it failed or freed too little {WEAK_IN_A_ROW} times in a row; the summarizer "
+                f"rests for the rest of the run"))
+        if called and not result.changed:  # e.g. a summary longer than what it replaces
+            return self._trim_instead(run, goal, _FreedNothing(result.note.split(";")[0]))
         return result, ""
 
     def _rests_after(self, run: Run, result: Compaction) -> bool:
-        """Count summary compactions that free little; True when enough in a row have sent
-        the summarizer to rest."""
+        """Count summary compactions that free little; True when enough in a row show the
+        summarizer does not help, which sends it to rest for the rest of the run."""
         weak = result.saved < WEAK_SHARE * result.tokens_before
         run.weak_summaries = run.weak_summaries + 1 if weak else 0
         if run.weak_summaries < WEAK_IN_A_ROW:
             return False
-        run.summaries_resume_at, run.weak_summaries = run.turn + SUMMARY_REST_TURNS, 0
+        run.summaries_resume_at, run.weak_summaries = REST_OF_RUN, 0
         return True
 
     def _trim_instead(self, run: Run, goal: int, failure: Exception
                       ) -> tuple[Compaction, str]:
-        """Trim down to the target, so this turn really frees space; the note says so
-        even when there was nothing to trim."""
+        """Trim down to the target, leaving room for a fallback summary of the trimmed
+        turns (`fallback_summary.py`), so this turn really frees space and the trimmed
+        turns' calls, files and identifiers stay; the note says so even when there was
+        nothing to trim."""
         try:
-            result = TrimTurns()(run.messages, budget=goal, counter=self.counter)
+            before = run.messages
+            result = TrimTurns()(before, budget=max(goal - FALLBACK_TOKENS, 0),
+                                 counter=self.counter)
+            result = with_fallback(before, result, self.counter, _role_of(self.strategy,
+                                   self.settings.summary_role))
         except Exception as again:  # e.g. InvalidHistory: no strategy can go on from here
             raise _Stuck(f"compaction failed: {_one_line(again)}") from again
         if not result.changed:
@@ -495,8 +512,19 @@ def _checked_counter(counter: Any) -> Any:
     return counter
 
 
+def _role_of(strategy: Any, chosen: str | None) -> str:
+    """The role a strategy gives its summaries: the chosen one, its own (or its layers'),
+    else "user" (whole-history compaction's)."""
+    roles = [getattr(s, "role", None) for s in (strategy, *getattr(strategy, "layers", ()))]
+    return chosen or next((r for r in roles if r), "user")
+
+
 class _Resting(Exception):
     """The summarizer is resting after failing or freeing too little."""
+
+
+class _FreedNothing(Exception):
+    """The summary call answered, but its compaction left the history as it was."""
 
 
 class _Stuck(Exception):

@@ -1,11 +1,18 @@
 """Back-off: a summarizer that fails or frees too little rests instead of being called
-every turn; trimming stands in, and the compaction's note says so."""
+every turn; trimming (with a fallback summary) stands in, and the compaction's note says
+so. A useless or failing summarizer is called at most twice in a run of 60 turns."""
 
 from __future__ import annotations
 
-from jupyter_compaction import runner
-from jupyter_compaction.agent import SUMMARY_REST_TURNS
+import pytest
+
+from jupyter_compaction import runner, scenarios
+from jupyter_compaction.agent import REST_GROWTH, SUMMARY_REST_TURNS, Agent
 from jupyter_compaction.events import Compacted
+from jupyter_compaction.history import blocks
+from jupyter_compaction.models.base import Reply
+
+TURNS = 60
 
 
 class Counting:
@@ -19,36 +26,105 @@ class Counting:
         return self.answer(prompt)
 
 
+class Reader:
+    """A model that reads one more page every turn and never answers: every run lasts
+    `max_turns`, and the history keeps outgrowing the budget."""
+
+    name = "reader"
+
+    def __init__(self):
+        self.replies = 0  # numbers the tool_use ids, which must stay unique
+
+    def create(self, *, system, messages, tools, max_tokens, cache=None):
+        pages = sum(b.get("type") == "tool_result" for m in messages for b in blocks(m))
+        self.replies += 1
+        return Reply([{"type": "text", "text": f"Reading page {pages}."},
+                      {"type": "tool_use", "id": f"toolu_{self.replies}",
+                       "name": "read_page", "input": {"page": pages}}], "tool_use")
+
+
+def read_page(page: int) -> str:
+    """Read one page of the book."""
+    return f"Page {page} of BOOK-{1000 + page}: " + "words " * 200
+
+
 def play(summarizer, **knobs):
-    knobs = {"budget": 3_000, "strategy": "summarize", "task_state": False,
-             "max_turns": 60, **knobs}
-    with runner.start("agents", summarizer=summarizer, **knobs) as session:
-        return session.play()
+    agent = Agent(Reader(), tools=[read_page], summarizer=summarizer,
+                  **{"budget": 3_000, "strategy": "summarize", "task_state": False, **knobs})
+    return agent.run("Read the book, page after page.", max_turns=TURNS)
 
 
-def test_a_failing_summarizer_is_called_at_most_twice_in_60_turns():
-    failing = Counting()
-    run = play(failing)
+useless = pytest.param(lambda prompt: prompt + prompt, id="useless")  # longer than the input
+failing = pytest.param(None, id="failing")
+
+
+@pytest.mark.parametrize("answer", [useless, failing])
+def test_a_useless_or_failing_summarizer_is_called_at_most_twice_in_60_turns(answer):
+    summarizer = Counting(answer)
+    run = play(summarizer)
+    assert run.turn == TURNS and run.error is None
+    compacting = {e.turn for e in run.of(Compacted)}
+    assert len(compacting) >= 5  # the budget kept asking for compaction all along
+    assert 1 <= summarizer.calls <= 2
+
+
+def test_failures_rest_longer_each_time_and_say_so():
+    run = play(Counting())
+    notes = [(e.turn, e.note) for e in run.of(Compacted)]
+    failed = [t for t, n in notes
+              if n.startswith("summary failed (RuntimeError: summary service down)")]
+    assert len(failed) == 2 and failed[1] - failed[0] >= SUMMARY_REST_TURNS
+    rests = {n.split("until turn ")[1].split(")")[0] for t, n in notes
+             if "the summarizer rests until turn" in n}
+    assert rests == {str(failed[0] + SUMMARY_REST_TURNS),
+                     str(failed[1] + SUMMARY_REST_TURNS * REST_GROWTH)}
+    assert all(n.endswith("trimmed instead; a fallback summary keeps the trimmed turns' "
+                          "calls, files and identifiers") for _, n in notes)
+
+
+def test_a_useless_summarizer_rests_for_the_rest_of_the_run():
+    run = play(Counting(lambda prompt: prompt + prompt))
     notes = [e.note for e in run.of(Compacted)]
-    assert 1 <= failing.calls <= 2
-    assert any(n.startswith("summary failed (RuntimeError: summary service down)")
-               for n in notes)
-    assert any(n.startswith("summary skipped (_Resting: the summarizer rests until turn")
-               for n in notes)
+    # the first longer summary frees nothing, so trimming stands in for that turn ...
+    assert notes[0].startswith("summary failed (_FreedNothing: result (")
+    assert "is not smaller than the input" in notes[0] and "trimmed instead" in notes[0]
+    # ... and the second sends the summarizer to rest for good
+    assert notes[1].startswith("summary skipped (_Resting: it failed or freed too little 2 "
+                               "times in a row; the summarizer rests for the rest of the run)")
+    assert all("the summarizer rests for the rest of the run" in n for n in notes[2:])
 
 
-def test_a_useless_summarizer_rests_after_two_weak_compactions():
-    useless = Counting(lambda prompt: prompt + prompt)  # longer than what it replaces
-    run = play(useless)
-    assert run.error is None and useless.calls == 4  # two, a 30-turn rest, two more
-    notes = [e.note for e in run.of(Compacted)]
-    assert notes[0].startswith("summary skipped (_Resting: it freed too little 2 times in a "
-                               "row; the summarizer rests until turn"), notes
-    assert notes[0].endswith("trimmed instead")
+def test_one_weak_call_after_a_rest_sends_the_summarizer_back_for_good():
+    calls = []
+
+    def down_then_useless(prompt: str) -> str:
+        calls.append(prompt)
+        if len(calls) == 1:
+            raise RuntimeError("summary service down")
+        return prompt + prompt
+
+    run = play(down_then_useless)
+    assert len(calls) == 2 and run.turn == TURNS
+    assert any("the summarizer rests for the rest of the run" in e.note
+               for e in run.of(Compacted))
 
 
 def test_a_good_summarizer_is_never_sent_to_rest():
-    run = play("aux", budget=6_000, task_state=True)
+    run = runner.play("agents", budget=6_000, task_state=True, strategy="summarize")
     assert run.status == "finished" and len(run.summary_usage) == len(run.compactions) >= 2
-    assert not any("skipped" in e.note for e in run.of(Compacted))
-    assert SUMMARY_REST_TURNS >= 30  # so two failures cover a 60-turn run
+    assert not any("skipped" in e.note or "failed" in e.note for e in run.of(Compacted))
+    good = Counting(lambda prompt: "## Progress\nread the pages")  # short: frees a lot
+    long_run = play(good)
+    assert good.calls == len(long_run.compactions) >= 5
+    assert not any("rest" in e.note for e in long_run.of(Compacted))
+
+
+@pytest.mark.parametrize("answer", [useless, failing])
+@pytest.mark.parametrize("scenario", ["logistics", "audit"])
+def test_a_scenario_still_ends_right_with_a_useless_or_failing_summarizer(answer, scenario):
+    # a longer summary frees nothing: trimming (with its fallback summary) stands in at
+    # once, where the run used to end stuck
+    summarizer = Counting(answer)
+    run = runner.play(scenario, budget=6_000, strategy="summarize", summarizer=summarizer)
+    assert run.status == "finished" and scenarios.load(scenario).is_correct(run.answer)
+    assert 1 <= summarizer.calls <= 2

@@ -23,13 +23,8 @@ COUNTER = TokenCounter()
 # of them fill the room between target and trigger, so it compacts every other turn by
 # design; its economics are measured at 8,000 tokens in benchmarks/bench_quality.py.
 SHORT = [name for name in scenarios.names() if name != "markdown"]
-# Summarizing keeps the newest turns whole; in these two scenarios they hold most of the
-# request, so summarize cannot reach the target (an open part of the engine issue).
-TAIL_HEAVY = {("logistics", "summarize"), ("debug", "summarize")}
-CASES = [pytest.param(scenario, strategy, marks=pytest.mark.xfail(
-             strict=True, reason="summarize keeps a tail larger than the target here"))
-         if (scenario, strategy) in TAIL_HEAVY else (scenario, strategy)
-         for scenario in SHORT for strategy in ("trim", "summarize", "compact", "progressive")]
+CASES = [(scenario, strategy) for scenario in SHORT
+         for strategy in ("trim", "summarize", "compact", "progressive")]
 
 
 @pytest.mark.parametrize(("scenario", "strategy"), CASES)

@@ -4,7 +4,8 @@ The bluntest layer: everything after the task is summarized, and the history bec
 user message holding the original task followed by the summary. It frees the most space
 and keeps the least; it is what a minimal agent does when it has no finer tools. If the
 summarizer answers with no text (a real model sometimes calls a tool instead), nothing is
-changed and the note says so; the agent simply tries again next turn. A long history is
+changed and the note says so; an agent trims instead for that turn and asks again at its
+next compaction. A long history is
 summarized in chunks of at most `input_limit` tokens (`summary_call.py`); `focus` says
 what the summary should keep in most detail, as Claude Code's `/compact focus` does.
 

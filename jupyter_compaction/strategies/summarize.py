@@ -1,10 +1,14 @@
 """Layers 2 and 3: protect a head and a tail, summarize only the middle.
 
 The head is the task definition (the first `protect_first` messages, widened to the end
-of a turn). The tail is the most recent work, sized by a *token* budget rather than a
-message count (`tail_tokens`, capped at half the budget), so the same amount of recent
-context survives whether the last turns were short or long. Both boundaries fall in front
-of assistant messages, so no tool call is separated from its result.
+of a turn); it stays for the whole run, so a head over `HEAD_SHARE` of the budget (a first
+tool result that is a whole file) is cut back to the task alone. The tail is the most
+recent work, sized by a *token* budget rather than a message count (`tail_tokens`, capped
+at `TAIL_SHARE` of the budget, but always the newest turn), so the same amount of recent
+context survives whether the last turns were short or long. Head, tail and summary thus
+fit the budget whenever the newest turn does, and a compaction lands near the agent's
+target instead of just under its trigger. Both boundaries fall in front of assistant
+messages, so no tool call is separated from its result.
 
 The middle goes to `summarizer(prompt) -> str` with the structured template of
 `summaries.py` (in chunks of at most `input_limit` tokens, see `summary_call.py`, and with
@@ -30,6 +34,7 @@ from .base import Compaction, Summarizer, measure, require_summarizer, shrunk, u
 from .summary_call import SUMMARY_INPUT_TOKENS, chunk_note, summarize
 
 TAIL_SHARE = 0.5  # the tail never takes more than this share of the budget
+HEAD_SHARE = 0.1  # nor the head beyond the task (it stays for the whole run)
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,8 @@ class SummarizeMiddle:
         """`(head_end, tail_start)`: the middle is `messages[head_end:tail_start]`."""
         cuts = cut_points(messages)
         head_end = next((c for c in cuts if c >= self.protect_first), len(messages))
+        if sum(counter.count_message(m) for m in messages[:head_end]) > HEAD_SHARE * budget:
+            head_end = next((c for c in cuts if c >= 1), len(messages))  # the task alone
         tail_budget = min(self.tail_tokens, int(budget * TAIL_SHARE))
         tail_start = cuts[-1] if cuts else len(messages)  # the newest turn always stays
         tail = sum(counter.count_message(m) for m in messages[tail_start:])

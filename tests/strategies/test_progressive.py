@@ -94,18 +94,31 @@ def test_summary_only_when_clearing_is_not_enough():
 
 
 def test_trim_runs_last_when_the_summary_is_not_enough():
-    # the first turn is huge and protected by the summarize layer's head; only trim drops it
+    # the summary is longer than the room the budget leaves it; only trim, which drops a
+    # summary last, brings the history under the budget
+    messages = talky_history()
+    summarizer = Recorder("## Progress\n" + " ".join(f"note{i}" for i in range(400)))
+    floor = COUNTER.count([messages[0], *messages[-2:]])
+    out = run(Progressive(layers(summarizer)), messages, budget=floor + 200)
+    assert [layer.kind for layer in out.layers] == ["clear", "summarize", "trim"]
+    assert out.kind == "clear+summarize+trim"
+    assert len(summarizer.prompts) == 1 and out.layers[1].changed
+    assert out.tokens_after <= floor + 200
+    assert out.tokens_after == out.layers[-1].tokens_after
+    assert out.dropped == sum(layer.dropped for layer in out.layers)
+    assert find_summary(out.messages) is None
+
+
+def test_a_huge_first_turn_is_not_protected_as_head():
+    # a head over HEAD_SHARE of the budget is cut back to the task, so summarizing it is
+    # enough and trim never runs
     messages = talky_history(first_words=2000)
     summarizer = Recorder(SUMMARY)
     floor = COUNTER.count([messages[0], *messages[-2:]])
     out = run(Progressive(layers(summarizer, protect_first=3)), messages,
               budget=floor + 200)
-    assert [layer.kind for layer in out.layers] == ["clear", "summarize", "trim"]
-    assert out.kind == "clear+summarize+trim"
-    assert len(summarizer.prompts) == 1
+    assert [layer.kind for layer in out.layers] == ["clear", "summarize"]
     assert out.tokens_after <= floor + 200
-    assert out.tokens_after == out.layers[-1].tokens_after
-    assert out.dropped == sum(layer.dropped for layer in out.layers)
     assert "idea0_1999" not in str(out.messages)
 
 

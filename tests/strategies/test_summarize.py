@@ -6,6 +6,7 @@ import pytest
 from jupyter_compaction import SummarizeMiddle, TokenCounter
 from jupyter_compaction.history import blocks
 from jupyter_compaction.strategies import STRATEGIES
+from jupyter_compaction.strategies.summarize import HEAD_SHARE
 from jupyter_compaction.summaries import ASSISTANT_PREFIX, USER_PREFIX, find_summary, is_summary
 from tests.support.strategy_checks import Recorder, apply
 
@@ -64,6 +65,14 @@ def test_tail_is_capped_at_half_the_budget():
     strategy = SummarizeMiddle(protect_first=1, tail_tokens=10**9)
     assert strategy.boundaries(messages, 2 * three_turns, COUNTER) == (1, 11)
     assert strategy.boundaries(messages, 2 * three_turns - 2, COUNTER) == (1, 13)
+
+
+def test_a_head_over_its_share_of_the_budget_is_cut_back_to_the_task():
+    messages = ticket_history(8, size=200)
+    head = tail_cost(messages, 0) - tail_cost(messages, 3)  # task + first turn
+    strategy = SummarizeMiddle(protect_first=3, tail_tokens=1)
+    assert strategy.boundaries(messages, int(head / HEAD_SHARE) + 1, COUNTER) == (3, 15)
+    assert strategy.boundaries(messages, int(head / HEAD_SHARE) - 1, COUNTER) == (1, 15)
 
 
 def test_the_newest_turn_is_always_in_the_tail():
