@@ -406,6 +406,7 @@ class Agent:
         if self.store and run.session_id:
             run.session_id = self.store.start(self._meta(run.task), parent=run.session_id,
                                               context=run.messages)
+            self._save_state(run)  # each session of the chain holds the task state it began with
 
     def _announce(self, run: Run, before: list[Message], result: Compaction,
                   fallback: str) -> None:
@@ -442,10 +443,13 @@ class Agent:
                 run.turn, call["name"], call["id"], bool(result.get("is_error")),
                 self.counter.count_text(result["content"]), truncated=len(text) > limit))
         self._append(run, {"role": "user", "content": results})
+        self._save_state(run)
+
+    # --- bookkeeping ------------------------------------------------------------------
+    def _save_state(self, run: Run) -> None:
         if self.store and run.session_id and run.task_state:
             self.store.save_state(run.session_id, dataclasses.asdict(run.task_state))
 
-    # --- bookkeeping ------------------------------------------------------------------
     def _configured(self, strategy: Any) -> Any:
         """The strategy named (or given), with the settings' summary role."""
         return configure(strategies_module.get(strategy) if isinstance(strategy, str)

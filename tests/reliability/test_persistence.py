@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -403,3 +404,16 @@ def test_writes_go_through_a_temporary_file_in_the_same_folder(tmp_path: Path,
                for s, d in seen)
     assert sorted(p.name for p in (tmp_path / sid).iterdir()) == \
         ["context.json", "meta.json", "state.json"]
+
+
+def test_every_session_of_the_chain_holds_the_task_state(tmp_path: Path) -> None:
+    """A compaction starts a child session; it must hold the task state at once, not only
+    after its first tool call, or a run that answers right after a compaction leaves its
+    newest session without one."""
+    store = SessionStore(tmp_path)
+    run = play("agents", budget=5_000, strategy="summarize", store=store)
+    chain = store.chain(run.session_id)
+    assert len(chain) > 1
+    for session in chain[1:]:
+        assert "todos" in store.state(session.session_id), session.session_id
+    assert store.state(run.session_id) == json.loads(json.dumps(asdict(run.task_state)))
