@@ -59,4 +59,4 @@ def test_replay_chart_of_a_real_session_renders(tmp_path):
         assert chart["svg"] >= 1 and max(chart["points"]) > 10
         assert REPORTED in names, names
         assert chart["budget"] and chart["budget"][0] == budget
-        page.screenshot(path=str(ARTIFACTS / "lesson-09-replay.png"), full_page=True)
+        page.screenshot(path=str(ARTIFACTS / "lesson-09-replay-full-page.png"), full_page=True)
