@@ -12,15 +12,15 @@ import pytest
 
 from jupyter_compaction import ClearToolResults
 from jupyter_compaction.api_context import clear_tool_edit, compact_edit
-from tests.lessons.test_lessons_try_this import REPO, SKIP_LINE, routing_responder, try_this_cell
-from tests.support.fake_messages_api import FakeMessagesAPI
+from tests.lessons.test_lessons_try_this import REPO, SKIP_LINE, try_this_cell
+from tests.support.fake_messages_api import FakeMessagesAPI, scenario_responder
 
 LESSON = REPO / "lessons" / "10_api_context_management.ipynb"
 
 
 @pytest.mark.slow
 def test_the_try_this_cell_sends_the_lessons_edits_and_none_is_refused(tmp_path):
-    with FakeMessagesAPI(routing_responder()) as api:
+    with FakeMessagesAPI(scenario_responder()) as api:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
         env.update(ANTHROPIC_API_KEY="sk-ant-test-key-for-the-fake-api",
                    ANTHROPIC_BASE_URL=api.base_url, JUPYTER_COMPACTION_TEXT="1",
