@@ -7,13 +7,20 @@ reaches the target whenever the task and the newest turn fit under it.
 
 from __future__ import annotations
 
-import pytest
+import copy
 
-from jupyter_compaction import scenarios
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_compaction import scenarios, validate
+from jupyter_compaction.agent import Agent, Run
 from jupyter_compaction.events import Compacted, TurnStarted
 from jupyter_compaction.history import cut_points
+from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.runner import play
 from jupyter_compaction.tokens import TokenCounter
+from tests.support.histories import histories
 
 BUDGET = 6_000
 COUNTER = TokenCounter()
@@ -55,3 +62,32 @@ def test_a_higher_target_compacts_more_often():
     counts = [len(play("agents", budget=BUDGET, strategy="trim", target=t).compactions)
               for t in (0.3, 0.7)]
     assert counts[0] < counts[1]
+
+
+def short_summary(prompt: str) -> str:
+    return "## Goal\nfinish\n## Progress\nsome files read"
+
+
+@pytest.mark.parametrize("strategy", ["trim", "summarize", "progressive"])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(messages=histories(min_turns=1), budget=st.integers(400, 20_000))
+def test_a_compaction_lands_at_the_target_on_any_history(strategy, messages, budget):
+    """Generated histories (parallel calls, errors, images, documents): the agent's own
+    compaction leaves a valid context, keeps the transcript whole, and reaches the target
+    whenever the task and the newest turn fit under it."""
+    agent = Agent(SimulatedModel("agents"), budget=budget, strategy=strategy,
+                  summarizer=short_summary, task_state=False)
+    run = Run(task="task", messages=list(messages), transcript=list(messages))
+    snapshot = copy.deepcopy(messages)
+    result = agent.compact(run)
+    assert run.transcript == snapshot and messages == snapshot
+    if result is None:  # stuck: the run says so, and nothing was changed
+        assert run.status == "failed" and run.messages == snapshot
+        return
+    validate(run.messages)
+    goal = int(agent.settings.target * budget) - COUNTER.count([], run.system, [])
+    newest = cut_points(snapshot)[-1]
+    floor = COUNTER.count([snapshot[0], *snapshot[newest:]])
+    if floor <= goal:
+        assert COUNTER.count(run.messages) <= goal
