@@ -11,7 +11,7 @@ from jupyter_compaction.events import Compacted
 from jupyter_compaction.jupyter import summary_view
 from jupyter_compaction.jupyter.summary_view import SHOWN_LINES
 from jupyter_compaction.runner import play
-from jupyter_compaction.summaries import END_OF_OUTPUT, INSTRUCTIONS, build_prompt
+from jupyter_compaction.summaries import DATA_NOTE, END_OF_OUTPUT, INSTRUCTIONS, build_prompt
 
 LONG = "\n".join(f"line {k} of the order file" for k in range(1, 11))  # 10 lines
 
@@ -32,7 +32,8 @@ def run_with(prompt: str, facts: tuple[str, ...] = ()) -> SimpleNamespace:
 def test_instructions_in_full_and_each_tool_output_by_its_first_lines():
     prompt = build_prompt(middle(LONG), previous="## Goal\nold summary", goal="Ship ORD-1")
     text = summary_view.view(run_with(prompt)).text
-    for line in INSTRUCTIONS.splitlines()[-1:] + ["Ship ORD-1", "old summary"]:
+    last_line = INSTRUCTIONS.splitlines()[-1].format(data=DATA_NOTE)
+    for line in [last_line, "Ship ORD-1", "old summary"]:
         assert line in text
     assert f"line {SHOWN_LINES} of the order file\n({10 - SHOWN_LINES} more lines)\n" in text
     assert f"line {SHOWN_LINES + 1} of" not in text
