@@ -17,8 +17,8 @@ A strategy only needs `summarizer(prompt) -> str`. The agent builds one of two k
 Every call's usage goes to the list the agent passes (`Run.summary_usage`), so runs
 report what summaries cost.
 
-Left out: chunked prompts whose turn had to be cut to fit (`summary_call.py`) cannot be
-located in the history, so the "same" summarizer refuses them; a history the model
+Left out: chunked prompts whose turn had to be cut to fit (`summary_call.py`, a text cut
+short) cannot be located in the history, so the "same" summarizer refuses them; a history the model
 already refused as too long is longer still with the request appended, so that call
 fails too (the agent trims instead in both cases); and the compaction's record keeps the
 self-contained prompt, which the appended request stands for.
@@ -102,11 +102,23 @@ def instructions(prompt: str, history: Sequence[Message]) -> str:
 
 
 def _find(history: Sequence[Message], part: Sequence[Message]) -> int | None:
-    """The index where `part` sits in `history` as a run of equal messages, or None."""
+    """The index where `part` sits in `history` as a run of the same messages, or None.
+
+    "The same" is by `_shape`: a layer that ran before the summarizing one (clearing, in
+    `Progressive`) may have replaced tool results or inputs in `part`; the history holds
+    them as the model was sent them, and that is what it summarizes."""
+    shapes = [_shape(m) for m in part]
     for start in range(len(history) - len(part) + 1):
-        if all(a is b or a == b for a, b in zip(history[start:], part, strict=False)):
+        if all(_shape(m) == s for m, s in zip(history[start:], shapes, strict=False)):
             return start
     return None
+
+
+def _shape(message: Message) -> tuple:
+    """A message's role, texts and tool-call ids: what clearing leaves as it was."""
+    return message["role"], tuple(
+        (b.get("type"), b.get("text") or b.get("id") or b.get("tool_use_id"))
+        for b in blocks(message))
 
 
 def with_request(history: Sequence[Message], request: str) -> list[Message]:

@@ -16,6 +16,7 @@ from jupyter_compaction.runner import play
 from jupyter_compaction.summaries import INSTRUCTIONS, build_prompt, message_goal
 from jupyter_compaction.summarizers import (
     SUMMARIZER_SYSTEM,
+    instructions,
     make_summarizer,
     open_tool_call,
     with_request,
@@ -181,3 +182,25 @@ def test_a_summary_prompt_survives_copies_and_pickles_with_what_it_was_built_fro
     prompt = build_prompt(transcript[1:4], "old", "goal", "focus")
     for again in (copy.deepcopy(prompt), pickle.loads(pickle.dumps(prompt))):
         assert again == prompt and again.built_from == prompt.built_from
+
+
+def test_turns_cleared_by_an_earlier_layer_are_found_in_the_history(transcript):
+    """In `progressive` the summarizing layer sees the cleared middle; the history holds the
+    results as they were sent, and that is what the appended request covers."""
+    from jupyter_compaction import ClearToolResults
+
+    cleared = ClearToolResults(keep_last=0)(transcript[:9], budget=1,
+                                            counter=TokenCounter()).messages
+    assert cleared[1:9] != transcript[1:9]
+    ask = instructions(build_prompt(cleared[1:9]), transcript[:9])
+    assert "messages 2 to 9 of this conversation" in ask
+
+
+@pytest.mark.parametrize("scenario", ["agents", "debug"])
+def test_progressive_with_same_summarizes_after_clearing(scenario):
+    same = play(scenario, budget=6_000, strategy="progressive", summarizer="same",
+                task_state=False)
+    aux = play(scenario, budget=6_000, strategy="progressive", summarizer="aux",
+               task_state=False)
+    assert len(same.summary_usage) == len(aux.summary_usage) > 0
+    assert [c.summary for c in same.compactions] == [c.summary for c in aux.compactions]
