@@ -357,13 +357,14 @@ class Agent:
                 rest = SUMMARY_REST_TURNS * REST_GROWTH ** run.summary_rests
                 run.summaries_resume_at, run.summary_rests = run.turn + rest, run.summary_rests + 1
                 run.weak_summaries = WEAK_IN_A_ROW - 1  # once back, one weak call is enough
-            return self._trim_instead(run, goal, exc)
+            return self._trim_instead(run, goal, strategy, exc)
         if called and self._rests_after(run, result):  # trimming stands in at once
-            return self._trim_instead(run, goal, _Resting(
+            return self._trim_instead(run, goal, strategy, _Resting(
                 f"it failed or freed too little {WEAK_IN_A_ROW} times in a row; the summarizer "
                 f"rests for the rest of the run"))
         if called and not result.changed:  # e.g. a summary longer than what it replaces
-            return self._trim_instead(run, goal, _FreedNothing(result.note.split(";")[0]))
+            return self._trim_instead(run, goal, strategy,
+                                      _FreedNothing(result.note.split(";")[0]))
         return result, ""
 
     def _rests_after(self, run: Run, result: Compaction) -> bool:
@@ -376,7 +377,7 @@ class Agent:
         run.summaries_resume_at, run.weak_summaries = REST_OF_RUN, 0
         return True
 
-    def _trim_instead(self, run: Run, goal: int, failure: Exception
+    def _trim_instead(self, run: Run, goal: int, strategy: Any, failure: Exception
                       ) -> tuple[Compaction, str]:
         """Trim down to the target, leaving room for a fallback summary of the trimmed
         turns (`fallback_summary.py`), so this turn really frees space and the trimmed
@@ -386,8 +387,8 @@ class Agent:
             before = run.messages
             result = TrimTurns()(before, budget=max(goal - FALLBACK_TOKENS, 0),
                                  counter=self.counter)
-            result = with_fallback(before, result, self.counter, _role_of(self.strategy,
-                                   self.settings.summary_role))
+            result = with_fallback(before, result, self.counter,
+                                   _role_of(strategy, self.settings.summary_role))
         except Exception as again:  # e.g. InvalidHistory: no strategy can go on from here
             raise _Stuck(f"compaction failed: {_one_line(again)}") from again
         if not result.changed:
