@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from . import scenarios, strategies
+from .redact import strip_control
 from .settings import DEFAULTS, SUMMARY_ROLES
 
 DEMO_KNOBS = ("model", "budget", "trigger", "target", "strategy", "task_state", "summary_role",
@@ -37,7 +38,7 @@ def demo(args: argparse.Namespace) -> int:
     try:
         settings = DEFAULTS.with_changes(**knobs)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
     print(f"scenario {args.scenario}: {scenarios.load(args.scenario).title}")
     print(f"strategy {settings.strategy}, budget {settings.budget}, model {settings.model}, "
@@ -46,7 +47,7 @@ def demo(args: argparse.Namespace) -> int:
     try:
         run = play(args.scenario, settings=settings, task=args.task, on_event=table)
     except (ValueError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
     print_totals(run)
     spec = scenarios.load(args.scenario)
@@ -63,7 +64,7 @@ def lab(args: argparse.Namespace) -> int:
     try:
         folder = lessons_dir()
     except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
     return subprocess.call(lab_command(folder, port=args.port, browser=args.browser))
 
@@ -76,7 +77,7 @@ def replay(args: argparse.Namespace) -> int:
     try:
         result = run(args.path, args.strategy, args.budget)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
