@@ -1,4 +1,5 @@
-"""`jupyter-compaction`: the terminal entry point (lessons, demo, replay, grading, releasing).
+"""`jupyter-compaction`: the terminal entry point (lessons, demo, replay, grading, releasing,
+cleaning the session store).
 
 Each subcommand is a function `name(args) -> exit code` and a few lines in `parser()`;
 the demo's options default to None, so only what the user typed overrides `Settings`.
@@ -85,6 +86,22 @@ def replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def sessions_clean(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .store import SessionStore
+
+    if not Path(args.dir).is_dir():
+        print(f"error: {strip_control(args.dir)} is not a folder; pass the session store's "
+              "folder", file=sys.stderr)
+        return 2
+    found = SessionStore(args.dir).clean(dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    print(f"{verb} {len(found)} incomplete session folders (no meta.json) in "
+          f"{strip_control(args.dir)}" + "".join(f"\n  {folder.name}" for folder in found))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="jupyter-compaction",
                                   description="Learn context compaction for LLM agents.")
@@ -121,6 +138,15 @@ def parser() -> argparse.ArgumentParser:
                    help=f"default {DEFAULTS.strategy}")
     r.add_argument("--json", action="store_true", help="print every figure as JSON")
     r.set_defaults(func=replay)
+    from .store import DEFAULT_ROOT
+
+    s = sub.add_parser("sessions", help="look after the session store").add_subparsers(
+        dest="action", required=True)
+    c = s.add_parser("clean", help="remove the session folders a killed run left without "
+                                   "meta.json, and list them")
+    c.add_argument("dir", nargs="?", default=DEFAULT_ROOT, help=f"default {DEFAULT_ROOT}")
+    c.add_argument("--dry-run", action="store_true", help="list them, remove nothing")
+    c.set_defaults(func=sessions_clean)
     return top
 
 
