@@ -17,8 +17,8 @@ task, the tools called, the files touched, the last notes), or by any `summarize
 passed in, such as one bound to Claude.
 
 Credentials are redacted (`redact.py`) in the summary prompts and summaries (as the
-strategies do everywhere), in the dropped facts and warnings, and the text report is
-stripped of control characters.
+strategies do everywhere), in the dropped facts (`evaluation.dropped_facts`) and the
+warnings, and the text report is stripped of control characters.
 
 Left out: the system prompt and tool definitions, which a session log does not hold:
 the reported numbers include them and the local counts cannot, which is the gap a lesson
@@ -38,7 +38,7 @@ from .evaluation import dropped_facts
 from .events import Compacted, Event, ModelReplied, TurnStarted
 from .history import Message
 from .models.base import Usage
-from .redact import redact, safe
+from .redact import safe
 from .sessions import Session
 from .settings import DEFAULTS
 from .strategies.base import Summarizer
@@ -234,7 +234,7 @@ def _dropped(before: list[Message], after: list[Message]) -> list[str]:
     """`evaluation.dropped_facts(before, after)`, computed on the messages the compaction
     removed or rewrote only: what a kept message says is in `after` by definition."""
     kept = {id(m) for m in after}
-    return [redact(f) for f in dropped_facts([m for m in before if id(m) not in kept], after)]
+    return dropped_facts([m for m in before if id(m) not in kept], after)
 
 
 def _parts(messages: list[Message], counter: TokenCounter) -> dict[str, int]:

@@ -175,7 +175,8 @@ class CompactionMagics(Magics):
             raise UsageError(f"nothing to resume: the last run ended with status "
                              f"{run.status!r}; start a new one with %%agent")
         rich = self._rich()
-        print(f"Resuming {RUN_VAR} at turn {run.turn} after: {check.one_line(run.error or '')}")
+        error = check.one_line(plain(run.error or "", None))
+        print(f"Resuming {RUN_VAR} at turn {run.turn} after: {error}")
         live = LiveView(rich=rich, quiet=quiet)
         self.session.agent.on_event = live
         self.session.resume(max_turns)
