@@ -15,8 +15,9 @@ too (and the next append starts a fresh line after it), and an unreadable ancest
 chain where it is.
 
 A run killed while starting a session leaves a folder without `meta.json` (and without
-messages: they are appended only once `start()` has written it; its `context.json` is a
-copy of what the parent's messages hold). `incomplete()` finds such folders and `clean()`
+messages: they are appended only once `start()` has written it; its `context.json` is
+never read, since the run resumes from the parent). `incomplete()` finds such folders and
+`clean()`
 removes them (`jupyter-compaction sessions clean`): only
 folders named like a session, holding nothing but the store's own files, and untouched
 for `SETTLE_SECONDS` (a session being started right now gets its `meta.json` in
