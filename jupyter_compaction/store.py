@@ -17,11 +17,10 @@ chain where it is.
 A run killed while starting a session leaves a folder without `meta.json` (and without
 messages: they are appended only once `start()` has written it; its `context.json` is
 never read, since the run resumes from the parent). `incomplete()` finds such folders and
-`clean()`
-removes them (`jupyter-compaction sessions clean`): only
-folders named like a session, holding nothing but the store's own files, and untouched
-for `SETTLE_SECONDS` (a session being started right now gets its `meta.json` in
-milliseconds). Sessions that have one, even a damaged one, are never removed.
+`clean()` removes them (`jupyter-compaction sessions clean`): only folders named like a
+session, holding nothing but the store's own files, and untouched for `SETTLE_SECONDS` (a
+session being started right now gets its `meta.json` in milliseconds). Sessions that have
+one, even a damaged one, are never removed.
 
 Left out: concurrent writers to one session, and pruning old (complete) sessions.
 """
