@@ -26,6 +26,8 @@ REDACTED = "[REDACTED {kind}]"
 _EDGE = r"(?<![A-Za-z0-9_-])"  # a key starts at a word edge, not inside "task-..." or "desk-"
 _END = r"(?![A-Za-z0-9_-])"  # ... and ends at one
 _NOT_DONE = r"(?!\[REDACTED[ \]])"  # a value redacted already stays (idempotent)
+# A bare value that is code: a call, or a camelCase name ending where a value would end.
+_NOT_CODE = r"(?-i:(?![A-Za-z_][\w.]*\(|[a-z]+(?:[A-Z][a-z]+)+(?=[\s,;)\]}]|\Z)))"
 # A config or env-file key that names a secret: the word itself or ending in it after a
 # separator (DB_PASSWORD, github.token, client-secret), optionally quoted (JSON, YAML).
 # `token_count`, `max_tokens` and `password_reset_url` do not end in the word, so they stay;
@@ -72,9 +74,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                                 + r"[^\s/@]+(?=@[^\s@/])")),
     # A secret assigned in a config or env file, a JSON/YAML mapping or a query string:
     # `export API_TOKEN=...`, `password: "..."`, `"client_secret": "..."`, `?token=...`.
-    # A quoted value goes up to its closing quote; a bare one up to a space, quote or `&`.
+    # A quoted value goes up to its closing quote; a bare one up to a space, quote or `&`,
+    # unless it is code rather than data (`api_key: get_key()`, `token: csrfToken`).
     ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*[:=][ \t]*[\"']?){_NOT_DONE}"
-                          r"(?:(?<=[\"'])[^\"'\n]+|(?<![\"'])[^\s\"'&]+)")),
+                          rf"(?:(?<=[\"'])[^\"'\n]+|(?<![\"']){_NOT_CODE}[^\s\"'&]+)")),
 )
 
 # ANSI escape sequences: CSI (ESC [ ... final byte, or the one-byte C1 form \x9b), OSC

@@ -60,6 +60,7 @@ def test_ordinary_text_is_unchanged(text):
     "password reset link sent", "the secret sauce", "token_count = 5", "max_tokens=1024",
     '"input_tokens": 1234', "password_reset_url=https://example.com/reset",
     "secretKeyRef:", "Never commit secrets, tokens or credentials.",
+    "api_key: anthropic_api_key()", "params: { _csrf_token: csrfToken }",  # code, not data
 ])
 def test_near_misses_are_kept(text):
     assert redact(text) == text
@@ -116,6 +117,8 @@ SAMPLES = [  # (text, what redact() makes of it)
     ("GET /v1/items?access_token=abc123&page=2",
      "GET /v1/items?access_token=[REDACTED secret]&page=2"),
     ("api-key: 0123456789abcdef", "api-key: [REDACTED secret]"),
+    ("token=aBcDeF12", "token=[REDACTED secret]"),
+    ("PASSWORD=changeme", "PASSWORD=[REDACTED secret]"),
     ("GITHUB_TOKEN=ghp_" + "a" * 36, "GITHUB_TOKEN=[REDACTED GitHub token]"),
 ]
 
