@@ -15,7 +15,8 @@ C0/C1 control character (the bell, backspace, carriage return) but the newline a
 Every plain-text view applies it to the data it prints.
 
 Left out: entropy-based detection of unlabelled secrets (a bare random string, a password
-that no `password=` names), which would also eat the ids and hashes a summary must keep.
+that no `password=` names), which would also eat the ids and hashes a summary must keep;
+and an assigned value that reads as code (`token: csrfToken`, `api_key: get_key()`).
 """
 
 from __future__ import annotations
