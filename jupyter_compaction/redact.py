@@ -32,10 +32,11 @@ _NOT_CODE = r"(?-i:(?![A-Za-z_][\w.]*\(|[a-z]+(?:[A-Z][a-z]+)+(?=[\s,;)\]}]|\Z))
 # A config or env-file key that names a secret: the word itself or ending in it after a
 # separator (DB_PASSWORD, github.token, client-secret), optionally quoted (JSON, YAML).
 # `token_count`, `max_tokens` and `password_reset_url` do not end in the word, so they stay;
-# `bypassword` does not start it at a separator. (The key's first part is left outside the
-# match: starting at the word keeps the scan fast on long texts.)
-_SECRET_KEY = (r"(?<![A-Za-z0-9])(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key"
-               r"|(?:secret|private|access)[_-]?key|credentials?)[\"']?")
+# `bypassword` does not start it at a separator. Ambiguous words are not keys: `PWD` is the
+# working folder, `credentials: "include"` a fetch option. (The key's first part is left
+# outside the match: starting at the word keeps the scan fast on long texts.)
+_SECRET_KEY = (r"(?<![A-Za-z0-9])(?:password|passwd|passphrase|secret|token|api[_-]?key"
+               r"|(?:secret|private|access)[_-]?key)[\"']?")
 
 # (kind, pattern). Group 1, when a pattern has it, is kept (a label before the secret);
 # lookarounds keep what follows. Specific formats come first, so they name their kind and

@@ -61,6 +61,7 @@ def test_ordinary_text_is_unchanged(text):
     '"input_tokens": 1234', "password_reset_url=https://example.com/reset",
     "secretKeyRef:", "Never commit secrets, tokens or credentials.",
     "api_key: anthropic_api_key()", "params: { _csrf_token: csrfToken }",  # code, not data
+    "PWD=/home/user/project", "fetch(url, {credentials: 'include'})",
 ])
 def test_near_misses_are_kept(text):
     assert redact(text) == text
