@@ -309,12 +309,19 @@ def test_a_plain_text_view_prints_no_control_character(world: dict[str, Any],
         assert "red" in text and "link" in text
 
 
+def demo_events() -> list[Any]:
+    from jupyter_compaction.events import Failed, ToolCalled, TurnStarted
+
+    return [TurnStarted(1, 100, 1000, 800), ToolCalled(1, f"read{CONTROL}", {}, "toolu_1"),
+            Failed(1, f"broke {CONTROL} {ONE_LINE}")]
+
+
 def test_the_demo_and_the_cli_errors_print_no_control_character(tmp_path: Path) -> None:
     from jupyter_compaction.demo import TurnTable, print_totals
 
     lines: list[str] = []
     table = TurnTable(lines.append)
-    for event in world_events():
+    for event in demo_events():
         table(event)
     run = Agent(LeakyModel(), tools=[read_file], budget=BUDGET, strategy="compact",
                 task_state=False).run("go", max_turns=2)
@@ -327,13 +334,6 @@ def test_the_demo_and_the_cli_errors_print_no_control_character(tmp_path: Path) 
     assert not CONTROL_CHAR.search(out) and "cannot read" in out
     out = capture(lambda: main(["sessions", "clean", str(tmp_path / f"no{CONTROL}")]))
     assert not CONTROL_CHAR.search(out) and "is not a folder" in out
-
-
-def world_events() -> list[Any]:
-    from jupyter_compaction.events import Failed, ToolCalled, TurnStarted
-
-    return [TurnStarted(1, 100, 1000, 800), ToolCalled(1, f"read{CONTROL}", {}, "toolu_1"),
-            Failed(1, f"broke {CONTROL} {ONE_LINE}")]
 
 
 def test_usage_errors_that_echo_what_was_typed_hold_no_control_character() -> None:
