@@ -190,14 +190,21 @@ class Agent:
         return self._loop(run, max_turns)
 
     def resume(self, run: Run, max_turns: int | None = None) -> Run:
-        """Continue a failed or interrupted run from its stored session (or from memory)."""
-        if self.store and run.session_id:
-            run.messages = self.store.context(run.session_id)
+        """Continue a failed, interrupted or `max_turns` run from its stored session (or from
+        memory). A run that ends with the model's answer has nothing to continue: that is a
+        `ValueError`, and nothing is sent."""
+        stored = bool(self.store and run.session_id)
+        messages = self.store.context(run.session_id) if stored else run.messages
+        if run.status == "finished" or _answered(messages):
+            raise ValueError("this run already finished with the model's answer, so there is "
+                             "nothing to resume; start a new one with run()")
+        if stored:
+            run.messages = messages
             run.transcript = self.store.transcript(run.session_id)
         run.tally = None  # rebuilt from the (restored) context on the next turn
         run.calls_seen = {call_key(b) for m in run.transcript[:-1] for b in blocks(m)
                           if b.get("type") == "tool_use"}
-        if run.messages and run.messages[-1]["role"] == "assistant":
+        if run.messages and run.messages[-1]["role"] == "assistant":  # its calls were not run
             self._run_tools(run, run.messages[-1], self._toolbox(run.task_state))
         run.status, run.error = "running", None
         return self._loop(run, max_turns)
@@ -493,6 +500,13 @@ class Agent:
         return {"task": task[:500], "model": getattr(self.model, "name", "?"),
                 "strategy": getattr(self.strategy, "name", str(self.strategy)),
                 "budget": self.budget}
+
+
+def _answered(messages: list[Message]) -> bool:
+    """The history ends with an assistant message that calls no tool: the model's answer
+    (sending it again would ask for a reply to an answer, with no new user turn)."""
+    return bool(messages) and messages[-1]["role"] == "assistant" and not any(
+        b.get("type") == "tool_use" for b in blocks(messages[-1]))
 
 
 def call_key(block: dict[str, Any]) -> tuple[str, str]:

@@ -1,4 +1,5 @@
-"""`jupyter-compaction`: the terminal entry point (lessons, demo, replay, grading, releasing).
+"""`jupyter-compaction`: the terminal entry point (lessons, demo, replay, grading, releasing,
+cleaning the session store).
 
 Each subcommand is a function `name(args) -> exit code` and a few lines in `parser()`;
 the demo's options default to None, so only what the user typed overrides `Settings`.
@@ -12,6 +13,7 @@ import argparse
 import sys
 
 from . import scenarios, strategies
+from .redact import strip_control
 from .settings import DEFAULTS, SUMMARY_ROLES
 
 DEMO_KNOBS = ("model", "budget", "trigger", "target", "strategy", "task_state", "summary_role",
@@ -37,7 +39,7 @@ def demo(args: argparse.Namespace) -> int:
     try:
         settings = DEFAULTS.with_changes(**knobs)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
     print(f"scenario {args.scenario}: {scenarios.load(args.scenario).title}")
     print(f"strategy {settings.strategy}, budget {settings.budget}, model {settings.model}, "
@@ -46,7 +48,7 @@ def demo(args: argparse.Namespace) -> int:
     try:
         run = play(args.scenario, settings=settings, task=args.task, on_event=table)
     except (ValueError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
     print_totals(run)
     spec = scenarios.load(args.scenario)
@@ -63,7 +65,7 @@ def lab(args: argparse.Namespace) -> int:
     try:
         folder = lessons_dir()
     except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
     return subprocess.call(lab_command(folder, port=args.port, browser=args.browser))
 
@@ -76,11 +78,27 @@ def replay(args: argparse.Namespace) -> int:
     try:
         result = run(args.path, args.strategy, args.budget)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(json.dumps(result.to_dict(), indent=1) if args.json else result.text())
+    return 0
+
+
+def sessions_clean(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .store import SessionStore
+
+    if not Path(args.dir).is_dir():
+        print(f"error: {strip_control(args.dir)} is not a folder; pass the session store's "
+              "folder", file=sys.stderr)
+        return 2
+    found = SessionStore(args.dir).clean(dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    print(f"{verb} {len(found)} incomplete session folders (no meta.json) in "
+          f"{strip_control(args.dir)}" + "".join(f"\n  {folder.name}" for folder in found))
     return 0
 
 
@@ -120,6 +138,15 @@ def parser() -> argparse.ArgumentParser:
                    help=f"default {DEFAULTS.strategy}")
     r.add_argument("--json", action="store_true", help="print every figure as JSON")
     r.set_defaults(func=replay)
+    from .store import DEFAULT_ROOT
+
+    s = sub.add_parser("sessions", help="look after the session store").add_subparsers(
+        dest="action", required=True)
+    c = s.add_parser("clean", help="remove the session folders a killed run left without "
+                                   "meta.json, and list them")
+    c.add_argument("dir", nargs="?", default=DEFAULT_ROOT, help=f"default {DEFAULT_ROOT}")
+    c.add_argument("--dry-run", action="store_true", help="list them, remove nothing")
+    c.set_defaults(func=sessions_clean)
     return top
 
 

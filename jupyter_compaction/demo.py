@@ -4,6 +4,9 @@ A listener on the agent's events prints one row per turn (tokens in context, a b
 against the budget, what happened: tool calls, repeats, compactions), then the totals.
 The same rows serve as the plain-text fallback of the Jupyter layer.
 
+Every line is printed through `redact.safe`: credentials redacted, control characters
+(ANSI colours, OSC 8 links, the bell) removed, since answers and errors come from the model.
+
 Left out: colours and cursor tricks; the output is plain text so it can be diffed.
 """
 
@@ -13,6 +16,7 @@ from collections.abc import Callable
 
 from .agent import Run
 from .events import Compacted, Event, Failed, Finished, ToolCalled, TurnStarted
+from .redact import safe
 
 BAR_WIDTH = 24
 HEADER = f"{'turn':>4}  {'context':>7}  {'budget':>6}  {'':{BAR_WIDTH}}  event"
@@ -25,13 +29,17 @@ def bar(tokens: int, budget: int, width: int = BAR_WIDTH) -> str:
 
 
 class TurnTable:
-    """Collect events and print a row per turn through `write`."""
+    """Collect events and print a row per turn through `write` (made safe: the tool names
+    and errors in a row come from the model and its tools)."""
 
     def __init__(self, write: Callable[[str], None] = print):
-        self.write = write
+        self._write = write
         self.pending: TurnStarted | None = None
         self.notes: list[str] = []
         self.write(HEADER)
+
+    def write(self, row: str) -> None:
+        self._write(safe(row))
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, Compacted):  # it happens before the turn it belongs to
@@ -81,4 +89,4 @@ def print_totals(run: Run, write: Callable[[str], None] = print) -> None:
     width = max(len(label) for label, _ in totals(run))
     write("")
     for label, value in totals(run):
-        write(f"{label:<{width}}  {value}")
+        write(f"{label:<{width}}  {safe(value)}")

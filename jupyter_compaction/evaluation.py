@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .history import Message, message_text
+from .redact import redact
 from .tokens import TokenCounter, estimate_tokens
 
 # IDs like ORD-1042, LD-2.3, OAK-SD-160-FR or INV-2024-031188 (kept whole: a compound ID
@@ -117,6 +118,10 @@ def eval_summary(
 
 
 def dropped_facts(before: Sequence[Message], after: Sequence[Message]) -> list[str]:
-    """Identifiers visible before a compaction that no longer appear anywhere after it."""
+    """Identifiers visible before a compaction that no longer appear anywhere after it.
+
+    `before` is read redacted (`redact.py`): a credential is no fact a summary may keep,
+    and a fact list (shown in events and views) must not carry one."""
     after_text = _text(after)
-    return sorted(i for i in identifiers(_text(before)) if not _mentions(after_text, i))
+    return sorted(i for i in identifiers(redact(_text(before)))
+                  if not _mentions(after_text, i))

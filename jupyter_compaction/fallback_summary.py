@@ -72,8 +72,8 @@ def facts_of(dropped: Sequence[Message]) -> dict[str, list[str]]:
             elif (block.get("type") == "text" and message["role"] == "assistant"
                   and block["text"].strip() and not is_summary(block["text"])):
                 items["Assistant Notes"].append(block["text"].strip().splitlines()[0])
-    text = "\n".join(message_text(m) for m in dropped)
-    kinds = by_kind(identifiers(text))
+    text = redact("\n".join(message_text(m) for m in dropped))  # an unlabelled PEM body or
+    kinds = by_kind(identifiers(text))  # AWS secret would be read as a path
     items["Identifiers Seen"] = sorted(kinds.get("ids", []) + kinds.get("paths", []),
                                        key=text.find)
     return items

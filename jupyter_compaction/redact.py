@@ -1,46 +1,100 @@
-"""Redact API keys, tokens and private keys from text that goes to (or comes from) a summarizer.
+"""Make text safe to pass on: redact credentials, and strip terminal control sequences.
 
 A summary prompt copies the task and tool output verbatim, and a summary copies "every ID
 verbatim" by design, so a key pasted into a task or printed by a tool would otherwise be
 sent to the summarizer and then live on in every later request. `redact()` replaces each
 match of `PATTERNS` with `[REDACTED <kind>]`; the text around it is kept, and so is a
-header's name (`Authorization: Bearer [REDACTED bearer token]`), so the summary still
-says that a credential was there.
+label before the secret (`Authorization: Bearer [REDACTED bearer token]`, `DB_PASSWORD=
+[REDACTED secret]`, `postgres://app:[REDACTED URL password]@db`), so the summary still
+says that a credential was there and where it belonged. Each pattern follows a published
+format (see the comments in `PATTERNS`); `SECURITY.md` lists where `redact()` is applied.
 
-The patterns follow each provider's published key format: Anthropic `sk-ant-...`, OpenAI
-`sk-...`/`sk-proj-...`, GitHub `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_` and `github_pat_`, AWS
-access key ids (`AKIA`/`ASIA` + 16) and `aws_secret_access_key = ...` assignments, bearer
-tokens, and PEM private-key blocks (a truncated one is redacted to the end of the text).
+`strip_control()` removes what a terminal would act on rather than show: ANSI escape
+sequences (colours, cursor moves, OSC 8 hyperlinks, window titles) whole, then any other
+C0/C1 control character (the bell, backspace, carriage return) but the newline and tab.
+Every plain-text view applies it to the data it prints.
 
-Left out: entropy-based detection of unlabelled secrets (passwords, random hex), which
-would also eat the ids and hashes a summary must keep.
+Left out: entropy-based detection of unlabelled secrets (a bare random string, a password
+that no `password=` names), which would also eat the ids and hashes a summary must keep;
+and an assigned value that reads as code (`token: csrfToken`, `api_key: get_key()`).
 """
 
 from __future__ import annotations
 
 import re
 
+REDACTED = "[REDACTED {kind}]"
 _EDGE = r"(?<![A-Za-z0-9_-])"  # a key starts at a word edge, not inside "task-..." or "desk-"
+_END = r"(?![A-Za-z0-9_-])"  # ... and ends at one
+_NOT_DONE = r"(?!\[REDACTED[ \]])"  # a value redacted already stays (idempotent)
+# A bare value that is code: a call, or a camelCase name ending where a value would end.
+_NOT_CODE = r"(?-i:(?![A-Za-z_][\w.]*\(|[a-z]+(?:[A-Z][a-z]+)+(?=[\s,;)\]}]|\Z)))"
+# A config or env-file key that names a secret: the word itself or ending in it after a
+# separator (DB_PASSWORD, github.token, client-secret), optionally quoted (JSON, YAML).
+# `token_count`, `max_tokens` and `password_reset_url` do not end in the word, so they stay;
+# `bypassword` does not start it at a separator. Ambiguous words are not keys: `PWD` is the
+# working folder, `credentials: "include"` a fetch option. (The key's first part is left
+# outside the match: starting at the word keeps the scan fast on long texts.)
+_SECRET_KEY = (r"(?<![A-Za-z0-9])(?:password|passwd|passphrase|secret|token|api[_-]?key"
+               r"|(?:secret|private|access)[_-]?key)[\"']?")
 
-# (kind, pattern); a pattern's group 1, when it has one, is kept (a label before the secret).
+# (kind, pattern). Group 1, when a pattern has it, is kept (a label before the secret);
+# lookarounds keep what follows. Specific formats come first, so they name their kind and
+# the generic assignment below skips a value they have already redacted.
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # PEM private-key blocks; a truncated one is redacted to the end of the text.
     ("private key", re.compile(
         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
         re.S)),
+    # Anthropic API keys: sk-ant-api03-..., sk-ant-admin01-...
     ("Anthropic key", re.compile(_EDGE + r"sk-ant-[A-Za-z0-9_-]{16,}")),
+    # OpenAI keys: sk-..., sk-proj-..., sk-svcacct-...
     ("OpenAI key", re.compile(_EDGE + r"sk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}")),
+    # GitHub tokens: ghp_/gho_/ghu_/ghs_/ghr_ + 36, fine-grained github_pat_...
     ("GitHub token", re.compile(_EDGE + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{22,})")),
+    # AWS access key ids: AKIA (long-term) or ASIA (temporary) + 16 upper-case characters.
     ("AWS key id", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")),
+    # AWS secret access keys (40 characters) where they are named, as in ~/.aws/credentials.
     ("AWS secret", re.compile(r"(?i)(aws_secret_access_key[\"']?\s*[:=]\s*[\"']?)"
                               r"[A-Za-z0-9/+=]{40}")),
+    # JSON Web Tokens: base64url header and payload, both JSON objects ("eyJ" is '{"'),
+    # then the signature (empty for an unsigned token).
+    ("JWT", re.compile(_EDGE + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
+                       + _END)),
+    # Slack tokens: bot xoxb-, user xoxp-, app-level xapp-1-..., the legacy xoxa-/xoxr-/
+    # xoxs-/xoxo- and the refreshable xoxe.xoxp-1-/xoxe-1-.
+    ("Slack token", re.compile(_EDGE + r"(?:xox[aboprs]|xoxe(?:\.xox[bp])?|xapp)-\d*-?"
+                               r"[A-Za-z0-9-]{10,}")),
+    # Google API keys: AIza + 35 characters.
+    ("Google API key", re.compile(_EDGE + r"AIza[0-9A-Za-z_-]{35}" + _END)),
+    # Stripe keys: secret sk_, restricted rk_ and publishable pk_, live or test.
+    ("Stripe key", re.compile(_EDGE + r"(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{10,}")),
+    # Bearer tokens in an Authorization header (or anywhere after "Bearer ").
     ("bearer token", re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{16,}=*")),
+    # A password in a URL, scheme://user:password@host: the scheme, user and host stay.
+    ("URL password", re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)" + _NOT_DONE
+                                + r"[^\s/@]+(?=@[^\s@/])")),
+    # A secret assigned in a config or env file, a JSON/YAML mapping or a query string:
+    # `export API_TOKEN=...`, `password: "..."`, `"client_secret": "..."`, `?token=...`.
+    # A quoted value goes up to its closing quote; a bare one up to a space, quote or `&`,
+    # unless it is code rather than data (`api_key: get_key()`, `token: csrfToken`).
+    ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*[:=][ \t]*[\"']?){_NOT_DONE}"
+                          rf"(?:(?<=[\"'])[^\"'\n]+|(?<![\"']){_NOT_CODE}[^\s\"'&]+)")),
 )
+
+# ANSI escape sequences: CSI (ESC [ ... final byte, or the one-byte C1 form \x9b), OSC
+# (ESC ] ... ended by BEL or ST, as OSC 8 hyperlinks and window titles are), other string
+# commands (DCS, SOS, PM, APC) and two-character escapes; then single control characters.
+_ANSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+                   r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+                   r"|\x1b[ -/]*[0-~]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all C0/C1 but \t (09) and \n (0a)
 
 
 def _replacement(kind: str):
     def replace(match: re.Match[str]) -> str:
         label = match.group(1) if match.re.groups else ""
-        return f"{label}[REDACTED {kind}]"
+        return label + REDACTED.format(kind=kind)
     return replace
 
 
@@ -49,3 +103,13 @@ def redact(text: str) -> str:
     for kind, pattern in PATTERNS:
         text = pattern.sub(_replacement(kind), text)
     return text
+
+
+def strip_control(text: str) -> str:
+    """`text` without terminal escape sequences and control characters (but \\n and \\t)."""
+    return _CONTROL.sub("", _ANSI.sub("", text))
+
+
+def safe(text: str) -> str:
+    """`text` fit to print: credentials redacted, control characters stripped."""
+    return strip_control(redact(text))

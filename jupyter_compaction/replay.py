@@ -16,6 +16,10 @@ Summaries are written by `offline_summary`, a deterministic extractive summarize
 task, the tools called, the files touched, the last notes), or by any `summarizer(prompt)`
 passed in, such as one bound to Claude.
 
+Credentials are redacted (`redact.py`) in the summary prompts and summaries (as the
+strategies do everywhere), in the dropped facts (`evaluation.dropped_facts`) and the
+warnings, and the text report is stripped of control characters.
+
 Left out: the system prompt and tool definitions, which a session log does not hold:
 the reported numbers include them and the local counts cannot, which is the gap a lesson
 shows. Nothing here imports IPython or plotly.
@@ -34,6 +38,7 @@ from .evaluation import dropped_facts
 from .events import Compacted, Event, ModelReplied, TurnStarted
 from .history import Message
 from .models.base import Usage
+from .redact import safe
 from .sessions import Session
 from .settings import DEFAULTS
 from .strategies.base import Summarizer
@@ -172,7 +177,7 @@ class Replay:
             reported = "" if t.reported is None else t.reported
             lines.append(f"{t.turn:>5} {t.messages:>8} {t.local:>8} {reported:>9} "
                          f"{t.replayed:>9}{mark}")
-        return "\n".join(lines)
+        return safe("\n".join(lines))
 
 
 def _strategy(name: str, summarizer: Summarizer):
@@ -188,7 +193,7 @@ def replay(session: Session, strategy: str = DEFAULTS.strategy, budget: int = DE
     counter = counter or TokenCounter()
     managed = _strategy(strategy, summarizer)
     reported = {(u.segment, u.index): u.input_tokens for u in session.usage}
-    out = Replay(session.source, strategy, budget, warnings=list(session.warnings))
+    out = Replay(session.source, strategy, budget, warnings=[safe(w) for w in session.warnings])
     context: list[Message] = []
     for s, segment in enumerate(session.segments):
         fed = 0

@@ -14,13 +14,24 @@ reported in `problems` and skipped; a torn or unreadable line of a JSONL file is
 too (and the next append starts a fresh line after it), and an unreadable ancestor ends a
 chain where it is.
 
-Left out: concurrent writers to one session, and pruning old sessions.
+A run killed while starting a session leaves a folder without `meta.json` (and without
+messages: they are appended only once `start()` has written it; its `context.json` is
+never read, since the run resumes from the parent). `incomplete()` finds such folders and
+`clean()` removes them (`jupyter-compaction sessions clean`): only folders named like a
+session, holding nothing but the store's own files, and untouched for `SETTLE_SECONDS` (a
+session being started right now gets its `meta.json` in milliseconds). Sessions that have
+one, even a damaged one, are never removed.
+
+Left out: concurrent writers to one session, and pruning old (complete) sessions.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,6 +43,10 @@ from .history import Message
 DEFAULT_ROOT = "compaction_sessions"
 META, CONTEXT, STATE = "meta.json", "context.json", "state.json"
 MESSAGES, EVENTS = "messages.jsonl", "events.jsonl"
+STORE_FILES = (META, CONTEXT, STATE, MESSAGES, EVENTS)
+SESSION_NAME = re.compile(r"\d{8}T\d{6}-[0-9a-f]{8}")  # as `start()` names a session's folder
+TEMP_FILE = re.compile(r"\.[\w.]+\.\d+\.tmp")  # `write_atomic`'s file before its rename
+SETTLE_SECONDS = 60  # a folder without meta.json younger than this may still be starting
 
 
 def encode(data: Any, **options: Any) -> bytes:
@@ -201,7 +216,35 @@ class SessionStore:
                  if (folder / CONTEXT).exists() else [])
         return start + read_lines(folder / MESSAGES, self.problems)
 
+    def incomplete(self, settle: float = SETTLE_SECONDS) -> list[Path]:
+        """Session folders a killed run left without `meta.json` (see the module), by name."""
+        if not self.root.is_dir():
+            return []
+        now = time.time()
+        return [folder for folder in sorted(self.root.iterdir())
+                if folder.is_dir() and not folder.is_symlink()
+                and SESSION_NAME.fullmatch(folder.name) and not (folder / META).exists()
+                and _only_store_files(folder) and now - _last_change(folder) >= settle]
+
+    def clean(self, *, dry_run: bool = False, settle: float = SETTLE_SECONDS) -> list[Path]:
+        """Remove the `incomplete()` folders (none when `dry_run`) and return them."""
+        found = self.incomplete(settle)
+        for folder in [] if dry_run else found:
+            shutil.rmtree(folder)
+        return found
+
     def latest(self, run_id: str) -> str | None:
         """The newest session of a run (the end of its chain)."""
         ids = [s.session_id for s in self.list() if s.run_id == run_id]
         return ids[-1] if ids else None
+
+
+def _only_store_files(folder: Path) -> bool:
+    return all(p.is_file() and not p.is_symlink()
+               and (p.name in STORE_FILES or TEMP_FILE.fullmatch(p.name))
+               for p in folder.iterdir())
+
+
+def _last_change(folder: Path) -> float:
+    """The newest modification time of `folder` and its files."""
+    return max([folder.stat().st_mtime, *(p.stat().st_mtime for p in folder.iterdir())])

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_compaction.redact import redact
+from jupyter_compaction.redact import PATTERNS, redact, strip_control
 from jupyter_compaction.summaries import build_prompt
 from tests.support.histories import TEXT
 
@@ -49,6 +49,19 @@ def test_ordinary_text_is_unchanged(text):
     "task-abcdefghijklmnopqrstuvwxyz0123", "ORD-1042 VD-88317", "the disk-0123456789abcdefghijkl",
     "AKIA123", "sha256 446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
     "Bearer short", "agents/router.py:42",
+    # near-misses of the newer kinds
+    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",  # a git SHA
+    "request 550e8400-e29b-41d4-a716-446655440000",  # a UUID
+    "eyJhbGciOiJIUzI1NiJ9 alone",  # a JWT header without payload and signature
+    "xoxb-short", "the xoxbox-1234567890 model",  # too short, not a Slack prefix
+    "AIzaShort", "sk_live_", "desk_live_4eC39HqLyjWDarjtT1zdp7dc",  # too short / inside a word
+    "https://example.com/docs?page=2", "https://user@example.com/x",  # no password
+    "https://example.com/a:b@c", "git@github.com:org/repo.git",
+    "password reset link sent", "the secret sauce", "token_count = 5", "max_tokens=1024",
+    '"input_tokens": 1234', "password_reset_url=https://example.com/reset",
+    "secretKeyRef:", "Never commit secrets, tokens or credentials.",
+    "api_key: anthropic_api_key()", "params: { _csrf_token: csrfToken }",  # code, not data
+    "PWD=/home/user/project", "fetch(url, {credentials: 'include'})",
 ])
 def test_near_misses_are_kept(text):
     assert redact(text) == text
@@ -71,3 +84,81 @@ def test_build_prompt_is_redacted():
     prompt = build_prompt([{"role": "assistant", "content": f"using {secret}"}],
                           previous=f"old {secret}", goal=f"task {secret}")
     assert secret not in prompt and prompt.count("[REDACTED Anthropic key]") == 3
+
+
+# -- the newer kinds: real-format samples, each kept label and the text around it -----------
+
+JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiw"
+       "iaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+SAMPLES = [  # (text, what redact() makes of it)
+    (f"token {JWT} expired", "token [REDACTED JWT] expired"),
+    ("unsigned eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiJ9. end", "unsigned [REDACTED JWT] end"),
+    (f"Authorization: Bearer {JWT}", "Authorization: Bearer [REDACTED JWT]"),
+    ("bot xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx ok",
+     "bot [REDACTED Slack token] ok"),
+    ("xoxp-1234567890-1234567890-1234567890-abcdef1234567890abcdef1234567890",
+     "[REDACTED Slack token]"),
+    ("SLACK_APP=xapp-1-A0123BCDEF-1234567890123-abcdef0123456789abcdef",
+     "SLACK_APP=[REDACTED Slack token]"),
+    ("postgres://admin:hunter2@db.example.com:5432/prod",
+     "postgres://admin:[REDACTED URL password]@db.example.com:5432/prod"),
+    ("redis://:s3cr3t@cache:6379/0", "redis://:[REDACTED URL password]@cache:6379/0"),
+    ("clone https://bob:p%40ss@git.example.com/repo.git",
+     "clone https://bob:[REDACTED URL password]@git.example.com/repo.git"),
+    ("maps key=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY;", "maps key=[REDACTED Google API key];"),
+    ("stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe [REDACTED Stripe key]"),
+    ("rk_test_51H8abcDEFghiJKLmnop pk_live_51H8abcDEFghiJKLmnop",
+     "[REDACTED Stripe key] [REDACTED Stripe key]"),
+    ("DB_PASSWORD=correcthorse", "DB_PASSWORD=[REDACTED secret]"),
+    ("export API_TOKEN='a1b2c3d4'", "export API_TOKEN='[REDACTED secret]'"),
+    ('password = "correct horse battery"', 'password = "[REDACTED secret]"'),
+    ("db:\n  password: hunter2\n  user: app", "db:\n  password: [REDACTED secret]\n  user: app"),
+    ('{"client_secret": "s3cr3t-v@lue", "id": 7}',
+     '{"client_secret": "[REDACTED secret]", "id": 7}'),
+    ("GET /v1/items?access_token=abc123&page=2",
+     "GET /v1/items?access_token=[REDACTED secret]&page=2"),
+    ("api-key: 0123456789abcdef", "api-key: [REDACTED secret]"),
+    ("token=aBcDeF12", "token=[REDACTED secret]"),
+    ("PASSWORD=changeme", "PASSWORD=[REDACTED secret]"),
+    ("GITHUB_TOKEN=ghp_" + "a" * 36, "GITHUB_TOKEN=[REDACTED GitHub token]"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SAMPLES)
+def test_real_format_samples_are_redacted_and_their_labels_kept(text, expected):
+    assert redact(text) == expected
+    assert redact(expected) == expected  # idempotent
+
+
+def test_every_pattern_has_a_sample():
+    kinds = {kind for kind, _ in PATTERNS}
+    shown = {k for _, out in SAMPLES for k in kinds if f"[REDACTED {k}]" in out}
+    assert kinds - shown <= {"private key", "Anthropic key", "OpenAI key", "AWS key id",
+                             "AWS secret", "bearer token"}  # sampled by the tests above
+
+
+def test_a_yaml_key_with_its_value_on_the_next_line_keeps_the_next_key():
+    assert redact("password:\n  user: app") == "password:\n  user: app"
+
+
+# -- terminal control sequences -------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("a\x1b[31mred\x1b[0m b", "ared b"),  # ANSI colour (CSI)
+    ("\x1b[2J\x1b[1;1Hhome", "home"),  # clear screen, cursor move
+    ("see \x1b]8;;https://evil.example\x1b\\here\x1b]8;;\x1b\\ now", "see here now"),  # OSC 8
+    ("\x1b]0;title\x07x", "x"),  # window title, ended by the bell
+    ("ding\x07 back\x08 cr\r c1\x9b2J\x85", "ding back cr c1"),
+    ("tab\tnew\nline", "tab\tnew\nline"),  # kept
+    ("ünïcødé → ok", "ünïcødé → ok"),
+])
+def test_strip_control_removes_whole_sequences(text, expected):
+    assert strip_control(text) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text())
+def test_strip_control_leaves_no_control_character(text):
+    out = strip_control(text)
+    assert not any(ord(c) < 32 and c not in "\t\n" or 0x7f <= ord(c) <= 0x9f for c in out)
+    assert strip_control(out) == out

@@ -37,7 +37,7 @@ from . import context_view, result_view, summary_view
 from . import validate as check
 from .frontend import widgets_enabled
 from .live import LiveView
-from .render import show
+from .render import plain, show
 
 RUN_VAR = "_agent_run"
 LAB_VAR = "_lab"
@@ -175,7 +175,8 @@ class CompactionMagics(Magics):
             raise UsageError(f"nothing to resume: the last run ended with status "
                              f"{run.status!r}; start a new one with %%agent")
         rich = self._rich()
-        print(f"Resuming {RUN_VAR} at turn {run.turn} after: {check.one_line(run.error or '')}")
+        error = check.one_line(plain(run.error or "", None))
+        print(f"Resuming {RUN_VAR} at turn {run.turn} after: {error}")
         live = LiveView(rich=rich, quiet=quiet)
         self.session.agent.on_event = live
         self.session.resume(max_turns)
@@ -229,7 +230,8 @@ class CompactionMagics(Magics):
         seen = len(run.events)
         result = session.agent.compact(run, strategy, focus or None)
         announced = [e for e in run.events[seen:] if isinstance(e, Compacted)]
-        print(compact_report(run, result, announced[-1] if announced else None, focus))
+        print(plain(compact_report(run, result, announced[-1] if announced else None, focus),
+                    None))
 
     # --- settings and the lab ---------------------------------------------------------
     @magic_arguments()

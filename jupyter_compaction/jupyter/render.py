@@ -3,9 +3,11 @@
 Tool outputs, summaries, file contents, answers and tool inputs come from files and
 models, so they are untrusted. In HTML every one of them is passed through `html.escape`
 (no tag, attribute or `javascript:` link from the data survives as markup); in plain
-text, terminal control characters are removed. Long texts are cut with a visible
-"… N more characters". The Anthropic API key, if it appears in any text, is replaced by
-"[redacted]", and renderers only ever read messages and events, never model objects.
+text, terminal escape sequences and control characters are removed
+(`redact.strip_control`; every `Rich` text form gets it). Long texts are cut with a
+visible "… N more characters". The Anthropic API key, if it appears in any text, is
+replaced by "[redacted]", other credentials by "[REDACTED <kind>]" (`redact.py`), and
+renderers only ever read messages and events, never model objects.
 
 `Rich` carries one view in two forms (HTML for a rich frontend, plain text otherwise);
 `show()` prints the text or displays both.
@@ -17,15 +19,16 @@ from __future__ import annotations
 
 import html
 import os
-import re
 from collections.abc import Iterable, Sequence
+
+from ..redact import redact as redact_secrets
+from ..redact import strip_control
 
 MAX_CHARS = 2_000
 ELLIPSIS = "…"
 REDACTED = "[redacted]"
 KEY_ENV = "ANTHROPIC_API_KEY"
 MIN_SECRET_CHARS = 8  # shorter values are not treated as keys (they would redact too much)
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # everything but \t and \n
 # JupyterLab lets output text break anywhere (`overflow-wrap: anywhere`, and `word-break:
 # break-all` in a <pre>), which lets a table squeeze a column until its words break mid-word
 # ("peak cont ext"). Cells undo it: labels and numbers stay on one line, long texts wrap
@@ -39,11 +42,12 @@ LABEL_STYLE = CELL_STYLE + ";white-space:nowrap"
 
 
 def redact(text: str) -> str:
-    """`text` without the API key (when one is set in the environment)."""
+    """`text` without the API key (when one is set in the environment) and without the
+    credentials `redact.PATTERNS` knows."""
     secret = os.environ.get(KEY_ENV, "")
     if len(secret) >= MIN_SECRET_CHARS and secret in text:
         text = text.replace(secret, REDACTED)
-    return text
+    return redact_secrets(text)
 
 
 def truncate(text: str, limit: int | None = MAX_CHARS) -> str:
@@ -55,7 +59,7 @@ def truncate(text: str, limit: int | None = MAX_CHARS) -> str:
 
 def plain(text: object, limit: int | None = MAX_CHARS) -> str:
     """Safe plain text: a string, key redacted, control characters removed, truncated."""
-    return truncate(CONTROL.sub("", redact(str(text))), limit)
+    return truncate(strip_control(redact(str(text))), limit)
 
 
 def esc(text: object, limit: int | None = MAX_CHARS) -> str:
@@ -101,7 +105,7 @@ class Rich:
     """One view as HTML (rich frontends) and plain text (everywhere else)."""
 
     def __init__(self, text: str, html_text: str):
-        self.text, self.html = text, html_text
+        self.text, self.html = plain(text, None), html_text  # safe even where a view forgot
 
     def _repr_html_(self) -> str:
         return self.html

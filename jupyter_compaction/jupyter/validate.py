@@ -19,6 +19,7 @@ from typing import Any
 from IPython.core.error import UsageError
 
 from .. import scenarios
+from ..redact import strip_control
 from ..settings import DEFAULTS, MAX_BUDGET
 from ..strategies import STRATEGIES
 
@@ -127,5 +128,6 @@ def variable_name(name: str, option: str = "--out") -> str:
 
 
 def one_line(message: str) -> str:
-    """Collapse a message (e.g. from argparse) onto one line."""
-    return " ".join(str(message).split())
+    """Collapse a message (e.g. from argparse, echoing what was typed) onto one line,
+    without control characters."""
+    return " ".join(strip_control(str(message)).split())

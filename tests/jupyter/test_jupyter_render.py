@@ -133,7 +133,7 @@ def test_short_values_are_not_treated_as_keys(monkeypatch):
 
 
 def test_control_characters_are_removed_from_text():
-    assert render.plain("a\x1b[31mred\x07\tb\nc") == "a[31mred\tb\nc"
+    assert render.plain("a\x1b[31mred\x07\tb\nc") == "ared\tb\nc"
     assert "\x1b" not in render.text_table(["h"], [["\x1b[2J"]])
 
 
