@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from jupyter_compaction import runner, scenarios
-from jupyter_compaction.agent import REST_GROWTH, SUMMARY_REST_TURNS, Agent
+from jupyter_compaction.agent import Agent
+from jupyter_compaction.backoff import REST_GROWTH, SUMMARY_REST_TURNS
 from jupyter_compaction.events import Compacted
 from jupyter_compaction.history import blocks
 from jupyter_compaction.models.base import Reply
@@ -86,10 +87,10 @@ def test_a_useless_summarizer_rests_for_the_rest_of_the_run():
     run = play(Counting(lambda prompt: prompt + prompt))
     notes = [e.note for e in run.of(Compacted)]
     # the first longer summary frees nothing, so trimming stands in for that turn ...
-    assert notes[0].startswith("summary failed (_FreedNothing: result (")
+    assert notes[0].startswith("summary failed (FreedNothing: result (")
     assert "is not smaller than the input" in notes[0] and "trimmed instead" in notes[0]
     # ... and the second sends the summarizer to rest for good
-    assert notes[1].startswith("summary skipped (_Resting: it failed or freed too little 2 "
+    assert notes[1].startswith("summary skipped (Resting: it failed or freed too little 2 "
                                "times in a row; the summarizer rests for the rest of the run)")
     assert all("the summarizer rests for the rest of the run" in n for n in notes[2:])
 

@@ -34,6 +34,14 @@ def modules() -> dict[str, Path]:
     return found
 
 
+def _declared(value: ast.expr) -> ast.expr:
+    """A field's default: `knob(default, ...)` (settings.py's declaration) or the value."""
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+            and value.func.id == "knob" and value.args):
+        return value.args[0]
+    return value
+
+
 def literal_defaults(tree: ast.Module) -> list[tuple[str, int]]:
     """(knob, line) for each literal default given to a knob: a parameter, a class-level
     field, or an `--option`'s `default=`, written out or as a module constant such as
@@ -62,7 +70,7 @@ def literal_defaults(tree: ast.Module) -> list[tuple[str, int]]:
             for item in node.body:
                 if (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
                         and item.target.id in NAMES and item.value is not None
-                        and _literal(item.value)):
+                        and _literal(_declared(item.value))):
                     found.append((item.target.id, item.lineno))
         elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
             option = str(node.args[0].value).lstrip("-").replace("-", "_")

@@ -54,7 +54,7 @@ class GivenBoundaries(SummarizeMiddle):
     head_end: int = 1
     tail_start: int = 1
 
-    def boundaries(self, messages, budget, counter):  # noqa: ARG002 (the library's signature)
+    def boundaries(self, messages, goal, counter):  # noqa: ARG002 (the library's signature)
         return self.head_end, self.tail_start
 
 
@@ -62,7 +62,7 @@ def expected(messages: list[Message], head_end: int, tail_start: int, summary: s
              role: str) -> list[Message]:
     layer = GivenBoundaries(summarizer=lambda prompt: summary, role=role, head_end=head_end,
                             tail_start=tail_start)
-    return list(layer(messages, budget=ANY_BUDGET, counter=counter()).messages)
+    return list(layer(messages, goal=ANY_BUDGET, counter=counter()).messages)
 
 
 def same_as_library(build: Callable[[], list[Message]], head_end: int, tail_start: int,
