@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..history import Message, cut_points
+from ..settings import SUMMARY_ROLES
 from ..strategies import SummarizeMiddle
 from ..summaries import summary_block
 from .base import Case, Exercise, Test, numbered
@@ -43,7 +44,6 @@ from .histories import (
 
 ANY_BUDGET = 10**9  # the boundaries are given, so the budget plays no part
 HIDDEN_CASES = 8
-ROLES = ("assistant", "user")
 SUMMARY = "## Goal\nSummarize every file.\n## Progress\n- read s02.py, s03.py: handlers 2-3"
 
 
@@ -143,7 +143,7 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 *copy.deepcopy(history[tail_start]["content"] if isinstance(
                     history[tail_start]["content"], list) else [text(history[tail_start][
                         "content"])])]}
-        role = rng.choice(ROLES)
+        role = rng.choice(SUMMARY_ROLES)
         summary = rng.choice((f" ## Progress\n- {random_id(rng)} found\n", SUMMARY, " "))
         changed = expected(history, head_end, tail_start, summary, role) != history
         if changed or head_end == tail_start or not summary.strip():
