@@ -15,6 +15,9 @@ from jupyter_compaction.settings import (
     help_text,
     read_given,
 )
+from jupyter_compaction.strategies import STRATEGIES
+
+ALL = ", ".join(STRATEGIES)  # every registered strategy, in the registry's order
 
 
 def test_the_defaults():
@@ -50,8 +53,8 @@ def test_with_changes_overrides_only_what_is_given():
     ({"summarizer": "bogus"}, "unknown summarizer 'bogus': summarizer must be one of aux, "
                               "same, or a Model or a callable"),
     ({"summarizer": 42}, "unknown summarizer 42"),
-    ({"strategy": "bogus"}, "unknown strategy 'bogus': strategy must be one of off, clear, "
-                            "trim, summarize, compact, progressive, or a strategy object"),
+    ({"strategy": "bogus"}, f"unknown strategy 'bogus': strategy must be one of {ALL}, or a "
+                            "strategy object"),
     ({"strategy": None}, "unknown strategy None"),
     ({"model": "gpt-4o"}, "unknown model 'gpt-4o': model must be one of simulated, or a "
                           "Claude model id"),
@@ -128,7 +131,7 @@ def test_command_line_options_are_generated_from_the_settings():
                                        "strategy": "trim", "summary_role": "user"}
     helps = {a.dest: a.help for a in parser._actions}
     assert helps["strategy"] == help_text("strategy")
-    assert "off, clear, trim, summarize, compact, progressive" in helps["strategy"]
+    assert f"compaction strategy: {ALL} (default: progressive)" == helps["strategy"]
     assert "(default: 20000)" in helps["budget"] and "(default: on)" in helps["task_state"]
 
 
@@ -137,7 +140,7 @@ def test_command_line_options_are_generated_from_the_settings():
     (["--budget", "1.5"], "--budget must be a positive whole number of tokens"),
     (["--max-turns", "0"], "--max-turns must be a positive whole number of turns"),
     (["--trigger", "most"], "--trigger must be a number (a share of the budget"),
-    (["--strategy", "bogus"], "unknown strategy 'bogus': --strategy must be one of off, clear"),
+    (["--strategy", "bogus"], f"unknown strategy 'bogus': --strategy must be one of {ALL}"),
     (["--summarizer", "cheap"], "unknown summarizer 'cheap': --summarizer must be one of aux"),
     (["--summary-role", "system"], "unknown summary role 'system': --summary-role must be"),
     (["--model", "gpt-4o"], "unknown model 'gpt-4o': --model must be one of simulated"),

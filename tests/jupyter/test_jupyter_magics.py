@@ -27,6 +27,7 @@ from jupyter_compaction.jupyter.magics import (
     CompactionMagics,
 )
 from jupyter_compaction.jupyter.validate import BUDGET_HINT
+from jupyter_compaction.strategies import STRATEGIES
 from tests.support.reporting import Reporting, scaled
 from tests.support.shell import usage_error
 
@@ -173,7 +174,7 @@ BAD_LINES = [
     ("--scenario agents --budget", "expected one argument"),
     ("--scenario nope", "unknown scenario 'nope'; use --scenario with one of: agents"),
     ("--scenario agents --strategy nope", "unknown strategy 'nope': --strategy must be one of "
-                                          "off, clear, trim, summarize, compact, progressive"),
+                                          + ", ".join(STRATEGIES)),
     ("--scenario agents --model gpt-4o", "unknown model 'gpt-4o': --model must be one of "
                                          "simulated, or a Claude model id"),
     ("--scenario agents --model claude-haiku-4-5",
