@@ -251,7 +251,7 @@ def erosion(scenario: str, task_state: bool, steps: int = EROSION_STEPS) -> list
         system = f"{SYSTEM_PROMPT}\n\n{rendered}" if rendered else SYSTEM_PROMPT
         seen += [message_text(m) for m in turn] + [system]
         messages = [*messages, *turn]
-        result = strategy(messages, budget=SMALL_BUDGET, counter=counter)
+        result = strategy(messages, goal=SMALL_BUDGET, counter=counter)
         if not result.changed:
             continue
         messages = result.messages

@@ -3,9 +3,9 @@
 Each turn:
 1. rebuild the system prompt (the base prompt plus the rendered task state);
 2. count the whole request *before* calling (preflight), and when it is over the trigger
-   (`trigger * budget`, in the model's own count as far as the input tokens it reported
-   so far tell: `usage_anchor.py`) run the strategy, asking for the target
-   (`target * budget`, well below the trigger, so the next turns have room before
+   (`Settings.trigger_at`, in the model's own count as far as the input tokens it
+   reported so far tell: `usage_anchor.py`) run the strategy, asking for the target
+   (`Settings.target_at`, well below the trigger, so the next turns have room before
    compacting again), then check that it was not stuck (still over the budget after
    freeing less than 10 %);
 3. call the model (if the API refuses the request as too long, compact harder and retry
@@ -19,7 +19,8 @@ Everything that happens is announced as an event (`events.py`), and, with a
 compaction loses nothing and `resume()` continues where the run stopped.
 
 `Agent.compact(run, strategy, focus)` compacts a run's context on demand (the `%compact`
-magic), through the same steps as the trigger does.
+magic), through the same steps as the trigger does. When a summary call fails or frees
+too little, the summarizer rests (`backoff.py`) and trimming stands in.
 
 Left out: streaming, parallel tool execution (calls run in order) and human turns in the
 middle of a run.
@@ -28,12 +29,12 @@ middle of a run.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import strategies as strategies_module
+from .backoff import Resting, SummaryBackoff
 from .evaluation import dropped_facts
 from .events import (
     Compacted,
@@ -46,11 +47,21 @@ from .events import (
     TurnStarted,
 )
 from .fallback_summary import FALLBACK_TOKENS, with_fallback
-from .history import Message, blocks
+from .history import Message, blocks, call_key
 from .models.base import Model, Reply, Usage
 from .settings import DEFAULTS, Settings
 from .store import SessionStore
-from .strategies import Compaction, CompressionStuck, TrimTurns, check_stuck, configure
+from .strategies import (
+    Compaction,
+    CompressionStuck,
+    NoCompaction,
+    Strategy,
+    TrimTurns,
+    call_strategy,
+    check_counter,
+    check_stuck,
+    configure,
+)
 from .summaries import is_summary
 from .summarizers import make_summarizer
 from .task_state import TaskState, notes_tools
@@ -62,12 +73,6 @@ from .workspace import Workspace
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
 HTTP_BAD_REQUEST, HTTP_TOO_LARGE = 400, 413
 PROMPT_TOO_LONG = "prompt is too long"  # the API's words when a request is over the window
-SUMMARY_REST_TURNS = 30  # after a failed summary call: no summary for this many turns, ...
-REST_GROWTH = 2  # ... and this many times longer after each later failure
-WEAK_SHARE = 0.10  # a summary compaction that frees less than this share is weak ...
-WEAK_IN_A_ROW = 2  # ... and this many in a row (one, right after a rest) mean the summarizer
-# does not help: it rests for the rest of the run
-REST_OF_RUN = 2**62  # `Run.summaries_resume_at` of a summarizer that rests for good
 SYSTEM_PROMPT = (
     "You are a careful agent working on the user's task with tools. Finish the task, then "
     "answer in plain text. Keep track of what you have done."
@@ -104,9 +109,7 @@ class Run:
     calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
     tally: Tally | None = field(default=None, repr=False)  # running token count of messages
     anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
-    summaries_resume_at: int = field(default=0, repr=False)  # no summary call before this turn
-    weak_summaries: int = field(default=0, repr=False)  # weak summary compactions in a row
-    summary_rests: int = field(default=0, repr=False)  # rests after failed summary calls
+    backoff: SummaryBackoff = field(default_factory=SummaryBackoff, repr=False)
 
     def of(self, kind: type[Event]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -161,7 +164,7 @@ class Agent:
         self.model, self.system, self.budget = model, system, settings.budget
         self.user_tools = list(tools)
         self.workspace, self.on_event, self.store = workspace, on_event, store
-        self.counter = _checked_counter(counter) if counter is not None else TokenCounter()
+        self.counter = check_counter(counter) if counter is not None else TokenCounter()
         self.strategy = self._configured(settings.strategy)
 
     # --- building one request -------------------------------------------------------
@@ -202,8 +205,8 @@ class Agent:
             run.messages = messages
             run.transcript = self.store.transcript(run.session_id)
         run.tally = None  # rebuilt from the (restored) context on the next turn
-        run.calls_seen = {call_key(b) for m in run.transcript[:-1] for b in blocks(m)
-                          if b.get("type") == "tool_use"}
+        run.calls_seen = {call_key(b["name"], b["input"]) for m in run.transcript[:-1]
+                          for b in blocks(m) if b.get("type") == "tool_use"}
         if run.messages and run.messages[-1]["role"] == "assistant":  # its calls were not run
             self._run_tools(run, run.messages[-1], self._toolbox(run.task_state))
         run.status, run.error = "running", None
@@ -241,17 +244,17 @@ class Agent:
         """Rebuild the system prompt, compact when the request is over the trigger (in the
         API's own count as far as its reports tell, `usage_anchor.py`) and announce the
         turn. The tokens of the system prompt and tools; None when the run had to stop."""
-        trigger = int(self.settings.trigger * self.budget)
+        trigger = self.settings.trigger_at
         run.system = self._system(run.task_state)
         overhead = self.counter.count([], run.system, schemas)
-        if (self.strategy.name != "off"
+        if (not isinstance(self.strategy, NoCompaction)
                 and run.anchor.over(overhead + self._tally(run).total, trigger)
                 and self._compact(run, schemas, overhead) is None):
             return None
         local = overhead + self._tally(run).total
         self._emit(run, TurnStarted(run.turn, local, self.budget, trigger,
                                     self._parts(run, overhead),
-                                    target_at=int(self.settings.target * self.budget),
+                                    target_at=self.settings.target_at,
                                     anchored=run.anchor.estimate(local),
                                     reported_before=run.anchor.last_reported))
         return overhead
@@ -275,14 +278,14 @@ class Agent:
                         ) -> bool:
         """After a refusal for length: compact to the target, or (if that frees nothing)
         to the task and the newest turn; False when nothing could be removed."""
-        if self.strategy.name == "off":
+        if isinstance(self.strategy, NoCompaction):
             return False
-        goal = max(0, int(self.settings.target * self.budget) - overhead)
+        goal = self.settings.goal(overhead)
         before = run.messages
         try:
             result, fallback = self._shrink(run, schemas, goal)
             if not result.changed:
-                result, fallback = TrimTurns()(before, budget=0, counter=self.counter), ""
+                result, fallback = TrimTurns()(before, goal=0, counter=self.counter), ""
         except Exception:  # e.g. stuck; the refusal itself is what the run reports
             return False
         if not result.changed:
@@ -294,7 +297,8 @@ class Agent:
         return True
 
     # --- compaction: shrink, check, accept, announce ---------------------------------
-    def compact(self, run: Run, strategy: Any = None, focus: str | None = None
+    def compact(self, run: Run, strategy: str | Strategy | None = None,
+                focus: str | None = None
                 ) -> Compaction | None:
         """Compact `run`'s live context now, even under the trigger, towards the target.
 
@@ -315,13 +319,12 @@ class Agent:
                              chosen)
 
     def _compact(self, run: Run, schemas: list[dict[str, Any]], overhead: int,
-                 strategy: Any = None) -> Compaction | None:
+                 strategy: Strategy | None = None) -> Compaction | None:
         """Compact the messages towards the target (in the model's own count, as the
         trigger reads it; less the system prompt and tools, `overhead`) with `strategy`
         (default: the agent's); None when the run had to stop because compaction is stuck."""
         before, room = run.messages, self.budget - overhead
-        target = int(self.settings.target * self.budget)
-        goal = max(0, run.anchor.to_local(target) - overhead)
+        goal = self.settings.goal(overhead, run.anchor.to_local)
         try:
             if room <= 0:  # nothing any strategy does to the messages can help
                 raise _Stuck(f"compaction is stuck: the system prompt and tools alone take "
@@ -338,7 +341,7 @@ class Agent:
         return result
 
     def _shrink(self, run: Run, schemas: list[dict[str, Any]], goal: int,
-                strategy: Any = None) -> tuple[Compaction, str]:
+                strategy: Strategy | None = None) -> tuple[Compaction, str]:
         """The compaction of `strategy` (default: the agent's) towards `goal` tokens of
         messages and, when it failed and trimming stood in, why."""
         summarizer = make_summarizer(self.settings.summarizer, model=self.model,
@@ -347,44 +350,25 @@ class Agent:
         called = []
 
         def summarize(prompt: str) -> str:
-            if run.turn < run.summaries_resume_at:
-                raise _Resting("the summarizer rests " + (
-                    "for the rest of the run" if run.summaries_resume_at == REST_OF_RUN
-                    else f"until turn {run.summaries_resume_at}"))
+            run.backoff.check(run.turn)  # raises Resting while the summarizer rests
             called.append(prompt)
             return summarizer(prompt)
 
         strategy = configure(strategy or self.strategy, summarizer=summarize)
         try:
-            result = strategy(run.messages, budget=goal, counter=self.counter)
+            result = call_strategy(strategy, run.messages, goal=goal, counter=self.counter)
         except CompressionStuck:
             raise
         except Exception as exc:  # a failed summary call: trim this turn instead
-            if not isinstance(exc, _Resting):  # each failure rests longer than the last
-                rest = SUMMARY_REST_TURNS * REST_GROWTH ** run.summary_rests
-                run.summaries_resume_at, run.summary_rests = run.turn + rest, run.summary_rests + 1
-                run.weak_summaries = WEAK_IN_A_ROW - 1  # once back, one weak call is enough
+            if not isinstance(exc, Resting):
+                run.backoff.failed(run.turn)
             return self._trim_instead(run, goal, strategy, exc)
-        if called and self._rests_after(run, result):  # trimming stands in at once
-            return self._trim_instead(run, goal, strategy, _Resting(
-                f"it failed or freed too little {WEAK_IN_A_ROW} times in a row; the summarizer "
-                f"rests for the rest of the run"))
-        if called and not result.changed:  # e.g. a summary longer than what it replaces
-            return self._trim_instead(run, goal, strategy,
-                                      _FreedNothing(result.note.split(";")[0]))
+        refused = run.backoff.judge(result) if called else None
+        if refused is not None:  # trimming stands in at once
+            return self._trim_instead(run, goal, strategy, refused)
         return result, ""
 
-    def _rests_after(self, run: Run, result: Compaction) -> bool:
-        """Count summary compactions that free little; True when enough in a row show the
-        summarizer does not help, which sends it to rest for the rest of the run."""
-        weak = result.saved < WEAK_SHARE * result.tokens_before
-        run.weak_summaries = run.weak_summaries + 1 if weak else 0
-        if run.weak_summaries < WEAK_IN_A_ROW:
-            return False
-        run.summaries_resume_at, run.weak_summaries = REST_OF_RUN, 0
-        return True
-
-    def _trim_instead(self, run: Run, goal: int, strategy: Any, failure: Exception
+    def _trim_instead(self, run: Run, goal: int, strategy: Strategy, failure: Exception
                       ) -> tuple[Compaction, str]:
         """Trim down to the target, leaving room for a fallback summary of the trimmed
         turns (`fallback_summary.py`), so this turn really frees space and the trimmed
@@ -392,7 +376,7 @@ class Agent:
         nothing to trim."""
         try:
             before = run.messages
-            result = TrimTurns()(before, budget=max(goal - FALLBACK_TOKENS, 0),
+            result = TrimTurns()(before, goal=max(goal - FALLBACK_TOKENS, 0),
                                  counter=self.counter)
             result = with_fallback(before, result, self.counter,
                                    _role_of(strategy, self.settings.summary_role))
@@ -400,7 +384,7 @@ class Agent:
             raise _Stuck(f"compaction failed: {_one_line(again)}") from again
         if not result.changed:
             result = dataclasses.replace(result, note="")
-        verb = "skipped" if isinstance(failure, _Resting) else "failed"
+        verb = "skipped" if isinstance(failure, Resting) else "failed"
         return result, (f"summary {verb} ({_one_line(failure)}); "
                         + ("trimmed instead" if result.changed
                            else "nothing to trim, history unchanged"))
@@ -439,7 +423,7 @@ class Agent:
         limit = int(self.budget * MAX_RESULT_SHARE) * CHARS_PER_TOKEN
         results = []
         for call in (b for b in blocks(assistant) if b.get("type") == "tool_use"):
-            key = call_key(call)
+            key = call_key(call["name"], call["input"])
             self._emit(run, ToolCalled(run.turn, call["name"], call["input"], call["id"],
                                        repeat=key in run.calls_seen))
             run.calls_seen.add(key)
@@ -458,7 +442,7 @@ class Agent:
         if self.store and run.session_id and run.task_state:
             self.store.save_state(run.session_id, dataclasses.asdict(run.task_state))
 
-    def _configured(self, strategy: Any) -> Any:
+    def _configured(self, strategy: str | Strategy) -> Strategy:
         """The strategy named (or given), with the settings' summary role."""
         return configure(strategies_module.get(strategy) if isinstance(strategy, str)
                          else strategy, role=self.settings.summary_role)
@@ -509,11 +493,6 @@ def _answered(messages: list[Message]) -> bool:
         b.get("type") == "tool_use" for b in blocks(messages[-1]))
 
 
-def call_key(block: dict[str, Any]) -> tuple[str, str]:
-    """What makes two tool calls "the same call": the tool and its input."""
-    return block["name"], json.dumps(block.get("input", {}), sort_keys=True, default=str)
-
-
 def _too_long(exc: BaseException) -> bool:
     """Whether the API refused the request for its length (413, or 400 saying so)."""
     status = getattr(exc, "status", None)
@@ -521,29 +500,11 @@ def _too_long(exc: BaseException) -> bool:
         status == HTTP_BAD_REQUEST and PROMPT_TOO_LONG in str(exc).lower())
 
 
-def _checked_counter(counter: Any) -> Any:
-    missing = [name for name in ("count", "count_message", "count_text")
-               if not callable(getattr(counter, name, None))]
-    if missing:
-        raise TypeError(f"counter must be a TokenCounter (or have count(), count_message() "
-                        f"and count_text()); {type(counter).__name__} has no "
-                        f"{', '.join(m + '()' for m in missing)}")
-    return counter
-
-
-def _role_of(strategy: Any, chosen: str | None) -> str:
+def _role_of(strategy: Strategy, chosen: str | None) -> str:
     """The role a strategy gives its summaries: the chosen one, its own (or its layers'),
     else "user" (whole-history compaction's)."""
     roles = [getattr(s, "role", None) for s in (strategy, *getattr(strategy, "layers", ()))]
     return chosen or next((r for r in roles if r), "user")
-
-
-class _Resting(Exception):
-    """The summarizer is resting after failing or freeing too little."""
-
-
-class _FreedNothing(Exception):
-    """The summary call answered, but its compaction left the history as it was."""
 
 
 class _Stuck(Exception):

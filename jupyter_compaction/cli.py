@@ -1,8 +1,10 @@
 """`jupyter-compaction`: the terminal entry point (lessons, demo, replay, grading, releasing,
 cleaning the session store).
 
-Each subcommand is a function `name(args) -> exit code` and a few lines in `parser()`;
-the demo's options default to None, so only what the user typed overrides `Settings`.
+Each subcommand is a function `name(args) -> exit code` and a few lines in `parser()`.
+The options that are settings (the demo's, replay's `--budget` and `--strategy`) are
+generated from `Settings` (`settings.add_arguments`) and default to None, so only what
+the user typed overrides the settings; a bad value exits 2 with one line.
 
 Left out: configuration files; every option is on the command line.
 """
@@ -12,12 +14,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import scenarios, strategies
+from . import scenarios
 from .redact import strip_control
-from .settings import DEFAULTS, SUMMARY_ROLES
+from .settings import DEFAULTS, add_arguments, read_given
 
-DEMO_KNOBS = ("model", "budget", "trigger", "target", "strategy", "task_state", "summary_role",
-              "max_turns")
+DEMO_SETTINGS = ("model", "budget", "trigger", "target", "strategy", "task_state", "notes",
+                 "summary_role", "summarizer", "max_turns")
+REPLAY_SETTINGS = ("budget", "strategy")
 
 
 def _positive(value: str) -> int:
@@ -34,10 +37,8 @@ def demo(args: argparse.Namespace) -> int:
     from .demo import TurnTable, print_totals
     from .runner import play
 
-    knobs = {name: getattr(args, name) for name in DEMO_KNOBS
-             if getattr(args, name) is not None}
     try:
-        settings = DEFAULTS.with_changes(**knobs)
+        settings = DEFAULTS.with_changes(**read_given(args, DEMO_SETTINGS))
     except ValueError as exc:
         print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
@@ -73,10 +74,12 @@ def lab(args: argparse.Namespace) -> int:
 def replay(args: argparse.Namespace) -> int:
     import json
 
-    from .replay import run
+    from .replay import DEFAULT_BUDGET, run
 
     try:
-        result = run(args.path, args.strategy, args.budget)
+        given = read_given(args, REPLAY_SETTINGS)
+        result = run(args.path, given.get("strategy", DEFAULTS.strategy),
+                     given.get("budget", DEFAULT_BUDGET))
     except ValueError as exc:
         print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
@@ -112,18 +115,7 @@ def parser() -> argparse.ArgumentParser:
     lb.set_defaults(func=lab)
     d = sub.add_parser("demo", help="play a scenario in the terminal, turn by turn")
     d.add_argument("--scenario", default=scenarios.names()[0], choices=scenarios.names())
-    d.add_argument("--budget", type=_positive, help=f"default {DEFAULTS.budget}")
-    d.add_argument("--trigger", type=float, help=f"share of the budget that starts a "
-                                                 f"compaction; default {DEFAULTS.trigger}")
-    d.add_argument("--target", type=float, help=f"share of the budget a compaction aims for; "
-                                                f"default {DEFAULTS.target}")
-    d.add_argument("--strategy", choices=list(strategies.STRATEGIES),
-                   help=f"default {DEFAULTS.strategy}")
-    d.add_argument("--model", help=f"'simulated' (offline) or a Claude model id (needs "
-                                   f"ANTHROPIC_API_KEY); default {DEFAULTS.model}")
-    d.add_argument("--task-state", action=argparse.BooleanOptionalAction)
-    d.add_argument("--summary-role", choices=SUMMARY_ROLES)
-    d.add_argument("--max-turns", type=_positive, help=f"default {DEFAULTS.max_turns}")
+    add_arguments(d, DEMO_SETTINGS)
     d.add_argument("--task", default=None, help=argparse.SUPPRESS)
     d.set_defaults(func=demo)
     from .grading.commands import add_commands
@@ -133,9 +125,7 @@ def parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("replay", help="replay a strategy on a recorded agent session, offline")
     r.add_argument("path", help="a Claude Code or Codex .jsonl log, or a .json message list")
-    r.add_argument("--budget", type=_positive, help=f"default {REPLAY_BUDGET}")
-    r.add_argument("--strategy", choices=list(strategies.STRATEGIES),
-                   help=f"default {DEFAULTS.strategy}")
+    add_arguments(r, REPLAY_SETTINGS, {"budget": str(REPLAY_BUDGET)})
     r.add_argument("--json", action="store_true", help="print every figure as JSON")
     r.set_defaults(func=replay)
     from .store import DEFAULT_ROOT

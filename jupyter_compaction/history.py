@@ -47,6 +47,16 @@ class InvalidHistory(ValueError):
         super().__init__(f"messages[{index}]: {rule}" + (f" ({detail})" if detail else ""))
 
 
+def input_json(tool_input: Any) -> str:
+    """A tool call's input as canonical JSON (sorted keys): equal inputs, equal text."""
+    return json.dumps(tool_input, sort_keys=True, default=str)
+
+
+def call_key(name: str, tool_input: Any) -> tuple[str, str]:
+    """What makes two tool calls "the same call": the tool and its input."""
+    return name, input_json(tool_input)
+
+
 def blocks(message: Message) -> list[Block]:
     """The message's content as a list of blocks (a string becomes one text block)."""
     content = message["content"]
@@ -70,7 +80,7 @@ def block_text(block: Block) -> str:
     if kind in BLOCK_TEXT:
         return BLOCK_TEXT[kind](block)
     if kind == "tool_use":
-        return f"{block['name']} {json.dumps(block.get('input', {}), sort_keys=True)}"
+        return f"{block['name']} {input_json(block.get('input', {}))}"
     if kind in MEDIA_KINDS:
         return media_label(block)
     return result_text(block)
@@ -264,7 +274,7 @@ BLOCK_RULES = {
 BLOCK_TEXT = {
     "thinking": lambda b: b["thinking"],
     "redacted_thinking": lambda b: b["data"],
-    "server_tool_use": lambda b: f"{b['name']} {json.dumps(b.get('input', {}), sort_keys=True)}",
+    "server_tool_use": lambda b: f"{b['name']} {input_json(b.get('input', {}))}",
     "web_search_tool_result": lambda b: json.dumps(b.get("content"), sort_keys=True),
     "search_result": lambda b: "\n".join(
         [b.get("title", ""), b.get("source", ""), *(p.get("text", "") for p in b["content"])]),

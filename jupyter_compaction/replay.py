@@ -41,7 +41,7 @@ from .models.base import Usage
 from .redact import safe
 from .sessions import Session
 from .settings import DEFAULTS
-from .strategies.base import Summarizer
+from .strategies.base import Summarizer, call_strategy
 from .summaries import SECTIONS
 from .tokens import TokenCounter
 
@@ -130,12 +130,12 @@ class Replay:
     @property
     def trigger_at(self) -> int:
         """Over this many tokens the agent would compact (its default trigger)."""
-        return int(DEFAULTS.trigger * self.budget)
+        return DEFAULTS.with_changes(budget=self.budget).trigger_at
 
     @property
     def target_at(self) -> int:
         """The size a compaction aims at (the agent's default target)."""
-        return int(DEFAULTS.target * self.budget)
+        return DEFAULTS.with_changes(budget=self.budget).target_at
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -211,7 +211,7 @@ def replay(session: Session, strategy: str = DEFAULTS.strategy, budget: int = DE
                 out.session_compactions.append(SessionMark(
                     turn, own.trigger, own.tokens_before, counter.count_text(own.summary)))
             if strategy != "off" and tokens > out.trigger_at:
-                result = managed(context, budget=out.target_at, counter=counter)
+                result = call_strategy(managed, context, goal=out.target_at, counter=counter)
                 if result.changed:
                     out.compactions.append(ReplayCompaction(
                         turn, result.kind, result.tokens_before, result.tokens_after,

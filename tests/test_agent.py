@@ -191,7 +191,7 @@ def test_a_strategy_that_cannot_shrink_ends_the_run_as_stuck():
 
 
 def test_bad_budget_and_task_are_clear_errors():
-    with pytest.raises(ValueError, match="positive number of tokens"):
+    with pytest.raises(ValueError, match="positive whole number of tokens"):
         Agent(Scripted([]), budget=0)
     with pytest.raises(ValueError, match="non-empty"):
         Agent(Scripted([])).run("  ")

@@ -4,10 +4,13 @@ so. A useless or failing summarizer is called at most twice in a run of 60 turns
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from jupyter_compaction import runner, scenarios
-from jupyter_compaction.agent import REST_GROWTH, SUMMARY_REST_TURNS, Agent
+from jupyter_compaction.agent import Agent
+from jupyter_compaction.backoff import REST_GROWTH, SUMMARY_REST_TURNS
 from jupyter_compaction.events import Compacted
 from jupyter_compaction.history import blocks
 from jupyter_compaction.models.base import Reply
@@ -86,10 +89,10 @@ def test_a_useless_summarizer_rests_for_the_rest_of_the_run():
     run = play(Counting(lambda prompt: prompt + prompt))
     notes = [e.note for e in run.of(Compacted)]
     # the first longer summary frees nothing, so trimming stands in for that turn ...
-    assert notes[0].startswith("summary failed (_FreedNothing: result (")
+    assert notes[0].startswith("summary failed (FreedNothing: result (")
     assert "is not smaller than the input" in notes[0] and "trimmed instead" in notes[0]
     # ... and the second sends the summarizer to rest for good
-    assert notes[1].startswith("summary skipped (_Resting: it failed or freed too little 2 "
+    assert notes[1].startswith("summary skipped (Resting: it failed or freed too little 2 "
                                "times in a row; the summarizer rests for the rest of the run)")
     assert all("the summarizer rests for the rest of the run" in n for n in notes[2:])
 
@@ -128,3 +131,48 @@ def test_a_scenario_still_ends_right_with_a_useless_or_failing_summarizer(answer
     run = runner.play(scenario, budget=6_000, strategy="summarize", summarizer=summarizer)
     assert run.status == "finished" and scenarios.load(scenario).is_correct(run.answer)
     assert 1 <= summarizer.calls <= 2
+
+
+# --- the back-off object on its own --------------------------------------------------------
+
+def compaction(before: int, after: int, changed: bool = True):
+    from jupyter_compaction.strategies import Compaction
+
+    return Compaction("summarize", [], before, after, dropped=1 if changed else 0)
+
+
+def test_the_backoff_lives_on_the_run_not_in_the_agent():
+    from jupyter_compaction.agent import Run
+    from jupyter_compaction.backoff import SummaryBackoff
+
+    assert Run(task="t").backoff == SummaryBackoff()
+    old = {"summaries_resume_at", "weak_summaries", "summary_rests"}
+    assert not old & set(vars(Run(task="t")))
+
+
+def test_a_failure_rests_then_rests_longer():
+    from jupyter_compaction.backoff import Resting, SummaryBackoff
+
+    backoff = SummaryBackoff()
+    backoff.check(5)  # not resting yet
+    backoff.failed(5)
+    with pytest.raises(Resting, match=f"until turn {5 + SUMMARY_REST_TURNS}"):
+        backoff.check(5 + SUMMARY_REST_TURNS - 1)
+    backoff.check(5 + SUMMARY_REST_TURNS)
+    backoff.failed(40)
+    assert backoff.resume_at == 40 + SUMMARY_REST_TURNS * REST_GROWTH
+
+
+def test_weak_compactions_in_a_row_rest_for_good_and_nothing_changed_is_refused():
+    from jupyter_compaction.backoff import WEAK_IN_A_ROW, FreedNothing, Resting, SummaryBackoff
+
+    backoff = SummaryBackoff()
+    assert backoff.judge(compaction(1_000, 500)) is None  # strong: stands
+    for _ in range(WEAK_IN_A_ROW - 1):
+        assert backoff.judge(compaction(1_000, 950)) is None  # weak, not yet enough
+    assert isinstance(backoff.judge(compaction(1_000, 960)), Resting)
+    with pytest.raises(Resting, match="for the rest of the run"):
+        backoff.check(10**9)
+    same = dataclasses.replace(compaction(1_000, 1_000, changed=False), note="longer; x")
+    refused = SummaryBackoff(weak=-10).judge(same)  # not weak enough in a row to rest
+    assert isinstance(refused, FreedNothing) and str(refused) == "longer"

@@ -23,11 +23,30 @@ def test_demo_output_is_the_same_every_run(capsys):
     assert capsys.readouterr().out == first
 
 
-def test_demo_bad_input_is_one_line(capsys):
-    with pytest.raises(SystemExit):
-        main(["demo", "--budget", "-5"])
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--budget", "-5"], "--budget must be a positive whole number of tokens"),
+    (["--budget", "8k"], "--budget must be a positive whole number of tokens"),
+    (["--max-turns", "0"], "--max-turns must be a positive whole number of turns"),
+    (["--trigger", "high"], "--trigger must be a number"),
+    (["--target", "0.9"], "0 < target < trigger <= 1"),
+    (["--strategy", "bogus"], "unknown strategy 'bogus': --strategy must be one of off, clear"),
+    (["--model", "gpt-4o"], "unknown model 'gpt-4o': --model must be one of simulated"),
+    (["--summary-role", "system"], "unknown summary role 'system'"),
+    (["--summarizer", "cheap"], "unknown summarizer 'cheap': --summarizer must be one of aux"),
+])
+def test_demo_bad_input_is_one_line_and_exit_2(capsys, argv, words):
+    assert main(["demo", *argv]) == 2
     err = capsys.readouterr().err
-    assert "must be positive" in err
+    assert err.startswith("error: ") and words in err and err.count("\n") == 1
+
+
+def test_demo_takes_every_setting_a_terminal_can_type(capsys):
+    from jupyter_compaction.cli import DEMO_SETTINGS
+    from jupyter_compaction.settings import NAMES
+
+    assert set(NAMES) - set(DEMO_SETTINGS) == {"max_output_tokens"}
+    assert main(["demo", "--summarizer", "same", "--notes", "--max-turns", "3"]) == 1
+    assert "status" in capsys.readouterr().out
 
 
 def test_console_script_entry_point_runs():

@@ -3,6 +3,7 @@ edit are where the code reads them."""
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -33,3 +34,102 @@ def test_the_registries_it_names_exist():
     assert strategies.STRATEGIES and scenarios.SCENARIOS and exercises.EXERCISES
     for word in ("STRATEGIES", "SCENARIOS", "EXERCISES", "configure()", "measure"):
         assert word in TEXT, word
+
+
+# --- each recipe lists the true files ------------------------------------------------------
+# The files that every existing strategy, scenario or exercise appears in are the files a
+# new one must be added to: each recipe must name them (with `<name>`-style placeholders
+# for the member's own files). A few mentions need no edit; they are listed with why.
+
+NO_EDIT = {
+    "tests/strategies/test_registry.py": "imports the built-in classes for its own tests",
+    "benchmarks/RESULTS.md": "measured results, rewritten by benchmarks/run.py",
+}
+SKIPPED = ("jupyter_compaction/scenarios/workspaces/",  # a scenario's own files
+           "jupyter_compaction/sessions/data/")  # recorded sessions, not code
+NOTEBOOK = re.compile(r"^(lessons|learn)/\d\d_\w+\.ipynb$")
+
+
+def sections() -> dict[str, str]:
+    """The text of each `## ` section of CONTRIBUTING.md, by heading."""
+    parts = re.split(r"^## (.+)$", TEXT, flags=re.M)
+    return {title.strip(): body for title, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+def named(section: str) -> set[str]:
+    return set(re.findall(r"`((?:jupyter_compaction|tests|lessons|learn)/[^`\s]*|README\.md)`",
+                          section))
+
+
+@functools.lru_cache(maxsize=1)
+def repository() -> dict[str, str]:
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout.split()
+    texts = {}
+    for path in listed:
+        if path.startswith(SKIPPED) or not (ROOT / path).is_file():
+            continue
+        try:
+            texts[path] = (ROOT / path).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+    return texts
+
+
+def touched(texts: dict[str, str], words: list[str], own: str, placeholder: str,
+            lesson: bool = False) -> set[str]:
+    """The files that mention any of `words`, with a member's own file (stem `own`) and,
+    when the member belongs to one `lesson`, its notebooks written with placeholders."""
+    pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(w)}(?![\w-])" for w in words))
+    found = set()
+    for path, text in texts.items():
+        if pattern.search(text):
+            path = path.replace(f"/{own}.py", f"/{placeholder}.py")
+            path = path.replace(f"/test_{own}.py", f"/test_{placeholder}.py")
+            if lesson and NOTEBOOK.match(path):
+                path = path.split("/")[0] + "/NN_<title>.ipynb"
+            found.add(path)
+    return found
+
+
+def common(sets: list[set[str]]) -> set[str]:
+    return set.intersection(*sets) - set(NO_EDIT)
+
+
+def test_the_strategy_recipe_names_every_file_a_strategy_is_in():
+    from jupyter_compaction.strategies import STRATEGIES, NoCompaction
+
+    texts = repository()
+    sets = [touched(texts, [type(s).__name__], type(s).__module__.rsplit(".", 1)[1], "<name>")
+            for s in STRATEGIES.values() if not isinstance(s, NoCompaction)]
+    needed = common(sets)
+    assert "jupyter_compaction/strategies/__init__.py" in needed
+    assert needed <= named(sections()["Add a compaction strategy"])
+
+
+def test_the_scenario_recipe_names_every_file_a_scenario_is_in():
+    from jupyter_compaction import scenarios
+
+    texts = repository()
+    sets = [touched(texts, [f"scenarios.{n}", f"scenarios/{n}", f'"{n}"'], n, "<name>")
+            for n in scenarios.names()]
+    recipe = named(sections()["Add a scenario"])
+    assert common(sets) <= recipe
+    assert "jupyter_compaction/scenarios/<name>.py" in recipe
+
+
+def test_the_lesson_recipe_names_every_file_an_exercise_is_in():
+    from jupyter_compaction.grading.exercises import MODULES
+
+    texts = repository()
+    sets = []
+    for module in MODULES:
+        exercise, own = module.EXERCISE, module.__name__.rsplit(".", 1)[1]
+        sets.append(touched(texts, [own, f'"{exercise.id}"', f"({exercise.id})",
+                                    exercise.function], own, "ex_<topic>", lesson=True))
+    needed = common(sets)
+    recipe = named(sections()["Add a lesson"])
+    assert len(needed) >= 9 and needed <= recipe, sorted(needed - recipe)
+    assert re.search(r"nine with a graded exercise", sections()["Add a lesson"])

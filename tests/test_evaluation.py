@@ -116,7 +116,7 @@ def ticket_turns():
 
 def test_dropped_facts_lists_what_clearing_removed():
     before = ticket_turns()
-    after = ClearToolResults(keep_last=1)(before, budget=0, counter=COUNTER).messages
+    after = ClearToolResults(keep_last=1)(before, goal=0, counter=COUNTER).messages
     assert dropped_facts(before, after) == sorted(
         ["ORD-3000", "ORD-3001", "ORD-3002", "VD-70000", "VD-70001", "VD-70002",
          "120", "121", "122"])
@@ -125,7 +125,7 @@ def test_dropped_facts_lists_what_clearing_removed():
 def test_dropped_facts_ignores_facts_that_survive_elsewhere():
     before = ticket_turns()
     before[0] = {"role": "user", "content": "Task: check ORD-3000 and VD-70001 first."}
-    after = ClearToolResults(keep_last=1)(before, budget=0, counter=COUNTER).messages
+    after = ClearToolResults(keep_last=1)(before, goal=0, counter=COUNTER).messages
     dropped = dropped_facts(before, after)
     assert "ORD-3000" not in dropped and "VD-70001" not in dropped
     assert "ORD-3001" in dropped and "ORD-3003" not in dropped

@@ -90,7 +90,7 @@ def test_a_model_written_summary_is_kept_quoted_in_front():
                                               ("user", USER_PREFIX)])
 def test_it_replaces_the_trimmed_turns_in_the_strategys_role(role, prefix):
     messages = history(8)
-    trimmed = TrimTurns()(messages, budget=1_000, counter=COUNTER)
+    trimmed = TrimTurns()(messages, goal=1_000, counter=COUNTER)
     out = with_fallback(messages, trimmed, COUNTER, role)
     validate(out.messages)
     holder = out.messages[1] if role == "assistant" else out.messages[0]
@@ -103,7 +103,7 @@ def test_it_replaces_the_trimmed_turns_in_the_strategys_role(role, prefix):
 
 def test_nothing_trimmed_means_no_summary():
     messages = history(2)
-    trimmed = TrimTurns()(messages, budget=10**6, counter=COUNTER)
+    trimmed = TrimTurns()(messages, goal=10**6, counter=COUNTER)
     assert with_fallback(messages, trimmed, COUNTER, "assistant") is trimmed
 
 

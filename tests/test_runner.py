@@ -62,10 +62,30 @@ def test_a_failed_build_removes_the_folder_it_made(monkeypatch):
         made.append(real(*args, **kwargs))
         return made[-1]
 
+    def refused(model, scenario):
+        raise ValueError("no such model here")
+
     monkeypatch.setattr(runner.tempfile, "TemporaryDirectory", spy)
-    with pytest.raises(ValueError, match="unknown model"):
-        runner.start("agents", model="gpt-4")
+    monkeypatch.setattr(runner, "make_model", refused)
+    with pytest.raises(ValueError, match="no such model here"):
+        runner.start("agents")
     assert made and not Path(made[0].name).exists()
+
+
+def test_a_bad_model_name_is_refused_before_any_folder_is_made(monkeypatch):
+    made = []
+    monkeypatch.setattr(runner.tempfile, "TemporaryDirectory", made.append)
+    with pytest.raises(ValueError, match="unknown model 'gpt-4'"):
+        runner.start("agents", model="gpt-4")
+    assert made == []
+
+
+def test_a_scenario_run_was_called_session():
+    with pytest.warns(DeprecationWarning, match="runner.Session is deprecated; use "
+                                                "runner.ScenarioRun"):
+        assert runner.Session is runner.ScenarioRun
+    with runner.start("agents", max_turns=1) as played:
+        assert isinstance(played, runner.ScenarioRun)
 
 
 def test_resume_needs_a_run():

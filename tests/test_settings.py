@@ -6,7 +6,18 @@ import pytest
 
 from jupyter_compaction.agent import Agent
 from jupyter_compaction.models.simulated import SimulatedModel
-from jupyter_compaction.settings import DEFAULTS, NAMES, Settings
+from jupyter_compaction.settings import (
+    DEFAULTS,
+    NAMES,
+    OPTIONS,
+    Settings,
+    add_arguments,
+    help_text,
+    read_given,
+)
+from jupyter_compaction.strategies import STRATEGIES
+
+ALL = ", ".join(STRATEGIES)  # every registered strategy, in the registry's order
 
 
 def test_the_defaults():
@@ -32,17 +43,31 @@ def test_with_changes_overrides_only_what_is_given():
     ({"target": 0.9, "trigger": 0.8}, "got target 0.9, trigger 0.8"),
     ({"target": 0}, "0 < target < trigger <= 1"),
     ({"target": None}, "target must be a number"),
-    ({"budget": 0}, "budget must be a positive number of tokens"),
-    ({"budget": 10**10}, "budget must be at most 1_000_000_000 tokens"),
-    ({"max_turns": 2.5}, "max_turns must be a positive number of turns"),
-    ({"summary_role": "system"}, "summary_role must be 'assistant' or 'user'"),
+    ({"budget": 0}, "budget must be a positive whole number of tokens"),
+    ({"budget": 10**10}, "at most 1_000_000_000 tokens; got 10000000000"),
+    ({"budget": 10**400}, "at most 1_000_000_000 tokens; got a 401-digit number"),
+    ({"max_turns": 2.5}, "max_turns must be a positive whole number of turns"),
+    ({"max_output_tokens": "1024"}, "max_output_tokens must be a positive whole number"),
+    ({"summary_role": "system"}, "unknown summary role 'system': summary_role must be one of "
+                                 "assistant, user"),
+    ({"summarizer": "bogus"}, "unknown summarizer 'bogus': summarizer must be one of aux, "
+                              "same, or a Model or a callable"),
+    ({"summarizer": 42}, "unknown summarizer 42"),
+    ({"strategy": "bogus"}, f"unknown strategy 'bogus': strategy must be one of {ALL}, or a "
+                            "strategy object"),
+    ({"strategy": None}, "unknown strategy None"),
+    ({"model": "gpt-4o"}, "unknown model 'gpt-4o': model must be one of simulated, or a "
+                          "Claude model id"),
+    ({"task_state": "yes"}, "task_state must be True or False, not 'yes'"),
+    ({"notes": 1}, "notes must be True or False, not 1"),
 ])
 def test_bad_values_are_one_line_value_errors(knobs, words):
     with pytest.raises(ValueError) as info:
         Settings(**knobs)
     assert words in str(info.value) and "\n" not in str(info.value)
-    with pytest.raises(ValueError):  # the agent refuses the same values
-        Agent(SimulatedModel("agents"), **knobs)
+    if "model" not in knobs:  # the agent is handed its model itself
+        with pytest.raises(ValueError):  # the agent refuses the same values
+            Agent(SimulatedModel("agents"), **knobs)
 
 
 def test_trigger_of_one_and_a_small_target_are_fine():
@@ -65,3 +90,66 @@ def test_a_counter_of_the_wrong_kind_is_a_type_error_saying_what_is_expected(cou
                                         r"count_message\(\) and count_text\(\)\); \w+ has no "
                                         r".*count_message\(\)"):
         Agent(SimulatedModel("agents"), counter=counter)
+
+
+def test_a_bad_summarizer_fails_at_once_not_at_the_first_compaction():
+    from jupyter_compaction.runner import play
+
+    with pytest.raises(ValueError) as info:
+        play("logistics", summarizer="bogus")
+    assert str(info.value) == ("unknown summarizer 'bogus': summarizer must be one of aux, "
+                               "same, or a Model or a callable prompt -> summary")
+
+
+def test_trigger_and_target_in_tokens_and_the_goal_of_the_messages():
+    settings = DEFAULTS.with_changes(budget=8_001)
+    assert (settings.trigger_at, settings.target_at) == (6_400, 4_000)
+    assert settings.goal(1_000) == 3_000
+    assert settings.goal(1_000, to_local=lambda tokens: tokens // 2) == 1_000
+    assert settings.goal(5_000) == 0  # never below 0
+
+
+def test_every_setting_declares_its_option():
+    for name, option in OPTIONS.items():
+        assert option.help and option.help[0].islower(), name  # shown after the flag
+        assert help_text(name).startswith(option.help), name
+        assert option.kind in (int, float, bool, str), name
+        if option.kind is str:
+            assert option.choices and option.noun and option.metavar, name
+            assert getattr(DEFAULTS, name) in (*option.choices, None), name
+        option.check(name, getattr(DEFAULTS, name))  # the default passes its own check
+
+
+def test_command_line_options_are_generated_from_the_settings():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser, NAMES)
+    args = parser.parse_args(["--budget", "8_000", "--trigger", "0.7", "--no-task-state",
+                              "--strategy", "trim", "--summary-role", "user"])
+    assert read_given(args, NAMES) == {"budget": 8_000, "trigger": 0.7, "task_state": False,
+                                       "strategy": "trim", "summary_role": "user"}
+    helps = {a.dest: a.help for a in parser._actions}
+    assert helps["strategy"] == help_text("strategy")
+    assert f"compaction strategy: {ALL} (default: progressive)" == helps["strategy"]
+    assert "(default: 20000)" in helps["budget"] and "(default: on)" in helps["task_state"]
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--budget", "abc"], "--budget must be a positive whole number of tokens"),
+    (["--budget", "1.5"], "--budget must be a positive whole number of tokens"),
+    (["--max-turns", "0"], "--max-turns must be a positive whole number of turns"),
+    (["--trigger", "most"], "--trigger must be a number (a share of the budget"),
+    (["--strategy", "bogus"], f"unknown strategy 'bogus': --strategy must be one of {ALL}"),
+    (["--summarizer", "cheap"], "unknown summarizer 'cheap': --summarizer must be one of aux"),
+    (["--summary-role", "system"], "unknown summary role 'system': --summary-role must be"),
+    (["--model", "gpt-4o"], "unknown model 'gpt-4o': --model must be one of simulated"),
+])
+def test_a_bad_typed_value_names_its_flag(argv, words):
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser, NAMES)
+    with pytest.raises(ValueError) as info:
+        read_given(parser.parse_args(argv), NAMES)
+    assert words in str(info.value) and "\n" not in str(info.value)

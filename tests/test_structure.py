@@ -1,7 +1,9 @@
-"""The package's shape: each knob's default is written once, and no import cycle.
+"""The package's shape: each knob's default is written once, every option is declared once
+(its help and choices come from `Settings`), the trigger and target arithmetic is written
+once, no `str` subclass carries data, and no import cycle.
 
-Both read the source with `ast`, so they see every signature and every import, those
-under `if TYPE_CHECKING:` included, without running anything.
+All of them read the source with `ast`, so they see every signature and every import,
+those under `if TYPE_CHECKING:` included, without running anything.
 """
 
 from __future__ import annotations
@@ -9,8 +11,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import jupyter_compaction
-from jupyter_compaction.settings import NAMES
+from jupyter_compaction.settings import NAMES, OPTIONS, flag
 
 PACKAGE = Path(jupyter_compaction.__file__).parent
 HOME = PACKAGE / "settings.py"
@@ -19,6 +23,11 @@ NOT_KNOBS = {("jupyter_compaction.models.base", "model"),  # Reply.model: who re
              ("jupyter_compaction.models.anthropic", "model"),  # which Claude, once chosen
              # a recorded session's budget: real sessions run far past the agent's default
              ("jupyter_compaction.replay", "budget")}
+FLAGS = {flag(name): name for name in NAMES}
+# Literal lists that hold the same words as an option's choices but mean something else.
+NOT_OPTION_LISTS = {("jupyter_compaction.history", "ROLES"): "the API's message roles"}
+# The exercises' reference solutions: writing `trigger * budget` is the learner's task.
+EXERCISES = "jupyter_compaction.grading.ex_"
 
 
 def modules() -> dict[str, Path]:
@@ -32,6 +41,14 @@ def modules() -> dict[str, Path]:
             parts.pop()
         found[".".join(parts)] = path
     return found
+
+
+def _declared(value: ast.expr) -> ast.expr:
+    """A field's default: `knob(default, ...)` (settings.py's declaration) or the value."""
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+            and value.func.id == "knob" and value.args):
+        return value.args[0]
+    return value
 
 
 def literal_defaults(tree: ast.Module) -> list[tuple[str, int]]:
@@ -62,7 +79,7 @@ def literal_defaults(tree: ast.Module) -> list[tuple[str, int]]:
             for item in node.body:
                 if (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
                         and item.target.id in NAMES and item.value is not None
-                        and _literal(item.value)):
+                        and _literal(_declared(item.value))):
                     found.append((item.target.id, item.lineno))
         elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
             option = str(node.args[0].value).lstrip("-").replace("-", "_")
@@ -142,3 +159,117 @@ def test_the_cycle_check_sees_a_type_checking_import(tmp_path):
     graph = {"pkg.summarizers": imports("pkg.summarizers", module, known),
              "pkg.agent": {"pkg.summarizers"}}
     assert cycles(graph) == [["pkg.agent", "pkg.summarizers", "pkg.agent"]]
+
+
+# --- every option declared once ------------------------------------------------------------
+
+def declared_options(tree: ast.Module) -> list[tuple[str, int]]:
+    """(flag, line) for each `add_argument(...)` / IPython `argument(...)` written with a
+    setting's flag, and for each `choices=` given a literal list."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+        flags = [a.value for a in node.args if isinstance(a, ast.Constant)]
+        if name in ("add_argument", "argument"):
+            found += [(f, node.lineno) for f in flags if f in FLAGS]
+        found += [("choices=", node.lineno) for k in node.keywords
+                  if k.arg == "choices" and isinstance(k.value, (ast.List, ast.Tuple))]
+    return found
+
+
+def option_lists(tree: ast.Module) -> list[tuple[str, str, int]]:
+    """(constant, option, line) for each module constant whose words are exactly one
+    option's choices: a private copy of that list."""
+    choices = {frozenset(o.choices): n for n, o in OPTIONS.items() if len(o.choices) > 1}
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Tuple, ast.List,
+                                                                    ast.Set)):
+            words = frozenset(e.value for e in node.value.elts if isinstance(e, ast.Constant))
+            if words in choices:
+                found += [(t.id, choices[words], node.lineno) for t in node.targets
+                          if isinstance(t, ast.Name)]
+    return found
+
+
+def test_every_option_is_declared_once_in_settings():
+    elsewhere = [f"{path.relative_to(PACKAGE.parent)}:{line} {what}"
+                 for module, path in modules().items() if path != HOME
+                 and module != "jupyter_compaction.jupyter.replay_magic"  # see below
+                 for what, line in declared_options(ast.parse(path.read_text()))]
+    copies = [f"{path.relative_to(PACKAGE.parent)}:{line} {name} copies {option}'s choices"
+              for module, path in modules().items() if path != HOME
+              for name, option, line in option_lists(ast.parse(path.read_text()))
+              if (module, name) not in NOT_OPTION_LISTS]
+    assert elsewhere == [] and copies == []
+
+
+@pytest.mark.xfail(strict=True, reason="%replay declares its own --budget and --strategy until "
+                                       "it becomes a Magics method (issue 20, item 5)")
+def test_the_replay_magic_generates_its_options_from_settings():
+    path = PACKAGE / "jupyter" / "replay_magic.py"
+    assert declared_options(ast.parse(path.read_text())) == []
+
+
+def test_the_option_checks_catch_a_private_copy():
+    source = ("ROLES = ('user', 'assistant')\n"
+              "parser.add_argument('--strategy', choices=['trim', 'clear'])\n"
+              "@argument('--max-turns')\ndef f(): ...\n")
+    tree = ast.parse(source)
+    assert declared_options(tree) == [("--strategy", 2), ("choices=", 2), ("--max-turns", 3)]
+    assert option_lists(tree) == [("ROLES", "summary_role", 1)]
+
+
+# --- the trigger and target arithmetic is written once ---------------------------------------
+
+def share_arithmetic(tree: ast.Module) -> list[int]:
+    """Lines that multiply by a `trigger` or a `target` (a name or an attribute); a
+    division is left alone (`folder / name` is a path)."""
+    def share(node: ast.AST) -> bool:
+        return getattr(node, "id", getattr(node, "attr", None)) in ("trigger", "target")
+
+    return sorted(node.lineno for node in ast.walk(tree)
+                  if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+                  and (share(node.left) or share(node.right)))
+
+
+def test_trigger_and_target_arithmetic_is_only_in_settings():
+    assert share_arithmetic(ast.parse(HOME.read_text()))  # written there, once each
+    elsewhere = [f"{path.relative_to(PACKAGE.parent)}:{line}"
+                 for module, path in modules().items()
+                 if path != HOME and not module.startswith(EXERCISES)
+                 for line in share_arithmetic(ast.parse(path.read_text()))]
+    assert elsewhere == []
+
+
+def test_the_arithmetic_check_sees_names_and_attributes():
+    source = "a = int(settings.trigger * budget)\nb = budget * target\nc = trigger + 1\n"
+    assert share_arithmetic(ast.parse(source)) == [1, 2]
+
+
+# --- no str subclass carrying data ------------------------------------------------------------
+
+def str_subclasses(tree: ast.Module) -> list[str]:
+    """Classes that subclass `str` (an enum of strings is fine: it carries no data)."""
+    def name(base: ast.expr) -> str:
+        return getattr(base, "id", getattr(base, "attr", ""))
+
+    return [node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+            and "str" in map(name, node.bases)
+            and not any(name(b).endswith("Enum") for b in node.bases)]
+
+
+@pytest.mark.xfail(strict=True, reason="summaries.SummaryPrompt(str) carries its ingredients "
+                                       "until it becomes the SummaryPrompt dataclass")
+def test_no_str_subclass_carries_data():
+    found = [f"{path.relative_to(PACKAGE.parent)} {name}" for path in modules().values()
+             for name in str_subclasses(ast.parse(path.read_text()))]
+    assert found == []
+
+
+def test_the_str_subclass_check_sees_one():
+    source = ("class Prompt(str):\n    pass\nclass Kind(str, enum.Enum):\n    A = 'a'\n"
+              "class Plain:\n    pass\n")
+    assert str_subclasses(ast.parse(source)) == ["Prompt"]

@@ -102,7 +102,7 @@ def test_a_tool_call_instead_of_text_is_an_empty_summary_and_the_history_stays(t
                                    cache_read_input_tokens=900))
     history, usage = transcript[:11], []
     result = CompactAll(summarizer=same(Recording(reply=call), history, usage))(
-        history, budget=1_000, counter=TokenCounter())
+        history, goal=1_000, counter=TokenCounter())
     assert not result.changed and "retry next turn" in result.note
     assert usage == [call.usage]  # the call happened and is paid for
 
@@ -189,7 +189,7 @@ def test_turns_cleared_by_an_earlier_layer_are_found_in_the_history(transcript):
     results as they were sent, and that is what the appended request covers."""
     from jupyter_compaction import ClearToolResults
 
-    cleared = ClearToolResults(keep_last=0)(transcript[:9], budget=1,
+    cleared = ClearToolResults(keep_last=0)(transcript[:9], goal=1,
                                             counter=TokenCounter()).messages
     assert cleared[1:9] != transcript[1:9]
     ask = instructions(build_prompt(cleared[1:9]), transcript[:9])

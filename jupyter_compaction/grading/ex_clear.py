@@ -34,7 +34,7 @@ def expected(messages: list[Message], keep_last: int = 3,
              placeholder: str = PLACEHOLDER) -> list[Message]:
     strategy = ClearToolResults(keep_last=keep_last, placeholder=placeholder,
                                 clear_at_least=ALWAYS)
-    return strategy(messages, budget=ANY_BUDGET, counter=counter()).messages
+    return strategy(messages, goal=ANY_BUDGET, counter=counter()).messages
 
 
 def same_as_library(build: Callable[[], list[Message]], **kwargs: Any) -> Test:

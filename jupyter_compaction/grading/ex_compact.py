@@ -40,7 +40,7 @@ SUMMARY = "## Goal\nSummarize every file.\n## Progress\n- read s01.py to s03.py:
 
 def expected(messages: list[Message], summary: str) -> list[Message]:
     layer = CompactAll(summarizer=lambda prompt: summary)
-    return list(layer(messages, budget=ANY_BUDGET, counter=counter()).messages)
+    return list(layer(messages, goal=ANY_BUDGET, counter=counter()).messages)
 
 
 def same_as_library(build: Callable[[], list[Message]], summary: str) -> Test:

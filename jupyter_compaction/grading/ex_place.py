@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..history import Message, cut_points
+from ..settings import SUMMARY_ROLES
 from ..strategies import SummarizeMiddle
 from ..summaries import summary_block
 from .base import Case, Exercise, Test, numbered
@@ -43,7 +44,6 @@ from .histories import (
 
 ANY_BUDGET = 10**9  # the boundaries are given, so the budget plays no part
 HIDDEN_CASES = 8
-ROLES = ("assistant", "user")
 SUMMARY = "## Goal\nSummarize every file.\n## Progress\n- read s02.py, s03.py: handlers 2-3"
 
 
@@ -54,7 +54,7 @@ class GivenBoundaries(SummarizeMiddle):
     head_end: int = 1
     tail_start: int = 1
 
-    def boundaries(self, messages, budget, counter):  # noqa: ARG002 (the library's signature)
+    def boundaries(self, messages, goal, counter):  # noqa: ARG002 (the library's signature)
         return self.head_end, self.tail_start
 
 
@@ -62,7 +62,7 @@ def expected(messages: list[Message], head_end: int, tail_start: int, summary: s
              role: str) -> list[Message]:
     layer = GivenBoundaries(summarizer=lambda prompt: summary, role=role, head_end=head_end,
                             tail_start=tail_start)
-    return list(layer(messages, budget=ANY_BUDGET, counter=counter()).messages)
+    return list(layer(messages, goal=ANY_BUDGET, counter=counter()).messages)
 
 
 def same_as_library(build: Callable[[], list[Message]], head_end: int, tail_start: int,
@@ -143,7 +143,7 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 *copy.deepcopy(history[tail_start]["content"] if isinstance(
                     history[tail_start]["content"], list) else [text(history[tail_start][
                         "content"])])]}
-        role = rng.choice(ROLES)
+        role = rng.choice(SUMMARY_ROLES)
         summary = rng.choice((f" ## Progress\n- {random_id(rng)} found\n", SUMMARY, " "))
         changed = expected(history, head_end, tail_start, summary, role) != history
         if changed or head_end == tail_start or not summary.strip():

@@ -72,9 +72,9 @@ class GoalRecorder:
     goals: list[int] = field(default_factory=list)
     name: str = "record"
 
-    def __call__(self, messages, *, budget: int, counter: TokenCounter):
-        self.goals.append(budget)
-        raise CompressionStuck(self.name, 0, 0, budget)
+    def __call__(self, messages, *, goal: int, counter: TokenCounter):
+        self.goals.append(goal)
+        raise CompressionStuck(self.name, 0, 0, goal)
 
 
 class Unsent:

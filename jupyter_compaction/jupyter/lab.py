@@ -3,8 +3,10 @@
 Controls: a budget slider, a target slider (the share of the budget compaction aims
 for), the strategies as toggle buttons (trimming vs summarizing is
 one click), task state and "summary as user message" checkboxes, a scenario dropdown,
-and Run, Step and Compare buttons. Below them the live `TokenChart` and a tab with the
-context viewer, the summary inspector and the event log (all escaped HTML). Compare
+and Run, Step and Compare buttons. The controls that are settings take their choices
+and their tooltips (the help text) from `Settings` (`settings.OPTIONS`). Below them the
+live `TokenChart` and a tab with the context viewer, the summary inspector and the event
+log (all escaped HTML). Compare
 plays two strategies on the same scenario and overlays their token curves above a table
 of peak tokens, tokens sent, compactions, repeats and must-keep recall.
 
@@ -41,8 +43,7 @@ from typing import Any
 from .. import runner, scenarios
 from ..agent import Run
 from ..events import Event, TurnStarted
-from ..settings import DEFAULTS, Settings
-from ..strategies import STRATEGIES
+from ..settings import DEFAULTS, OPTIONS, Settings
 from . import context_view, summary_view
 from .chart import TokenChart
 from .compare import Comparison, compare
@@ -57,6 +58,7 @@ WIDE_LABEL = {"description_width": "initial"}  # descriptions are never cut off
 COMPARE_PARTNERS = ("trim", "clear")  # Compare's default: the first one not selected
 MIN_TARGET, MAX_TARGET, TARGET_STEP = 0.1, 0.75, 0.05  # shares of the budget, below the trigger
 TAB_TITLES = ("Context", "Summary", "Events")
+STRATEGY_NAMES = OPTIONS["strategy"].choices  # the controls' choices and tooltips: Settings
 INT_TEXT = re.compile(r"[+-]?\d+(?:_\d+)*")
 MESSAGE_STYLE = "font-size:12px;color:#555"
 
@@ -104,6 +106,7 @@ def _budget_slider(value: int, top: int) -> Any:
 
     return BudgetSlider(value=min(max(value, MIN_BUDGET), top), min=MIN_BUDGET, max=top,
                         step=BUDGET_STEP, description="budget", continuous_update=False,
+                        tooltip=OPTIONS["budget"].help,
                         style=WIDE_LABEL, layout={"width": SLIDER_WIDTH})
 
 
@@ -118,14 +121,18 @@ class Lab:
         scenario = scenario or names[0]
         self.budget = _budget_slider(budget or DEFAULTS.budget, budget_max(scenario))
         self.off_label = w.HTML()
-        self.strategy = w.ToggleButtons(options=list(STRATEGIES),
+        self.strategy = w.ToggleButtons(options=list(STRATEGY_NAMES),
                                         value=strategy or DEFAULTS.strategy,
-                                        description="strategy")
-        self.task_state = w.Checkbox(value=DEFAULTS.task_state, description="task state")
+                                        description="strategy",
+                                        tooltip=OPTIONS["strategy"].help)
+        self.task_state = w.Checkbox(value=DEFAULTS.task_state, description="task state",
+                                     tooltip=OPTIONS["task_state"].help)
         self.target = w.FloatSlider(value=DEFAULTS.target, min=MIN_TARGET, max=MAX_TARGET,
                                     step=TARGET_STEP, description="target",
-                                    continuous_update=False)
-        self.summary_as_user = w.Checkbox(value=False, description="summary as user message")
+                                    continuous_update=False,
+                                    tooltip=OPTIONS["target"].help)
+        self.summary_as_user = w.Checkbox(value=False, description="summary as user message",
+                                          tooltip=OPTIONS["summary_role"].help)
         self.scenario = w.Dropdown(options=names, value=scenario, description="scenario")
         self.compare_with = w.Dropdown(description="compare with", style=WIDE_LABEL)
         self.run_button = w.Button(description="Run", button_style="primary")
@@ -180,7 +187,7 @@ class Lab:
     def _offer_partners(self) -> None:
         """"compare with" offers every strategy but the selected one."""
         chosen, kept = self.strategy.value, self.compare_with.value
-        self.compare_with.options = [s for s in STRATEGIES if s != chosen]
+        self.compare_with.options = [s for s in STRATEGY_NAMES if s != chosen]
         self.compare_with.value = kept if kept not in (None, chosen) else partner(chosen)
 
     def say(self, text: str) -> None:
@@ -238,11 +245,12 @@ class Lab:
     def compare(self, a: str | None = None, b: str | None = None) -> Comparison:
         """Play two strategies (default: the selected one and "compare with") and overlay."""
         a, b = a or self.strategy.value, b or self.compare_with.value
-        bad = [s for s in (a, b) if s not in STRATEGIES]
-        if bad:
-            message = f"unknown strategy {bad[0]!r}; choose from {', '.join(STRATEGIES)}"
-            self.say(message)
-            raise ValueError(message)
+        try:
+            for name in (a, b):
+                OPTIONS["strategy"].check("strategy", name, typed=True)
+        except ValueError as err:
+            self.say(str(err))
+            raise
         import ipywidgets as w
 
         self.comparison = compare(self.scenario.value, self.settings(), a, b)

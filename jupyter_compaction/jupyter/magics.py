@@ -10,9 +10,11 @@ live chart in a widget frontend, text rows elsewhere; see `frontend.py`), stores
 last run's context now (`Agent.compact`) and says what it did; `%compaction_budget` sets
 `CONTEXT_BUDGET`, which `%%agent` reads when `--budget` is not given; `%compaction_lab`
 opens the lab. Options are declared with IPython's `magic_arguments`, so `%%agent?`
-shows them. Every bad input raises `UsageError` (shown by IPython as one line, no
-traceback); a model that fails mid-run ends the run, not the cell, and only its
-one-line error is shown.
+shows them; those that are settings (`--budget`, `--strategy`, ...) are generated from
+`Settings` (`setting_arguments()`), which also checks their values. Every bad input
+raises `UsageError` (shown by IPython as one line, no traceback) that names the option;
+a model that fails mid-run ends the run, not the cell, and only its one-line error is
+shown.
 
 Left out: async/background runs (a cell blocks until its run ends) and choosing a
 different model for the auxiliary summarizer (see `summarizers.py`).
@@ -30,9 +32,9 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from .. import runner
 from ..events import Compacted
-from ..runner import Session
-from ..settings import DEFAULTS, MAX_BUDGET
-from ..strategies import STRATEGIES
+from ..runner import ScenarioRun
+from ..settings import DEFAULTS, MAX_BUDGET, read_given
+from ..settings import argument as setting_argument
 from . import context_view, result_view, summary_view
 from . import validate as check
 from .frontend import widgets_enabled
@@ -44,6 +46,30 @@ LAB_VAR = "_lab"
 EMPTY_TASK = "write a task in the cell or pass --scenario NAME"
 NO_RUN = "no run to compact yet; run %%agent (or %agent --scenario NAME) first"
 SUMMARY_LINES = 6  # %compact shows this many lines of the new summary
+AGENT_SETTINGS = ("budget", "strategy", "model", "trigger", "target", "max_turns",
+                  "task_state", "summary_role", "summarizer", "notes")  # %%agent's, in order
+BUDGET_DEFAULT = f"{check.BUDGET_VAR}, else {DEFAULTS.budget}"
+
+
+def setting_arguments(names: tuple[str, ...], defaults: dict[str, str] | None = None
+                      ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """IPython `argument`s for the settings `names`, in that order, each generated from
+    its `Settings` field (flag, help, choices, default); `defaults` rewords a default."""
+    def decorate(magic: Callable[..., Any]) -> Callable[..., Any]:
+        for name in reversed(names):  # applied bottom-up, so the first one is shown first
+            flags, keywords = setting_argument(name, (defaults or {}).get(name))
+            magic = argument(*flags, **keywords)(magic)
+        return magic
+    return decorate
+
+
+def given_settings(args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, Any]:
+    """The settings typed in `args`, checked by `Settings`; a bad one is a `UsageError`
+    that names its option."""
+    try:
+        return read_given(args, names)
+    except ValueError as err:
+        raise UsageError(check.one_line(str(err))) from None
 
 
 @magics_class
@@ -52,7 +78,7 @@ class CompactionMagics(Magics):
 
     def __init__(self, shell: Any = None):
         super().__init__(shell)
-        self.session: Session | None = None
+        self.session: ScenarioRun | None = None
 
     # --- helpers ----------------------------------------------------------------------
     @property
@@ -88,30 +114,7 @@ class CompactionMagics(Magics):
     @magic_arguments()
     @argument("--scenario", metavar="NAME",
               help="bundled scenario to play (tools and files); default: the first one")
-    @argument("--budget", metavar="N",
-              help=f"context budget in tokens; default: CONTEXT_BUDGET, else {DEFAULTS.budget}")
-    @argument("--strategy", metavar="NAME",
-              help=f"compaction strategy: {', '.join(STRATEGIES)} "
-                   f"(default: {DEFAULTS.strategy})")
-    @argument("--model", metavar="ID",
-              help=f"'simulated' (offline) or a Claude model id such as claude-haiku-4-5 "
-                   f"(needs ANTHROPIC_API_KEY); default: {DEFAULTS.model}")
-    @argument("--trigger", type=float, metavar="SHARE",
-              help=f"compact when the request passes this share of the budget "
-                   f"(default {DEFAULTS.trigger})")
-    @argument("--target", type=float, metavar="SHARE",
-              help=f"compact down to this share of the budget (default {DEFAULTS.target})")
-    @argument("--max-turns", metavar="N", help=f"stop after N turns (default {DEFAULTS.max_turns})")
-    @argument("--task-state", action=argparse.BooleanOptionalAction,
-              help=f"keep a goal and todo list outside the messages (default: "
-                   f"{'on' if DEFAULTS.task_state else 'off'})")
-    @argument("--summary-role", metavar="ROLE",
-              help="role of inserted summaries: assistant or user (default: the strategy's)")
-    @argument("--summarizer", metavar="WHO",
-              help=f"who writes summaries: aux (a separate minimal call) or same (the agent's "
-                   f"own model with its prompt and tools, cached); default: {DEFAULTS.summarizer}")
-    @argument("--notes", action="store_true", default=None,
-              help="give the agent a notes file that survives compaction")
+    @setting_arguments(AGENT_SETTINGS, {"budget": BUDGET_DEFAULT})
     @argument("--quiet", action="store_true", help="show only the result, not every turn")
     @argument("--out", metavar="NAME", help="also store the run in this variable")
     @argument("--resume", action="store_true",
@@ -126,19 +129,17 @@ class CompactionMagics(Magics):
         """
         args = self._parse(self.agent, line)
         out = check.variable_name(args.out) if args.out else None
-        max_turns = (check.positive(args.max_turns, "--max-turns", "30")
-                     if args.max_turns is not None else None)
         if args.resume:
+            max_turns = given_settings(args, ("max_turns",)).get("max_turns")
             return self._resume(out, max_turns, args.quiet)
+        knobs = self._knobs(args)  # a bad option is named before anything else
+        scenario = check.scenario(args.scenario)
         task = (cell or "").strip()
         if not task and args.scenario is None:
             raise UsageError(EMPTY_TASK)
-        knobs = self._knobs(args)
-        if max_turns is not None:
-            knobs["max_turns"] = max_turns
         try:
-            session = runner.start(check.scenario(args.scenario), task=task or None, **knobs)
-        except ValueError as err:  # a knob the agent refuses
+            session = runner.start(scenario, task=task or None, **knobs)
+        except ValueError as err:  # e.g. a strategy object the agent refuses
             raise UsageError(check.one_line(str(err))) from None
         rich = self._rich()
         live = LiveView(rich=rich, quiet=args.quiet)
@@ -147,21 +148,16 @@ class CompactionMagics(Magics):
         self._finish(session, out, rich, live)
 
     def _knobs(self, args: argparse.Namespace) -> dict[str, Any]:
-        """The settings the user set in `args` (and CONTEXT_BUDGET); the rest stay default."""
-        given = {"model": args.model, "strategy": args.strategy, "task_state": args.task_state,
-                 "notes": args.notes, "summary_role": args.summary_role,
-                 "summarizer": args.summarizer, "trigger": args.trigger,
-                 "target": args.target}
-        knobs = {name: value for name, value in given.items() if value is not None}
-        checks = {"model": check.model, "strategy": check.strategy,
-                  "summary_role": lambda v: check.choice(v, "--summary-role",
-                                                         check.SUMMARY_ROLES),
-                  "summarizer": lambda v: check.choice(v, "--summarizer", check.SUMMARIZERS)}
-        for name, checked in checks.items():
-            if name in knobs:
-                knobs[name] = checked(knobs[name])
-        if args.budget is not None or check.BUDGET_VAR in self.ns:
-            knobs["budget"] = check.budget_option(args.budget, self.ns)
+        """The settings the user set in `args` (and CONTEXT_BUDGET), checked together as
+        `Settings` checks them; the rest stay default."""
+        knobs = given_settings(args, AGENT_SETTINGS)
+        if "budget" not in knobs and check.BUDGET_VAR in self.ns:
+            knobs["budget"] = check.namespace_budget(self.ns)
+        check.api_key(knobs.get("model"))
+        try:
+            DEFAULTS.with_changes(**knobs)  # e.g. a target over the trigger
+        except ValueError as err:
+            raise UsageError(check.one_line(str(err))) from None
         return knobs
 
     def _resume(self, out: str | None, max_turns: int | None, quiet: bool) -> None:
@@ -182,7 +178,7 @@ class CompactionMagics(Magics):
         self.session.resume(max_turns)
         self._finish(self.session, out, rich, live)
 
-    def _finish(self, session: Session, out: str | None, rich: bool, live: LiveView) -> None:
+    def _finish(self, session: ScenarioRun, out: str | None, rich: bool, live: LiveView) -> None:
         if self.session is not None and self.session is not session:
             self.session.close()  # its run stays in the namespace; its workspace goes
         self.session = session
@@ -213,8 +209,7 @@ class CompactionMagics(Magics):
 
     # --- compacting now ---------------------------------------------------------------
     @magic_arguments()
-    @argument("--strategy", metavar="NAME",
-              help=f"compact with this strategy instead of the run's: {', '.join(STRATEGIES)}")
+    @setting_arguments(("strategy",), {"strategy": "the run's"})
     @argument("focus", nargs="*",
               help="what the summary should keep in most detail, e.g. the open invoices")
     @line_magic
@@ -225,7 +220,7 @@ class CompactionMagics(Magics):
         session = self.session
         if session is None or session.run is None:
             raise UsageError(NO_RUN)
-        strategy = check.strategy(args.strategy) if args.strategy is not None else None
+        strategy = given_settings(args, ("strategy",)).get("strategy")
         run, focus = session.run, " ".join(args.focus)
         seen = len(run.events)
         result = session.agent.compact(run, strategy, focus or None)
@@ -251,9 +246,10 @@ class CompactionMagics(Magics):
                                  f"got {check.shown(args.tokens)}")
             self.ns[check.BUDGET_VAR] = budget
             source = ""
+        settings = DEFAULTS.with_changes(budget=budget)
         print(f"{check.BUDGET_VAR} = {budget} tokens{source}; compaction triggers at "
-              f"{int(DEFAULTS.trigger * budget)} tokens ({DEFAULTS.trigger:.0%}) and aims for "
-              f"{int(DEFAULTS.target * budget)} ({DEFAULTS.target:.0%})")
+              f"{settings.trigger_at} tokens ({settings.trigger:.0%}) and aims for "
+              f"{settings.target_at} ({settings.target:.0%})")
 
     @line_magic
     def compaction_lab(self, line: str = "") -> None:

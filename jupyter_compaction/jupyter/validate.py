@@ -1,8 +1,12 @@
-"""Checking the knobs a user types: every bad value becomes one `UsageError` line.
+"""Checking what a user types in a magic beyond the settings: every bad value is one
+`UsageError` line.
 
-IPython shows a `UsageError` as its message alone, without a traceback, so each check
-here raises exactly `IPython.core.error.UsageError` (never a subclass) with one line that
-says what is wrong and what to type instead.
+The settings' own options (`--budget`, `--strategy`, ...) are declared and checked by
+`Settings` (`settings.py`); this module adds what only a notebook has: `CONTEXT_BUDGET`
+in the user's namespace, the scenario, the API key a Claude model needs, and the names
+of variables. IPython shows a `UsageError` as its message alone, without a traceback, so
+each check raises exactly `IPython.core.error.UsageError` (never a subclass) with one
+line that says what is wrong and what to type instead.
 
 Left out: coercing near-misses ("20k", "20,000", 2.5e4); a budget is a whole number.
 """
@@ -12,7 +16,6 @@ from __future__ import annotations
 import keyword
 import numbers
 import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,25 +23,12 @@ from IPython.core.error import UsageError
 
 from .. import scenarios
 from ..redact import strip_control
-from ..settings import DEFAULTS, MAX_BUDGET
-from ..strategies import STRATEGIES
+from ..settings import CLAUDE_PREFIX, DEFAULTS, MAX_BUDGET, WHOLE_NUMBER, shown
 
 BUDGET_VAR = "CONTEXT_BUDGET"
 BUDGET_HINT = (f"{BUDGET_VAR} must be a positive whole number of tokens, at most "
                f"{MAX_BUDGET:_} tokens, e.g. {BUDGET_VAR} = 20_000")
-WHOLE_NUMBER = re.compile(r"\+?\d+(?:_\d+)*")
-SIMULATED = "simulated"
-CLAUDE_PREFIX = "claude"
 KEY_ENV = "ANTHROPIC_API_KEY"
-SUMMARY_ROLES = ("assistant", "user")
-SUMMARIZERS = ("same", "aux")
-SHOWN_CHARS = 40  # how much of a bad value an error message repeats
-
-
-def shown(value: Any) -> str:
-    """A bad value, quoted and short, for an error message (always one line)."""
-    text = repr(value)
-    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
 
 
 def whole_number(value: Any) -> int | None:
@@ -55,25 +45,6 @@ def whole_number(value: Any) -> int | None:
     return number if 0 < number <= MAX_BUDGET else None
 
 
-def positive(value: Any, option: str, example: str) -> int:
-    number = whole_number(value)
-    if number is None:
-        raise UsageError(f"{option} must be a positive whole number, e.g. {option} {example}; "
-                         f"got {shown(value)}")
-    return number
-
-
-def budget_option(value: str | None, namespace: Mapping[str, Any]) -> int:
-    """`--budget` if given, else `CONTEXT_BUDGET` from the namespace, else the default."""
-    if value is not None:
-        number = whole_number(value)
-        if number is None:
-            raise UsageError(f"--budget must be a positive whole number of tokens, at most "
-                             f"{MAX_BUDGET:_} tokens, e.g. --budget 20000; got {shown(value)}")
-        return number
-    return namespace_budget(namespace)
-
-
 def namespace_budget(namespace: Mapping[str, Any]) -> int:
     """`CONTEXT_BUDGET` from the user's namespace (an int), or the default."""
     if BUDGET_VAR not in namespace:
@@ -82,13 +53,6 @@ def namespace_budget(namespace: Mapping[str, Any]) -> int:
     if not isinstance(value, numbers.Integral) or whole_number(value) is None:
         raise UsageError(f"{BUDGET_HINT}; it is {shown(value)}")
     return int(value)
-
-
-def strategy(name: str) -> str:
-    if name not in STRATEGIES:
-        raise UsageError(f"unknown strategy {shown(name)}; use --strategy with one of: "
-                         f"{', '.join(STRATEGIES)}")
-    return name
 
 
 def scenario(name: str | None) -> str:
@@ -102,22 +66,11 @@ def scenario(name: str | None) -> str:
     return name
 
 
-def model(name: str) -> str:
-    """'simulated', or a Claude model id when an API key is set."""
-    if name == SIMULATED:
-        return name
-    if not name.startswith(CLAUDE_PREFIX):
-        raise UsageError(f"unknown model {shown(name)}; use --model simulated or a Claude "
-                         "model id such as --model claude-haiku-4-5")
-    if not os.environ.get(KEY_ENV, "").strip():
-        raise UsageError(f"Set {KEY_ENV} to use {name}, or use --model simulated")
-    return name
-
-
-def choice(value: str, option: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise UsageError(f"{option} must be one of: {', '.join(allowed)}; got {shown(value)}")
-    return value
+def api_key(model: Any) -> None:
+    """A Claude model needs an API key in the environment; say so before the run."""
+    if (isinstance(model, str) and model.startswith(CLAUDE_PREFIX)
+            and not os.environ.get(KEY_ENV, "").strip()):
+        raise UsageError(f"Set {KEY_ENV} to use {model}, or use --model simulated")
 
 
 def variable_name(name: str, option: str = "--out") -> str:

@@ -60,10 +60,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..history import Message, blocks, result_text
+from ..history import Message, blocks, call_key, result_text
 from ..scenarios import load
 from ..scenarios.base import Call, Scenario
-from ..summaries import SECTIONS, is_summary, render_transcript, strip_prefix
+from ..summaries import SECTIONS, message_goal, render_transcript, strip_prefix
 from ..tokens import CHARS_PER_TOKEN, TokenCounter
 from ..vocab import (
     ASSISTANT_PREFIX,
@@ -192,16 +192,14 @@ class SimulatedModel:
                 if kind == "text":
                     records.append(self._trusted(block["text"]))
                 elif kind == "tool_use":
-                    names[block["id"]] = (block["name"], json.dumps(block["input"],
-                                                                    sort_keys=True))
+                    names[block["id"]] = call_key(block["name"], block["input"])
                 elif kind == "tool_result" and block["tool_use_id"] in names:
                     key, text = names[block["tool_use_id"]], result_text(block)
                     if key[0] == READ_NOTES:
                         records.append(text)
                     elif text != PLACEHOLDER and not block.get("is_error"):
                         seen[key] = text
-        task = "\n".join(b["text"] for b in blocks(messages[0])
-                         if b.get("type") == "text" and not is_summary(b["text"]))
+        task = message_goal(messages[0])
         return read(self.scenario, task, records, seen)
 
     def _trusted(self, text: str) -> str:
@@ -238,7 +236,7 @@ class SimulatedModel:
         """Facts read from the results in the last message (what to note down now)."""
         if len(messages) < 2 or messages[-1]["role"] != "user":
             return {}
-        asked = {b["id"]: (b["name"], json.dumps(b["input"], sort_keys=True))
+        asked = {b["id"]: call_key(b["name"], b["input"])
                  for b in blocks(messages[-2]) if b.get("type") == "tool_use"}
         answered = {asked.get(b.get("tool_use_id")) for b in blocks(messages[-1])
                     if b.get("type") == "tool_result"}
@@ -256,7 +254,7 @@ class SimulatedModel:
             if messages[n - 1]["role"] != "assistant" or len(outputs) == MAX_SAME_CALL:
                 continue
             uses = [b for b in blocks(messages[n - 1]) if b.get("type") == "tool_use"]
-            keys = {(b["name"], json.dumps(b["input"], sort_keys=True)) for b in uses}
+            keys = {call_key(b["name"], b["input"]) for b in uses}
             if call.key not in keys:
                 break
             outputs.append([result_text(b) for b in blocks(messages[n])
@@ -403,8 +401,7 @@ def _is_summary_request(messages: list[Message]) -> bool:
     """One user message asking, outside any quoted material, for a summary."""
     if len(messages) != 1:
         return False
-    asked = "\n".join(b["text"] for b in blocks(messages[0])
-                      if b.get("type") == "text" and not is_summary(b["text"]))
+    asked = message_goal(messages[0])
     return bool(SUMMARY_ASK.search(TAGGED.sub("", asked)))
 
 
@@ -424,8 +421,7 @@ def _in_transcript(messages: list[Message], asked: str) -> str:
     the conversation it was appended to, as a transcript."""
     first, last = (int(n) for n in COVER.search(TAGGED.sub("", asked)).groups())
     conversation = [*messages[:-1], {**messages[-1], "content": blocks(messages[-1])[:-1]}]
-    task = "\n".join(b["text"] for b in blocks(messages[0])
-                     if b.get("type") == "text" and not is_summary(b["text"]))
+    task = message_goal(messages[0])
     turns = render_transcript(conversation[max(first, 1) - 1:last])
     return f"{asked}\n\n<task>\n{task}\n</task>\n\n<turns>\n{turns}\n</turns>"
 
@@ -443,7 +439,7 @@ def _observed(turns: str) -> list[tuple[tuple[str, str], str | None]]:
     out = []
     for (name, args), (kind, text) in zip(calls, outputs, strict=False):
         visible = kind == "output" and text != PLACEHOLDER and name != READ_NOTES
-        out.append(((name, json.dumps(args, sort_keys=True)), text if visible else None))
+        out.append((call_key(name, args), text if visible else None))
     return out
 
 

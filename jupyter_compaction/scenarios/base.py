@@ -23,7 +23,6 @@ scenario plays out the same way every time.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import shutil
 from collections.abc import Callable, Mapping
@@ -31,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jupyter_compaction.history import call_key
 from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
@@ -93,7 +93,7 @@ class Call:
 
     @property
     def key(self) -> tuple[str, str]:
-        return self.tool, json.dumps(self.args, sort_keys=True)
+        return call_key(self.tool, self.args)
 
     def learn(self, output: str) -> dict[str, str]:
         """The facts this call's output shows, by name."""

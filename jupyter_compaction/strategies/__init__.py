@@ -10,6 +10,8 @@ from .base import (
     NoCompaction,
     Strategy,
     Summarizer,
+    call_strategy,
+    check_counter,
     check_stuck,
     configure,
 )
@@ -42,5 +44,6 @@ def get(name: str) -> Strategy:
 __all__ = [
     "PLACEHOLDER", "STRATEGIES", "ClearToolResults", "CompactAll", "Compaction",
     "CompressionStuck", "NoCompaction", "Progressive", "Strategy", "SummarizeMiddle",
-    "Summarizer", "TrimTurns", "check_stuck", "configure", "get",
+    "Summarizer", "TrimTurns", "call_strategy", "check_counter", "check_stuck", "configure",
+    "get",
 ]

@@ -1,10 +1,14 @@
 """What every strategy returns, the stuck rule, and the do-nothing strategy.
 
 A strategy is any callable object with a `name` (usually a small frozen dataclass
-whose fields are its knobs); it may also have a `summarizer`, a summary `role`, a summary
-`focus` and `layers` of other strategies, which `configure()` fills in. Calling it as
-`strategy(messages, budget=..., counter=...)` returns a `Compaction`: a *new* list of
-messages plus a record of what was done. The input is never mutated; unchanged messages
+whose fields are its knobs; the `Strategy` protocol); it may also have a `summarizer`,
+a summary `role`, a summary `focus` and `layers` of other strategies, which
+`configure()` fills in. Calling it as `strategy(messages, goal=..., counter=...)`
+returns a `Compaction`: a *new* list of messages plus a record of what was done.
+`goal` is the tokens the messages must fit (inside an agent: the target less the system
+prompt and tools), not the agent's whole budget; `budget=` is still accepted for it, with
+a `DeprecationWarning`. Every strategy checks its input first (`measure()`: a valid
+history, a counter that counts). The input is never mutated; unchanged messages
 are shared between input and output, which is safe because messages are treated as
 values (see `tokens.py`). That is what lets a lesson run two strategies on the same
 history side by side, and what lets the agent keep every original in its transcript.
@@ -17,15 +21,18 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..history import Message, validate
 from ..tokens import TokenCounter
 
 STUCK_RATIO = 0.10  # a compaction must shrink the context by at least 10 % ...
 # ... unless it already fits its budget.
+COUNTER_METHODS = ("count", "count_message", "count_text")  # what a counter must have
 
 Summarizer = Callable[[str], str]
 
@@ -90,15 +97,59 @@ def check_stuck(compaction: Compaction, budget: int) -> Compaction:
 
 
 class Strategy(Protocol):
+    """What the agent, the magics and the lessons call: `strategy(messages, goal=...,
+    counter=...)` returns a `Compaction`."""
+
     name: str
 
-    def __call__(
-        self, messages: Sequence[Message], *, budget: int, counter: TokenCounter
-    ) -> Compaction: ...
+    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
+                 counter: TokenCounter, budget: int | None = None) -> Compaction: ...
 
 
-def configure(strategy, *, summarizer: Summarizer | None = None, role: str | None = None,
-              focus: str | None = None):
+def goal_of(goal: int | None, budget: int | None) -> int:
+    """The goal a strategy was given, `budget=` read as its deprecated spelling."""
+    if budget is not None:
+        warnings.warn("budget= is deprecated for strategies; pass goal= (the tokens the "
+                      "messages must fit)", DeprecationWarning, stacklevel=3)
+        goal = budget if goal is None else goal
+    if goal is None:
+        raise TypeError("a strategy needs goal=, the tokens the messages must fit")
+    return goal
+
+
+def call_strategy(strategy: Strategy, messages: Sequence[Message], *, goal: int,
+                  counter: TokenCounter) -> Compaction:
+    """`strategy(messages, goal=goal, counter=counter)`; a strategy written with the
+    older `budget` parameter (and no `goal`) gets the goal under that name, with a
+    `DeprecationWarning`, so it keeps working for now."""
+    if _takes_budget(strategy):
+        warnings.warn(f"strategy {getattr(strategy, 'name', strategy)!r}: a budget "
+                      f"parameter is deprecated; name it goal (the tokens the messages "
+                      f"must fit)", DeprecationWarning, stacklevel=2)
+        return strategy(messages, budget=goal, counter=counter)
+    return strategy(messages, goal=goal, counter=counter)
+
+
+def _takes_budget(strategy: Strategy) -> bool:
+    try:
+        parameters = inspect.signature(strategy).parameters
+    except (TypeError, ValueError):  # no signature to read: call it the current way
+        return False
+    return "budget" in parameters and "goal" not in parameters
+
+
+def check_counter(counter: Any) -> TokenCounter:
+    """`counter` if it counts like a `TokenCounter`, else a one-line `TypeError`."""
+    missing = [name for name in COUNTER_METHODS if not callable(getattr(counter, name, None))]
+    if missing:
+        raise TypeError(f"counter must be a TokenCounter (or have count(), count_message() "
+                        f"and count_text()); {type(counter).__name__} has no "
+                        f"{', '.join(m + '()' for m in missing)}")
+    return counter
+
+
+def configure(strategy: Strategy, *, summarizer: Summarizer | None = None,
+              role: str | None = None, focus: str | None = None) -> Strategy:
     """A copy of `strategy` and of its layers, with `summarizer` where a strategy has an
     empty `summarizer` slot, `role` where it has a `role` and `focus` where it has a
     `focus`; the original is unchanged.
@@ -121,7 +172,7 @@ def configure(strategy, *, summarizer: Summarizer | None = None, role: str | Non
     return _replaced(strategy, changes) if changes else strategy
 
 
-def _replaced(strategy, changes: dict[str, object]):
+def _replaced(strategy: Strategy, changes: dict[str, object]) -> Strategy:
     if dataclasses.is_dataclass(strategy):
         return dataclasses.replace(strategy, **changes)
     copied = copy.copy(strategy)
@@ -130,7 +181,7 @@ def _replaced(strategy, changes: dict[str, object]):
     return copied
 
 
-def require_summarizer(strategy) -> Summarizer:
+def require_summarizer(strategy: Any) -> Summarizer:
     if strategy.summarizer is None:
         raise ValueError(
             f"{type(strategy).__name__} needs a summarizer: pass summarizer=<callable str->str>"
@@ -140,16 +191,21 @@ def require_summarizer(strategy) -> Summarizer:
 
 
 def measure(messages: Sequence[Message], counter: TokenCounter) -> int:
-    """Validate the input and count it: the first two lines of every strategy."""
+    """Check the input (a valid history, a counter that counts) and count it: the first
+    line of every strategy."""
+    check_counter(counter)
     validate(messages)
     return counter.count(messages)
 
 
 @dataclass(frozen=True)
 class NoCompaction:
-    """`off`: never compact. The baseline that shows the context growing past the budget."""
+    """`off`: never compact. The baseline that shows the context growing past the budget.
+    The agent recognises it by its type: it never calls it."""
 
     name: str = "off"
 
-    def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
+    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
+                 counter: TokenCounter, budget: int | None = None) -> Compaction:
+        goal_of(goal, budget)
         return unchanged(self.name, messages, measure(messages, counter), "compaction is off")

@@ -24,13 +24,14 @@ Left out: what the output said is gone from the context; nothing is summarized.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..history import blocks
+from ..history import Message, blocks
 from ..tokens import TokenCounter
 from ..vocab import PLACEHOLDER
-from .base import Compaction, measure, unchanged
+from .base import Compaction, goal_of, measure, unchanged
 
 INPUT_KEEP_CHARS = 80  # a tool input value longer than this (as JSON) is cleared
 INPUT_PLACEHOLDER = "[cleared: {n} chars]"
@@ -63,7 +64,9 @@ class ClearToolResults:
             return {**block, "input": shrink_input(block["input"])}
         return block
 
-    def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
+    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
+                 counter: TokenCounter, budget: int | None = None) -> Compaction:
+        goal_of(goal, budget)  # read, checked, and not needed: this layer always runs
         before = measure(messages, counter)
         tool_names = {b["id"]: b["name"] for m in messages for b in blocks(m)
                       if b.get("type") == "tool_use"}

@@ -1,47 +1,52 @@
 """Progressive compaction: cheapest layer first, stop as soon as the history fits.
 
-Given a history over `budget` (inside an agent: the target the agent asks for, well
-below its trigger), clear old tool results; if still too big, summarize the middle; if
-*still* too big, trim whole turns. Each layer runs only when the cheaper ones were not
-enough, so an LLM is called only when needed. When to compact at all is the agent's
-decision (its trigger), not this strategy's. A `focus` (what the summary should keep in
-most detail) is passed on to every layer that has one.
+Given a history over `goal` tokens (inside an agent: the target the agent asks for,
+less the system prompt and tools, well below its trigger), clear old tool results; if
+still too big, summarize the middle; if *still* too big, trim whole turns. Each layer
+runs only when the cheaper ones were not enough, so an LLM is called only when needed.
+When to compact at all is the agent's decision (its trigger), not this strategy's. A
+`focus` (what the summary should keep in most detail) is passed on to every layer that
+has one.
 
 Left out: reordering the layers by measured benefit; the order is fixed by cost.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..history import Message
 from ..tokens import TokenCounter
-from .base import Compaction, configure, measure, unchanged
+from .base import Compaction, Strategy, call_strategy, configure, goal_of, measure, unchanged
 from .clear import ClearToolResults
 from .summarize import SummarizeMiddle
 from .trim import TrimTurns
 
 
-def default_layers() -> tuple:
+def default_layers() -> tuple[Strategy, ...]:
     return (ClearToolResults(), SummarizeMiddle(), TrimTurns())
 
 
 @dataclass(frozen=True)
 class Progressive:
-    layers: tuple = field(default_factory=default_layers)
+    layers: tuple[Strategy, ...] = field(default_factory=default_layers)
     focus: str = ""
     name: str = "progressive"
 
-    def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
+    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
+                 counter: TokenCounter, budget: int | None = None) -> Compaction:
+        goal = goal_of(goal, budget)
         before = measure(messages, counter)
-        if before <= budget:
-            return unchanged(self.name, messages, before, f"fits under {budget} tokens")
+        if before <= goal:
+            return unchanged(self.name, messages, before, f"fits under {goal} tokens")
         current, done = list(messages), []
         for layer in self.layers:
             layer = configure(layer, focus=self.focus) if self.focus else layer
-            step = layer(current, budget=budget, counter=counter)
+            step = call_strategy(layer, current, goal=goal, counter=counter)
             done.append(step)
             current = step.messages
-            if step.tokens_after <= budget:
+            if step.tokens_after <= goal:
                 break
         summarized = [s for s in done if s.summary]
         return Compaction(

@@ -1,12 +1,13 @@
 """Layers 2 and 3: protect a head and a tail, summarize only the middle.
 
 The head is the task definition (the first `protect_first` messages, widened to the end
-of a turn); it stays for the whole run, so a head over `HEAD_SHARE` of the budget (a first
-tool result that is a whole file) is cut back to the task alone. The tail is the most
+of a turn); it stays for the whole run, so a head over `HEAD_SHARE` of the goal (the
+tokens the messages must fit; a first tool result that is a whole file) is cut back to
+the task alone. The tail is the most
 recent work, sized by a *token* budget rather than a message count (`tail_tokens`, capped
-at `TAIL_SHARE` of the budget, but always the newest turn), so the same amount of recent
+at `TAIL_SHARE` of the goal, but always the newest turn), so the same amount of recent
 context survives whether the last turns were short or long. Head, tail and summary thus
-fit the budget whenever the newest turn does, and a compaction lands near the agent's
+fit the goal whenever the newest turn does, and a compaction lands near the agent's
 target instead of just under its trigger. Both boundaries fall in front of assistant
 messages, so no tool call is separated from its result.
 
@@ -25,15 +26,16 @@ retry when the summarizer fails (the agent falls back to trimming).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..history import blocks, cut_points
+from ..history import Message, blocks, cut_points
 from ..summaries import find_summary, message_goal, summary_block, without_summaries
 from ..tokens import TokenCounter
-from .base import Compaction, Summarizer, measure, require_summarizer, shrunk, unchanged
+from .base import Compaction, Summarizer, goal_of, measure, require_summarizer, shrunk, unchanged
 from .summary_call import SUMMARY_INPUT_TOKENS, chunk_note, summarize
 
-TAIL_SHARE = 0.5  # the tail never takes more than this share of the budget
+TAIL_SHARE = 0.5  # the tail never takes more than this share of the goal
 HEAD_SHARE = 0.1  # nor the head beyond the task (it stays for the whole run)
 
 
@@ -47,13 +49,14 @@ class SummarizeMiddle:
     input_limit: int = SUMMARY_INPUT_TOKENS
     name: str = "summarize"
 
-    def boundaries(self, messages, budget: int, counter: TokenCounter) -> tuple[int, int]:
+    def boundaries(self, messages: Sequence[Message], goal: int, counter: TokenCounter
+                   ) -> tuple[int, int]:
         """`(head_end, tail_start)`: the middle is `messages[head_end:tail_start]`."""
         cuts = cut_points(messages)
         head_end = next((c for c in cuts if c >= self.protect_first), len(messages))
-        if sum(counter.count_message(m) for m in messages[:head_end]) > HEAD_SHARE * budget:
+        if sum(counter.count_message(m) for m in messages[:head_end]) > HEAD_SHARE * goal:
             head_end = next((c for c in cuts if c >= 1), len(messages))  # the task alone
-        tail_budget = min(self.tail_tokens, int(budget * TAIL_SHARE))
+        tail_budget = min(self.tail_tokens, int(goal * TAIL_SHARE))
         tail_start = cuts[-1] if cuts else len(messages)  # the newest turn always stays
         tail = sum(counter.count_message(m) for m in messages[tail_start:])
         for cut in reversed(cuts[:-1]):
@@ -63,9 +66,11 @@ class SummarizeMiddle:
             tail_start = cut
         return head_end, max(tail_start, head_end)
 
-    def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
+    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
+                 counter: TokenCounter, budget: int | None = None) -> Compaction:
+        goal = goal_of(goal, budget)
         before = measure(messages, counter)
-        head_end, tail_start = self.boundaries(messages, budget, counter)
+        head_end, tail_start = self.boundaries(messages, goal, counter)
         middle = messages[head_end:tail_start]
         if not middle:
             return unchanged(self.name, messages, before, "the middle is empty")

@@ -15,12 +15,13 @@ Left out: any notion of which turns matter more; it is strictly oldest first.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..history import blocks, cut_points
+from ..history import Message, blocks, cut_points
 from ..summaries import is_summary, without_summaries
 from ..tokens import TokenCounter
-from .base import Compaction, measure, unchanged
+from .base import Compaction, goal_of, measure, unchanged
 
 
 @dataclass(frozen=True)
@@ -28,18 +29,20 @@ class TrimTurns:
     keep_first: int = 1
     name: str = "trim"
 
-    def __call__(self, messages, *, budget: int, counter: TokenCounter) -> Compaction:
+    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
+                 counter: TokenCounter, budget: int | None = None) -> Compaction:
+        goal = goal_of(goal, budget)
         before = measure(messages, counter)
         cuts = cut_points(messages)
         head = next((c for c in cuts if c >= self.keep_first), len(messages))
         starts = [c for c in cuts if c >= head]  # each a turn we may drop, oldest first
-        if before <= budget or not starts:
+        if before <= goal or not starts:
             return unchanged(self.name, messages, before, "already fits, or nothing to drop")
 
         total, carry, carried = before, 0, None
         resume = starts[0]
         for start_, end in zip(starts, starts[1:], strict=False):  # never the newest turn
-            if total + carry <= budget:
+            if total + carry <= goal:
                 break
             total -= sum(counter.count_message(m) for m in messages[start_:end])
             found = [b for m in messages[start_:end] for b in blocks(m)
@@ -51,6 +54,6 @@ class TrimTurns:
         out = [*messages[:head], *messages[resume:]]
         if carried is not None:  # an older summary moves to the first kept turn
             out[head] = {**out[head], "content": [carried, *blocks(without_summaries(out[head]))]}
-        if counter.count(out) > budget:  # a summary counts as the oldest material: it goes last
+        if counter.count(out) > goal:  # a summary counts as the oldest material: it goes last
             out = [without_summaries(m) for m in out]
         return Compaction(self.name, out, before, counter.count(out), dropped=resume - head)

@@ -489,10 +489,10 @@ from jupyter_compaction.strategies import SummarizeMiddle
 
 def place_summary(messages, head_end, tail_start, summary, role):
     class Given(SummarizeMiddle):
-        def boundaries(self, messages, budget, counter):
+        def boundaries(self, messages, goal, counter):
             return head_end, tail_start
     layer = Given(summarizer=lambda prompt: summary, role=role)
-    return layer(messages, budget=10**9, counter=None).messages
+    return layer(messages, goal=10**9, counter=None).messages
 ''',
     "ex5c": '''
 from jupyter_compaction import pricing
@@ -527,7 +527,7 @@ from jupyter_compaction.tokens import TokenCounter
 
 def clear_old_results(messages, keep_last=3, placeholder=PLACEHOLDER):
     layer = ClearToolResults(keep_last=keep_last, placeholder=placeholder, clear_at_least=-1e9)
-    return layer(messages, budget=1, counter=TokenCounter()).messages
+    return layer(messages, goal=1, counter=TokenCounter()).messages
 ''',
     "ex3": '''
 import jupyter_compaction.history as h

@@ -162,7 +162,7 @@ def test_reference_cut_agrees_with_cut_points(messages, cut):
 @given(histories(), st.integers(0, 6))
 def test_reference_clear_agrees_with_clear_tool_results(messages, keep_last):
     library = ClearToolResults(keep_last=keep_last, clear_at_least=-(10**9))
-    expected = library(messages, budget=1, counter=COUNTER).messages
+    expected = library(messages, goal=1, counter=COUNTER).messages
     assert solution("ex2")(messages, keep_last=keep_last) == expected
 
 

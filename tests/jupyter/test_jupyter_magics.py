@@ -27,6 +27,7 @@ from jupyter_compaction.jupyter.magics import (
     CompactionMagics,
 )
 from jupyter_compaction.jupyter.validate import BUDGET_HINT
+from jupyter_compaction.strategies import STRATEGIES
 from tests.support.reporting import Reporting, scaled
 from tests.support.shell import usage_error
 
@@ -172,14 +173,18 @@ BAD_LINES = [
     ("--scenario agents --budget 1.5", "--budget must be a positive whole number"),
     ("--scenario agents --budget", "expected one argument"),
     ("--scenario nope", "unknown scenario 'nope'; use --scenario with one of: agents"),
-    ("--scenario agents --strategy nope", "unknown strategy 'nope'; use --strategy"),
-    ("--scenario agents --model gpt-4o", "unknown model 'gpt-4o'; use --model simulated"),
+    ("--scenario agents --strategy nope", "unknown strategy 'nope': --strategy must be one of "
+                                          + ", ".join(STRATEGIES)),
+    ("--scenario agents --model gpt-4o", "unknown model 'gpt-4o': --model must be one of "
+                                         "simulated, or a Claude model id"),
     ("--scenario agents --model claude-haiku-4-5",
      "Set ANTHROPIC_API_KEY to use claude-haiku-4-5, or use --model simulated"),
     ("--scenario agents --max-turns 0", "--max-turns must be a positive whole number"),
     ("--scenario agents --max-turns many", "--max-turns must be a positive whole number"),
-    ("--scenario agents --summary-role system", "--summary-role must be one of: assistant, user"),
-    ("--scenario agents --summarizer cheap", "--summarizer must be one of: same, aux"),
+    ("--scenario agents --summary-role system", "--summary-role must be one of assistant, user"),
+    ("--scenario agents --summarizer cheap", "--summarizer must be one of aux, same"),
+    ("--scenario agents --trigger high", "--trigger must be a number (a share of the budget"),
+    ("--scenario agents --target 0.9", "0 < target < trigger <= 1; got target 0.9, trigger 0.8"),
     ("--scenario agents --out 1run", "--out needs a Python variable name"),
     ("--scenario agents --out class", "--out needs a Python variable name"),
     ("--scenario agents --bogus", "unrecognized arguments: --bogus; see %agent?"),
@@ -193,6 +198,57 @@ BAD_LINES = [
 def test_every_bad_input_is_one_usage_error(ip, line, expected):
     assert expected in usage_error(ip.run_line_magic, "agent", line)
     assert "_agent_run" not in ip.user_ns
+
+
+# Each setting's bad value, with no task and no scenario: the option is named, never the
+# missing task (issue 19).
+BAD_OPTIONS = {
+    "budget": ("abc", "--budget must be a positive whole number of tokens"),
+    "strategy": ("bogus", "unknown strategy 'bogus': --strategy must be one of off, clear"),
+    "model": ("gpt-4o", "unknown model 'gpt-4o': --model must be one of simulated"),
+    "trigger": ("most", "--trigger must be a number"),
+    "target": ("half", "--target must be a number"),
+    "max_turns": ("0", "--max-turns must be a positive whole number of turns"),
+    "summary_role": ("system", "unknown summary role 'system': --summary-role must be one of"),
+    "summarizer": ("cheap", "unknown summarizer 'cheap': --summarizer must be one of aux, same"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_OPTIONS))
+def test_a_bad_option_is_named_even_without_a_task(ip, name):
+    flag = "--" + name.replace("_", "-")
+    value, expected = BAD_OPTIONS[name]
+    for line in (f"{flag} {value}", f"{flag} {value} --scenario agents"):
+        message = usage_error(ip.run_line_magic, "agent", line)
+        assert message.startswith(expected), message
+        assert EMPTY_TASK not in message
+    assert usage_error(ip.run_cell_magic, "agent", f"{flag} {value}", "  \n").startswith(expected)
+
+
+def test_every_setting_option_of_the_magic_is_tested_or_a_flag():
+    from jupyter_compaction.settings import OPTIONS
+
+    typed = {n for n in magics_module.AGENT_SETTINGS if OPTIONS[n].kind is not bool}
+    assert typed == set(BAD_OPTIONS)
+
+
+def test_the_magic_options_come_from_the_settings():
+    from jupyter_compaction.settings import help_text
+
+    parser = CompactionMagics.agent.parser
+    helps = {a.dest: a.help for a in parser._actions}
+    for name in magics_module.AGENT_SETTINGS:
+        assert helps[name].startswith(help_text(name).split(" (default")[0]), name
+    assert "(default: CONTEXT_BUDGET, else 20000)" in helps["budget"]
+    compact = {a.dest: a.help for a in CompactionMagics.compact.parser._actions}
+    assert compact["strategy"] == help_text("strategy", "the run's")
+
+
+def test_compact_names_a_bad_strategy(ip):
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario agents --quiet --max-turns 2")
+    message = usage_error(ip.run_line_magic, "compact", "--strategy bogus")
+    assert message.startswith("unknown strategy 'bogus': --strategy must be one of off")
 
 
 def test_empty_cell_body_without_scenario(ip):

@@ -245,7 +245,7 @@ def check_strategy(name, messages, budget):
     valid = validate_or_invalid(messages)
     snapshot = copy.deepcopy(messages)
     try:
-        result = BOUND[name](messages, budget=budget, counter=COUNTER)
+        result = BOUND[name](messages, goal=budget, counter=COUNTER)
     except InvalidHistory:
         assert not valid, f"{name} rejected a history that validate() accepts"
         return

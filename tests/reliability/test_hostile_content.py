@@ -341,7 +341,7 @@ def test_no_strategy_promotes_tool_output_to_a_user_instruction(name: str, role:
                                                                 summarizer: Any) -> None:
     strategy = configure(STRATEGIES[name], summarizer=summarizer, role=role)
     history = injected_history(FORGERIES["everything"])
-    result = strategy(history, budget=900, counter=TokenCounter())
+    result = strategy(history, goal=900, counter=TokenCounter())
     validate(result.messages)
     for text in user_texts(result.messages):
         if INJECTION in text:

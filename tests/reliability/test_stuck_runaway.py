@@ -193,7 +193,7 @@ def long_history(turns: int = 12) -> list[dict[str, Any]]:
                                       CompactAll(summarizer=bloat)], ids=["summarize", "compact"])
 def test_a_longer_summary_leaves_the_history_unchanged_with_a_note(strategy: Any) -> None:
     history = long_history()
-    result = strategy(history, budget=1000, counter=TokenCounter())
+    result = strategy(history, goal=1000, counter=TokenCounter())
     assert result.messages == history and not result.changed
     assert "not smaller than the input" in result.note and "history unchanged" in result.note
     assert result.summary is None

@@ -19,6 +19,6 @@ def test_strategy_on_real_history(name, label, messages):
     newest = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
     floor = COUNTER.count([messages[0], *messages[newest:]])
     for budget in BUDGETS:
-        result = apply(strategy, messages, budget=budget)
+        result = apply(strategy, messages, goal=budget)
         if name in ("trim", "progressive") and floor <= budget:
             assert result.tokens_after <= budget, (label, budget)

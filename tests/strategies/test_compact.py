@@ -92,5 +92,5 @@ def test_a_summary_longer_than_the_history_leaves_it_unchanged():
 
 def test_a_missing_summarizer_is_a_one_line_value_error():
     with pytest.raises(ValueError, match="CompactAll needs a summarizer") as err:
-        STRATEGIES["compact"](fixed_history(2), budget=100, counter=COUNTER)
+        STRATEGIES["compact"](fixed_history(2), goal=100, counter=COUNTER)
     assert "\n" not in str(err.value)

@@ -22,8 +22,8 @@ COUNTER = TokenCounter()
 SUMMARY = "## Progress\nturns summarized"
 
 
-def run(strategy, messages, budget):
-    return apply(strategy, messages, budget)
+def run(strategy, messages, goal):
+    return apply(strategy, messages, goal)
 
 
 def layers(summarizer, protect_first=1):
@@ -52,21 +52,21 @@ def test_under_the_budget_is_unchanged_and_calls_no_layer():
     messages = fixed_history(6, 100)
     total = COUNTER.count(messages)
     summarizer = Recorder(SUMMARY)
-    out = run(Progressive(layers(summarizer)), messages, budget=total)
+    out = run(Progressive(layers(summarizer)), messages, goal=total)
     assert not out.changed
     assert out.layers == []
     assert out.note == f"fits under {total} tokens"
     assert summarizer.prompts == []
     # one token over the budget and the layers run
-    out = run(Progressive(layers(summarizer)), messages, budget=total - 1)
+    out = run(Progressive(layers(summarizer)), messages, goal=total - 1)
     assert out.layers
 
 
 def test_clear_alone_enough_runs_only_clear():
     messages = fixed_history(8, 300)
-    cleared = ClearToolResults(keep_last=1)(messages, budget=0, counter=COUNTER)
+    cleared = ClearToolResults(keep_last=1)(messages, goal=0, counter=COUNTER)
     summarizer = Recorder(SUMMARY)
-    out = run(Progressive(layers(summarizer)), messages, budget=cleared.tokens_after)
+    out = run(Progressive(layers(summarizer)), messages, goal=cleared.tokens_after)
     assert [layer.kind for layer in out.layers] == ["clear"]
     assert out.kind == "clear"
     assert out.messages == cleared.messages
@@ -78,12 +78,12 @@ def test_clear_alone_enough_runs_only_clear():
 def test_summary_only_when_clearing_is_not_enough():
     messages = talky_history()
     strategies = layers(Recorder(SUMMARY))
-    cleared = strategies[0](messages, budget=0, counter=COUNTER)
-    summarized = strategies[1](cleared.messages, budget=10**6, counter=COUNTER)
+    cleared = strategies[0](messages, goal=0, counter=COUNTER)
+    summarized = strategies[1](cleared.messages, goal=10**6, counter=COUNTER)
     assert summarized.tokens_after < cleared.tokens_after < COUNTER.count(messages)
     summarizer = Recorder(SUMMARY)
     out = run(Progressive(layers(summarizer)), messages,
-              budget=summarized.tokens_after)
+              goal=summarized.tokens_after)
     assert [layer.kind for layer in out.layers] == ["clear", "summarize"]
     assert out.kind == "clear+summarize"
     assert len(summarizer.prompts) == 1
@@ -99,7 +99,7 @@ def test_trim_runs_last_when_the_summary_is_not_enough():
     messages = talky_history()
     summarizer = Recorder("## Progress\n" + " ".join(f"note{i}" for i in range(400)))
     floor = COUNTER.count([messages[0], *messages[-2:]])
-    out = run(Progressive(layers(summarizer)), messages, budget=floor + 200)
+    out = run(Progressive(layers(summarizer)), messages, goal=floor + 200)
     assert [layer.kind for layer in out.layers] == ["clear", "summarize", "trim"]
     assert out.kind == "clear+summarize+trim"
     assert len(summarizer.prompts) == 1 and out.layers[1].changed
@@ -116,7 +116,7 @@ def test_a_huge_first_turn_is_not_protected_as_head():
     summarizer = Recorder(SUMMARY)
     floor = COUNTER.count([messages[0], *messages[-2:]])
     out = run(Progressive(layers(summarizer, protect_first=3)), messages,
-              budget=floor + 200)
+              goal=floor + 200)
     assert [layer.kind for layer in out.layers] == ["clear", "summarize"]
     assert out.tokens_after <= floor + 200
     assert "idea0_1999" not in str(out.messages)
@@ -127,7 +127,7 @@ def test_kind_names_only_the_layers_that_changed_something():
     for t in range(6):
         messages += [{"role": "assistant", "content": f"answer {t} " + "words " * 300},
                      {"role": "user", "content": f"question {t}"}]
-    out = run(Progressive(layers(Recorder(SUMMARY))), messages, budget=600)
+    out = run(Progressive(layers(Recorder(SUMMARY))), messages, goal=600)
     assert out.layers[0].kind == "clear" and not out.layers[0].changed
     assert out.layers[0].note == "no old tool results to clear"
     assert out.kind.split("+")[0] == "summarize"
@@ -137,7 +137,7 @@ def test_kind_names_only_the_layers_that_changed_something():
 def test_nothing_changed_is_named_after_the_strategy():
     messages = [{"role": "user", "content": "a very long task " * 500}]
     summarizer = Recorder(SUMMARY)
-    out = run(Progressive(layers(summarizer)), messages, budget=100)
+    out = run(Progressive(layers(summarizer)), messages, goal=100)
     assert [layer.kind for layer in out.layers] == ["clear", "summarize", "trim"]
     assert out.kind == "progressive"
     assert not out.changed
@@ -146,15 +146,15 @@ def test_nothing_changed_is_named_after_the_strategy():
                         "already fits, or nothing to drop")
 
 
-def test_each_layer_gets_the_budget_and_the_previous_layers_output():
+def test_each_layer_gets_the_goal_and_the_previous_layers_output():
     calls = []
 
     class Spy:
         def __init__(self, name, drop):
             self.name, self.drop = name, drop
 
-        def __call__(self, messages, *, budget, counter):
-            calls.append((self.name, len(messages), budget))
+        def __call__(self, messages, *, goal, counter):
+            calls.append((self.name, len(messages), goal))
             if not self.drop:
                 return unchanged(self.name, messages, counter.count(messages), "spy")
             out = [messages[0], *messages[3:]]
@@ -163,7 +163,7 @@ def test_each_layer_gets_the_budget_and_the_previous_layers_output():
 
     messages = fixed_history(6, 100)
     out = run(Progressive((Spy("a", True), Spy("b", False), Spy("c", True))),
-              messages, budget=50)
+              messages, goal=50)
     assert calls == [("a", 13, 50), ("b", 11, 50), ("c", 11, 50)]
     assert out.kind == "a+c"
     assert len(out.messages) == 9
@@ -203,7 +203,7 @@ def test_check_stuck_passes_the_compaction_through_otherwise(before, after, budg
 
 def test_a_weak_progressive_pipeline_is_stuck():
     messages = talky_history()
-    out = Progressive((ClearToolResults(keep_last=1),))(messages, budget=500, counter=COUNTER)
+    out = Progressive((ClearToolResults(keep_last=1),))(messages, goal=500, counter=COUNTER)
     assert out.tokens_after > 500
     with pytest.raises(CompressionStuck):
         check_stuck(out, 500)
@@ -213,9 +213,9 @@ def test_a_focus_is_passed_on_to_the_summarizing_layer():
     messages = talky_history()
     plain, focused = Recorder(SUMMARY), Recorder(SUMMARY)
     budget = COUNTER.count(messages) // 3
-    run(Progressive(layers(plain)), messages, budget=budget)
+    run(Progressive(layers(plain)), messages, goal=budget)
     out = run(Progressive(layers(focused), focus="the ideas of part 2"), messages,
-              budget=budget)
+              goal=budget)
     assert out.summary == SUMMARY and focused.prompts
     assert all("focus on: the ideas of part 2." in p for p in focused.prompts)
     assert not any("focus on" in p for p in plain.prompts)

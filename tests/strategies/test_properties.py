@@ -56,7 +56,7 @@ def task_is_kept(before, after):
 @given(messages=histories(), budget=st.integers(50, 20_000))
 def test_strategy_invariants(name, messages, budget):
     snapshot = copy.deepcopy(messages)
-    result = STRATEGIES[name](messages, budget=budget, counter=COUNTER)
+    result = STRATEGIES[name](messages, goal=budget, counter=COUNTER)
     validate(result.messages)
     assert messages == snapshot, "the input must not be mutated"
     assert task_is_kept(messages, result.messages)
@@ -76,6 +76,6 @@ def test_trimming_reaches_the_budget_when_task_and_newest_turn_fit(name, message
     target = budget
     last_turn = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
     floor = COUNTER.count([messages[0], *messages[last_turn:]])
-    result = strategy(messages, budget=budget, counter=COUNTER)
+    result = strategy(messages, goal=budget, counter=COUNTER)
     if floor <= target:
         assert result.tokens_after <= target

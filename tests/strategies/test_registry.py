@@ -75,7 +75,7 @@ def test_configure_returns_strategies_without_a_summarizer_as_they_are():
                      ClearToolResults(keep_last=7)):
         assert configure(strategy, summarizer=summarizer) is strategy
 
-    def custom(messages, *, budget, counter):  # not a dataclass
+    def custom(messages, *, goal, counter):  # not a dataclass
         raise AssertionError("not called")
 
     assert configure(custom, summarizer=summarizer) is custom
@@ -107,7 +107,7 @@ def test_configure_reaches_the_layers_of_progressive_and_nested_progressive():
 def test_every_bound_default_strategy_runs_and_keeps_the_history_valid(name):
     messages = fixed_history(12, 400)
     strategy = configure(STRATEGIES[name], summarizer=summarizer)
-    out = strategy(messages, budget=3_000, counter=COUNTER)
+    out = strategy(messages, goal=3_000, counter=COUNTER)
     validate(out.messages)
     assert out.tokens_after <= out.tokens_before == COUNTER.count(messages)
     assert (name == "off") == (not out.changed)
@@ -120,12 +120,12 @@ def test_every_strategy_rejects_an_invalid_history_before_doing_anything(name):
                   {"type": "tool_use", "id": "t1", "name": "read_file", "input": {}}]},
               {"role": "user", "content": "no result"}]
     with pytest.raises(InvalidHistory, match="not answered"):
-        STRATEGIES[name](orphan, budget=10, counter=COUNTER)
+        STRATEGIES[name](orphan, goal=10, counter=COUNTER)
 
 
 def test_off_is_unchanged_with_a_note():
     messages = fixed_history(3)
-    out = STRATEGIES["off"](messages, budget=1, counter=COUNTER)
+    out = STRATEGIES["off"](messages, goal=1, counter=COUNTER)
     assert out.note == "compaction is off"
     assert out.messages == messages and out.messages is not messages
 
@@ -138,9 +138,9 @@ class PlainSummarizing:
     def __init__(self, summarizer=None, role="assistant", layers=()):
         self.summarizer, self.role, self.layers = summarizer, role, layers
 
-    def __call__(self, messages, *, budget, counter):
+    def __call__(self, messages, *, goal, counter):
         return SummarizeMiddle(self.summarizer, role=self.role)(
-            messages, budget=budget, counter=counter)
+            messages, goal=goal, counter=counter)
 
 
 def test_configure_works_for_a_plain_class_with_every_knob():
@@ -150,7 +150,7 @@ def test_configure_works_for_a_plain_class_with_every_knob():
     assert (done.summarizer, done.role) == (summarizer, "user")
     assert done.layers[0].summarizer is summarizer and done.layers[0].role == "user"
     assert done.layers[1].summarizer is summarizer and done.layers[1].role == "user"
-    out = done(fixed_history(12, 400), budget=3_000, counter=COUNTER)
+    out = done(fixed_history(12, 400), goal=3_000, counter=COUNTER)
     validate(out.messages)
     assert out.summary == summarizer("")
 
@@ -176,3 +176,62 @@ def test_configure_sets_the_role_in_every_layer():
     assert done.layers[1].role == "user"
     assert STRATEGIES["progressive"].layers[1].role == "assistant"
     assert configure(STRATEGIES["trim"], role="user") is STRATEGIES["trim"]
+
+
+# --- goal, its deprecated spelling, and the counter check ---------------------------------
+
+def configured(name):
+    return configure(STRATEGIES[name], summarizer=summarizer)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_budget_is_a_deprecated_alias_of_goal(name):
+    messages = fixed_history(8, 300)
+    with pytest.warns(DeprecationWarning, match=r"^budget= is deprecated for strategies; "
+                                                r"pass goal="):
+        old = configured(name)(messages, budget=1_500, counter=COUNTER)
+    new = configured(name)(messages, goal=1_500, counter=COUNTER)
+    assert old.messages == new.messages and old.kind == new.kind
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_strategy_without_a_goal_says_so(name):
+    with pytest.raises(TypeError, match="needs goal="):
+        configured(name)(fixed_history(2, 10), counter=COUNTER)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("counter", ["o200k_base", 42, None, object()])
+def test_every_strategy_checks_its_counter_in_one_line(name, counter):
+    with pytest.raises(TypeError) as info:
+        configured(name)(fixed_history(4, 50), goal=100, counter=counter)
+    message = str(info.value)
+    assert message.startswith("counter must be a TokenCounter") and "\n" not in message
+
+
+def test_a_strategy_written_with_a_budget_parameter_still_runs_in_progressive_and_agents():
+    seen = []
+
+    def old_style(messages, *, budget, counter):
+        seen.append(budget)
+        return TrimTurns()(messages, goal=budget, counter=counter)
+
+    with pytest.warns(DeprecationWarning, match="a budget parameter is deprecated; name it goal"):
+        out = strategies.call_strategy(old_style, fixed_history(6, 100), goal=300,
+                                       counter=COUNTER)
+    assert seen == [300] and out.kind == "trim"
+    with pytest.warns(DeprecationWarning):
+        Progressive((old_style,))(fixed_history(6, 100), goal=200, counter=COUNTER)
+    assert seen[-1] == 200
+
+
+def test_off_is_known_by_its_type_not_its_name():
+    from jupyter_compaction import runner
+
+    class Renamed(NoCompaction):
+        pass
+
+    with runner.start("agents", strategy=Renamed(name="baseline"), budget=3_000,
+                      max_turns=6) as session:
+        run = session.play()
+    assert not run.compactions and run.peak_context > 3_000

@@ -227,5 +227,5 @@ def test_a_summary_longer_than_the_middle_leaves_the_history_unchanged_with_a_no
                                       STRATEGIES["summarize"]])
 def test_a_missing_summarizer_is_a_one_line_value_error(strategy):
     with pytest.raises(ValueError, match="needs a summarizer") as err:
-        strategy(ticket_history(12, size=600), budget=2_000, counter=COUNTER)
+        strategy(ticket_history(12, size=600), goal=2_000, counter=COUNTER)
     assert "\n" not in str(err.value)

@@ -26,7 +26,7 @@ def summary_texts(messages):
 @pytest.mark.parametrize("echo", [ASSISTANT_PREFIX, USER_PREFIX])
 def test_an_echoed_prefix_is_not_doubled(name, echo):
     out = apply(STRATEGIES[name](Recorder(f"  {echo}\n\n{echo}\n{SUMMARY}")), fixed_history(6, 80),
-                budget=100_000)
+                goal=100_000)
     [text] = summary_texts(out.messages)
     assert text.count(ASSISTANT_PREFIX) + text.count(USER_PREFIX) == 1
     assert out.summary == SUMMARY and find_summary(out.messages) == SUMMARY
@@ -40,7 +40,7 @@ def test_secrets_reach_neither_the_prompt_nor_the_summary(name):
         {"type": "tool_result", "tool_use_id": "toolu_0",
          "content": "Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123\nAKIAIOSFODNN7EXAMPLE"}]}
     summarizer = Recorder(lambda prompt: f"{SUMMARY}\ntoken {GITHUB}")  # a leaky summarizer
-    out = apply(STRATEGIES[name](summarizer), messages, budget=100_000)
+    out = apply(STRATEGIES[name](summarizer), messages, goal=100_000)
     for text in [*summarizer.prompts, out.summary, *summary_texts(out.messages)]:
         assert GITHUB not in text and "abcdefghijklmnop" not in text
         assert "AKIAIOSFODNN7EXAMPLE" not in text
@@ -52,10 +52,10 @@ def test_secrets_reach_neither_the_prompt_nor_the_summary(name):
 def test_focus_reaches_the_prompt(name):
     summarizer = Recorder(SUMMARY)
     apply(STRATEGIES[name](summarizer, focus="the   waybill\nnumbers"), fixed_history(6, 80),
-          budget=100_000)
+          goal=100_000)
     assert "focus on: the waybill numbers." in summarizer.prompts[0]
     plain = Recorder(SUMMARY)
-    apply(STRATEGIES[name](plain), fixed_history(6, 80), budget=100_000)
+    apply(STRATEGIES[name](plain), fixed_history(6, 80), goal=100_000)
     assert "focus" not in plain.prompts[0]
 
 
@@ -84,7 +84,7 @@ def test_a_180k_token_middle_is_summarized_in_bounded_chunks(name):
     assert middle >= 180_000
     limit = 32_000
     summarizer = Recorder(lambda prompt: f"{SUMMARY}\nsummary #{len(summarizer.prompts)}")
-    out = apply(STRATEGIES[name](summarizer, input_limit=limit), messages, budget=300_000)
+    out = apply(STRATEGIES[name](summarizer, input_limit=limit), messages, goal=300_000)
     sizes = [COUNTER.count_text(p) for p in summarizer.prompts]
     assert max(sizes) <= limit and len(sizes) >= middle // limit
     assert out.summary_prompt == summarizer.prompts[-1]
@@ -115,7 +115,7 @@ def test_a_single_turn_bigger_than_the_limit_is_cut_with_a_note():
 def test_an_empty_answer_for_any_chunk_leaves_the_history_unchanged():
     answers = iter([SUMMARY, ""])
     out = apply(CompactAll(lambda prompt: next(answers), input_limit=10_000),
-                huge_history(turns=8), budget=300_000)
+                huge_history(turns=8), goal=300_000)
     assert not out.changed and "no text" in out.note
 
 

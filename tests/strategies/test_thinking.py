@@ -19,7 +19,7 @@ def thoughts(message):
 @settings(SETTINGS, max_examples=25)
 @given(messages=thinking_histories(min_turns=1), budget=st.integers(50, 20_000))
 def test_thinking_stays_with_its_calls(name, messages, budget):
-    result = apply(STRATEGIES[name], messages, budget=budget, counter=COUNTER)
+    result = apply(STRATEGIES[name], messages, goal=budget, counter=COUNTER)
     newest = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
     if ongoing_tool_loop(messages) and name != "compact":  # compact folds the whole loop
         kept = [m for m in result.messages if m["role"] == "assistant"][-1]

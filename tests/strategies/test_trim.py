@@ -120,7 +120,7 @@ def test_nothing_older_than_the_newest_turn_to_drop():
 def test_an_assistant_role_summary_is_dropped_only_when_even_that_is_too_much():
     summarize = SummarizeMiddle(lambda prompt: "## Progress\nread file0-file5; ORD-1042 found",
                                 protect_first=1, tail_tokens=1)
-    compacted = summarize(fixed_history(8, 100), budget=10_000, counter=COUNTER).messages
+    compacted = summarize(fixed_history(8, 100), goal=10_000, counter=COUNTER).messages
     # task, then [summary + older turns...], then the newest turn
     messages = compacted + fixed_history(10, 100)[17:]
     without = {**messages[1], "content": messages[1]["content"][1:]}

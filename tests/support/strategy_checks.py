@@ -9,11 +9,11 @@ from jupyter_compaction import TokenCounter, validate
 COUNTER = TokenCounter()
 
 
-def apply(strategy, messages, budget=1_000, counter=COUNTER):
+def apply(strategy, messages, goal=1_000, counter=COUNTER):
     """Call `strategy` and check what every call must keep: input untouched, a valid
     result, honest token counts that never grow."""
     snapshot = copy.deepcopy(messages)
-    out = strategy(messages, budget=budget, counter=counter)
+    out = strategy(messages, goal=goal, counter=counter)
     assert messages == snapshot, "the input must not be mutated"
     validate(out.messages)
     assert out.tokens_before == counter.count(messages)
