@@ -138,10 +138,10 @@ def magic_outputs(ip: Any, run: Any, agent: Agent, log: Path) -> dict[str, str]:
     from IPython.utils.capture import capture_output
 
     from jupyter_compaction.jupyter import MAGICS_CLASS
-    from jupyter_compaction.runner import Session
+    from jupyter_compaction.runner import ScenarioRun
 
     magics = ip.magics_manager.registry[MAGICS_CLASS]
-    magics.session = Session("leaky", DEFAULTS, agent, run.task, run)
+    magics.session = ScenarioRun("leaky", DEFAULTS, agent, run.task, run)
     ip.user_ns["_agent_run"] = run
     out = {}
     for name, source in [("%agent", "%agent --resume"), ("%summary", "%summary"),
