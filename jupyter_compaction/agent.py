@@ -9,7 +9,9 @@ Each turn:
    compacting again), then check that it was not stuck (still over the budget after
    freeing less than 10 %);
 3. call the model (if the API refuses the request as too long, compact harder and retry
-   the call once); 4. run every tool call of the reply and append the results.
+   the call once); 4. run every tool call of the reply and append the results; a run that
+   keeps redoing the same calls with the same results after each compaction stops as
+   stuck (`loop_guard.py`).
 A reply without tool calls is the answer.
 
 Two lists are kept apart: `Run.messages` is the live context, which compactions rewrite,
@@ -47,6 +49,7 @@ from .events import (
 )
 from .fallback_summary import FALLBACK_TOKENS, with_fallback
 from .history import Message, blocks
+from .loop_guard import LoopGuard
 from .models.base import Model, Reply, Usage
 from .settings import DEFAULTS, Settings
 from .store import SessionStore
@@ -107,6 +110,7 @@ class Run:
     summaries_resume_at: int = field(default=0, repr=False)  # no summary call before this turn
     weak_summaries: int = field(default=0, repr=False)  # weak summary compactions in a row
     summary_rests: int = field(default=0, repr=False)  # rests after failed summary calls
+    loop_guard: LoopGuard = field(default_factory=LoopGuard, repr=False)  # see loop_guard.py
 
     def of(self, kind: type[Event]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -226,6 +230,8 @@ class Agent:
                 self._emit(run, Finished(run.turn, reply.text))
                 return run
             self._run_tools(run, run.messages[-1], toolbox)
+            if loop := run.loop_guard.check(*run.messages[-2:], len(run.compactions)):
+                return self._fail(run, loop, "stuck")
         run.status = "max_turns"
         self._emit(run, Finished(run.turn, run.answer or "", reason="max_turns"))
         return run
