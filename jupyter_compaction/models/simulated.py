@@ -309,7 +309,8 @@ class SimulatedModel:
     # --- summarizing --------------------------------------------------------------------
     def summarize(self, prompt: str) -> str:
         """A summary with the sections `prompt` names, under the length it states."""
-        return write_summary(prompt, self.scenario, read, self.summary_words)
+        return write_summary(prompt, self.scenario, read, summary_words=self.summary_words,
+                             count_tokens=self.counter.count_text)
 
     # --- usage --------------------------------------------------------------------------
     def _usage(self, system: str, messages: list[Message], tools: list[dict[str, Any]],

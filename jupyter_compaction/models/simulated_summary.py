@@ -8,14 +8,26 @@ user message, naming the messages to cover ("Summarize messages 3 to 9 of this
 conversation"); then the prompt is made of those messages of the conversation (and the
 task, message 1), rendered as the transcript it would have been sent.
 
-The summary has the sections the prompt names, in that order, under the length it states
-(`summary_words` otherwise), extracted from the transcript and previous summary with the
-same reader the model acts with. A prompt that does not ask to keep identifiers verbatim
-gets a lossier summary: only the newest steps keep their values. A prompt that names a
-focus ("focus on: X") keeps the steps whose line mentions a word of it: they keep their
-values in a lossy summary, and under the length cap they lose them last.
+The prompt is read by `summary_instructions.py`: the sections it names (as heading lines,
+quoted in a sentence or listed), the lengths it states (words, tokens, lines or bullets;
+`summary_words` words otherwise), whether it asks to keep identifiers or to leave them out,
+and its focus. The summary has those sections, in that order, under those lengths,
+extracted from the transcript and previous summary with the same reader the model acts
+with, and it says only what the turns show:
+- progress: one line per call the turns show made (a call whose result is gone, cleared or
+  failed, says so and stays a next step) or that a previous summary or note records; facts
+  the task itself gives are not steps;
+- next steps: the planned calls not done yet; files modified: only the files the agent
+  wrote (a writing tool's path argument, or the file its output says it wrote), and those
+  the previous summary lists; none in a read-only run.
+A prompt that does not ask to keep identifiers verbatim gets a lossier summary: only the
+newest steps keep their values; one that asks to leave them out gets every identifier,
+path and figure replaced by `OMITTED`. A prompt that names a focus ("focus on: X") keeps
+the steps whose line mentions a word of it: they keep their values in a lossy summary,
+and under the length cap they lose them last.
 
-Left out: language understanding; the prompt is read with regular expressions.
+Left out: language understanding; the prompt is read with regular expressions, and the
+only files it knows written are those a tool call names as written.
 """
 
 from __future__ import annotations
@@ -25,24 +37,28 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..evaluation import IDENTIFIER
 from ..history import Message, blocks
 from ..scenarios.base import Scenario
 from ..summaries import SECTIONS, is_summary, render_transcript, strip_prefix
+from ..tokens import CHARS_PER_TOKEN
 from ..vocab import END_OF_OUTPUT, PLACEHOLDER, READ_NOTES, fact_line, read_call_lines
+from .summary_instructions import HEADING, Instructions, read_instructions
 
 SUMMARY_WORDS = 200  # the summary's word cap when the prompt states none
 LOSSY_KEEP = 3  # a prompt not asking for verbatim identifiers keeps values of this many steps
 MAX_NEXT_STEPS = 5  # a summary names the next few steps, not the whole plan
 
 SUMMARY_ASK = re.compile(r"\b(summar\w*|compress\w*|condens\w*|recap)\b", re.I)
-WORD_CAP = re.compile(r"\b(?:under|at most|no more than|within|fewer than|max(?:imum)?(?: of)?|"
-                      r"up to|less than)\s+(\d+)\s+words\b", re.I)
-FOCUS = re.compile(r"\bfocus(?:ed)? on:?\s*(.+?)(?:\.\s|\.?$)", re.I | re.M)
-FOCUS_WORD = re.compile(r"[\w./-]{3,}")
-FOCUS_SKIP = {"the", "and", "for", "with", "about", "all", "any", "its", "our", "their", "what",
-              "which", "that", "this", "how", "from", "into"}  # words that name no fact
-VERBATIM = re.compile(r"\b(verbatim|exact(?:ly as written)?|word for word|identifiers?|IDs?)\b")
-HEADING = re.compile(r"^#{1,6}\s*(.+?)\s*$", re.M)
+# A tool that writes: a writing verb in its name; the file is its path argument or the
+# file its output says it wrote.
+WRITING_TOOL = re.compile(r"(?:^|_)(?:write|edit|append|create|save|update|delete|remove|move|"
+                          r"rename|patch|replace)(?:_|$)")
+PATH_ARGS = ("path", "file", "file_path", "filename", "dest", "destination", "target")
+WROTE = re.compile(r"\b(?:[Ww]rote|[Ww]ritten|[Ss]aved|[Nn]oted|[Aa]ppended|[Cc]reated|"
+                   r"[Ee]dited|[Mm]odified)\s+(?:to\s+|in\s+|into\s+)?`?([\w/-]+(?:\.[\w-]+)+)")
+NO_RESULT = "(called; its result is gone)"  # a call whose result was cleared or failed
+OMITTED = "[omitted]"  # what an identifier becomes when the prompt asks to leave them out
 COVER = re.compile(r"\b\w+ messages (\d+) to (\d+) of this conversation\b", re.I)
 TAGGED = re.compile(r"<(task|previous-summary|turns)>\n(.*?)\n</\1>", re.S)
 # Section names, by what they ask for (first match wins; anything else lists facts).
@@ -63,54 +79,109 @@ def summary_prompt(messages: list[Message]) -> str | None:
     return None
 
 
-def write_summary(prompt: str, scenario: Scenario, read: Reader,
-                  summary_words: int = SUMMARY_WORDS) -> str:
-    """A summary with the sections `prompt` names, under the length it states, of what
-    `read` finds in its transcript."""
-    tagged = {tag: body for tag, body in TAGGED.findall(prompt)}
-    asked = TAGGED.sub("", prompt)
-    turns = tagged.get("turns", prompt if not tagged else "")
-    previous = tagged.get("previous-summary", "")
-    cap = int(m.group(1)) if (m := WORD_CAP.search(asked)) else summary_words
-    keep_all = bool(VERBATIM.search(asked))
-    focus = _focus_words(asked)
-    names = HEADING.findall(asked) or list(SECTIONS)
-    steps = _observed(turns)
-    r = read(scenario, tagged.get("task", ""), [previous, _assistant_lines(turns)],
-             {k: v for k, v in steps if v is not None})
-    done = [c for c in r.plan if r.done(c)] + list({c.key: c for c in r.extra}.values())
-    order = [k for k, _ in steps]
-    done.sort(key=lambda c: order.index(c.key) if c.key in order else -1)
+def _progress(r: Any, steps: list[tuple[tuple[str, str], str | None]],
+              given: dict[str, str], asked: Instructions) -> list[str]:
+    """One line per step the turns show done (or a previous summary or note records),
+    oldest first, with the values the prompt lets it keep; a call made whose result is
+    gone (cleared, or an error) says so. Facts the task itself gives are no step."""
+    made = [k for k, _ in steps]
+    done = [c for c in r.plan if c.key in made or (r.done(c) and not c.known(given))]
+    done += list({c.key: c for c in r.extra}.values())
+    done.sort(key=lambda c: made.index(c.key) if c.key in made else -1)
     lines = []
     for n, call in enumerate(done):
         facts = call.record(r.seen[call.key]) if call.key in r.seen else {
             f.name: r.facts[f.name] for f in call.facts if f.name in r.facts}
+        if not facts and not r.done(call):
+            lines.append(f"- {call.label} {NO_RESULT}")
+            continue
         line = f"- {call.label}: {fact_line(facts)}" if facts else f"- {call.label}"
-        keep = keep_all or n >= len(done) - LOSSY_KEEP or _about(line, focus)
-        lines.append(line if keep else f"- {call.label}")
+        keep = asked.identifiers or n >= len(done) - LOSSY_KEEP or _about(line, asked.focus)
+        lines.append(line if keep and asked.identifiers is not False else f"- {call.label}")
+    return lines
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens by the chars/4 rule, for a caller without a token counter."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def write_summary(prompt: str, scenario: Scenario, read: Reader, *,
+                  summary_words: int = SUMMARY_WORDS,
+                  count_tokens: Callable[[str], int] = estimate_tokens) -> str:
+    """A summary with the sections `prompt` names, under the lengths it states, of what
+    `read` finds in its transcript."""
+    tagged = {tag: body for tag, body in TAGGED.findall(prompt)}
+    asked = read_instructions(TAGGED.sub("", prompt))
+    turns = tagged.get("turns", prompt if not tagged else "")
+    previous = tagged.get("previous-summary", "")
+    steps = _observed(turns)
+    task = tagged.get("task", "")
+    r = read(scenario, task, [previous, _assistant_lines(turns)],
+             {k: v for k, v in steps if v is not None})
+    lines = _progress(r, steps, read(scenario, task, [], {}).facts, asked)
     parts = {
         "goal": [(tagged.get("task") or _goal_of(previous)).split("\n")[0] or "(unknown)"],
         "next": [f"- {c.label}" for c in r.plan if not r.done(c)][:MAX_NEXT_STEPS]
         or ["- write the answer"],
-        "decisions": [f"- {f.name} = {r.facts[f.name]}" for c in done for f in c.facts
-                      if f.decision and f.name in r.facts] or ["- none yet"],
-        "files": sorted({f"- {a}" for k, _ in steps for a in json.loads(k[1]).values()
-                         if isinstance(a, str) and "." in a and "/" in a}) or ["- none"],
+        "decisions": [f"- {name} = {value}" for name, value in {
+            f.name: r.facts[f.name] for c in r.plan + r.extra for f in c.facts
+            if f.decision and f.name in r.facts}.items()] or ["- none yet"],
+        "files": [f"- {path}" for path in _written(steps, previous)] or ["- none"],
     }
+    names = list(asked.sections or SECTIONS)
+    limits = {"words": summary_words, **asked.limits}
+    sizes = {"words": lambda text: len(text.split()), "tokens": count_tokens,
+             "lines": lambda text: len([ln for ln in text.split("\n") if ln.strip()]),
+             "bullets": lambda text: len(re.findall(r"^- ", text, re.M))}
 
     def render(progress: list[str]) -> str:
         body = {name: parts.get(_kind(name), progress or ["- nothing done yet"])
                 for name in names}
-        return "\n".join(f"## {name}\n" + "\n".join(body[name]) for name in names)
+        text = "\n".join(f"## {name}\n" + "\n".join(body[name]) for name in names)
+        return _without_identifiers(text) if asked.identifiers is False else text
+
+    def too_long(text: str) -> bool:
+        return any(sizes[unit](text) > limit for unit, limit in limits.items())
 
     summary = render(lines)
-    while len(summary.split()) > cap and lines:
-        lines = _erode(lines, focus)
+    while too_long(summary) and lines:
+        lines = _erode(lines, asked.focus)
         summary = render(lines)
     kept = summary.split("\n")
-    while len(kept) > 1 and len("\n".join(kept).split()) > cap:
+    while len(kept) > 1 and too_long("\n".join(kept)):
         kept.pop()  # still too long: whole lines go from the end, never half a record
     return "\n".join(kept)
+
+
+def _written(steps: list[tuple[tuple[str, str], str | None]], previous: str) -> list[str]:
+    """The files the agent wrote: named by a writing tool's path argument or by its
+    output ("Noted in notes.md."), and those a previous summary lists as modified."""
+    found = set(_section(previous, "files"))
+    for (tool, args), output in steps:
+        if not WRITING_TOOL.search(tool) or output is None:
+            continue  # a call that only reads, or that failed, wrote nothing
+        given = json.loads(args)
+        found |= {v for k, v in given.items() if k in PATH_ARGS and isinstance(v, str)}
+        found |= set(WROTE.findall(output))
+    return sorted(found)
+
+
+def _section(summary: str, kind: str) -> list[str]:
+    """The bullet items of `summary`'s sections of `kind` (see SECTION_KINDS)."""
+    items, current = [], None
+    for line in strip_prefix(summary).split("\n"):
+        if found := HEADING.match(line):
+            current = _kind(found.group(1))
+        elif current == kind and line.startswith("- ") and line[2:].strip() != "none":
+            items.append(line[2:].strip())
+    return items
+
+
+def _without_identifiers(text: str) -> str:
+    """`text` with every identifier, path and figure replaced by OMITTED."""
+    return "\n".join(line if line.startswith("#") else
+                     re.sub(IDENTIFIER, OMITTED, line) for line in text.split("\n"))
 
 
 def _is_summary_request(messages: list[Message]) -> bool:
@@ -169,13 +240,6 @@ def _assistant_lines(turns: str) -> str:
 def _goal_of(summary: str) -> str:
     found = re.search(r"^#+\s*Goal\s*\n(.+)", strip_prefix(summary), re.M)
     return found.group(1) if found else ""
-
-
-def _focus_words(asked: str) -> frozenset[str]:
-    """The words of the focus a summary prompt names ("focus on: X"), lower-cased."""
-    found = FOCUS.search(asked)
-    words = FOCUS_WORD.findall(found.group(1).lower()) if found else []
-    return frozenset(w.strip("./-") for w in words) - FOCUS_SKIP - {""}
 
 
 def _about(line: str, focus: frozenset[str]) -> bool:
