@@ -199,6 +199,7 @@ class Agent:
             run.messages = self.store.context(run.session_id)
             run.transcript = self.store.transcript(run.session_id)
         run.tally = None  # rebuilt from the (restored) context on the next turn
+        run.loop_guard.stale.clear()  # a resumed run gets its windows afresh
         run.calls_seen = {call_key(b) for m in run.transcript[:-1] for b in blocks(m)
                           if b.get("type") == "tool_use"}
         if run.messages and run.messages[-1]["role"] == "assistant":

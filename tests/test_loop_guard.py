@@ -100,3 +100,11 @@ def test_the_agent_stops_a_cycling_run_as_stuck_long_before_max_turns():
     assert "stuck in a loop" in run.error and len(run.compactions) > STALE_WINDOWS
     run.scenario = "markdown"
     assert scenarios.load("markdown").outcome(run) == "stuck"
+
+
+def test_a_resumed_run_gets_its_windows_afresh():
+    agent = Agent(Cycler(), tools=[read], budget=1500, strategy="trim", task_state=False)
+    run = agent.run("Read a.md, b.md and c.md.", max_turns=60)
+    stopped = run.turn
+    agent.resume(run, max_turns=60)
+    assert run.of(Failed)[-1].reason == "stuck" and run.turn > stopped + 1
