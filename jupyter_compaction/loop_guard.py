@@ -40,8 +40,8 @@ class LoopGuard:
     compactions: int = 0  # compactions seen so far: the current window's number
     window: set[Pair] = field(default_factory=set)  # the current window's calls
     learned: bool = False  # whether the current window made a call not made before
-    stale: list[set[Pair]] = field(default_factory=list)  # closed windows in a row that
-    # made calls, none of them new
+    # the closed windows, in a row up to now, that made calls and none of them new
+    stale: list[set[Pair]] = field(default_factory=list)
 
     def check(self, assistant: Message, results: Message, compactions: int) -> str | None:
         """Record one turn's calls and results (`compactions`: how many the run has made
