@@ -9,7 +9,9 @@ Each turn:
    compacting again), then check that it was not stuck (still over the budget after
    freeing less than 10 %);
 3. call the model (if the API refuses the request as too long, compact harder and retry
-   the call once); 4. run every tool call of the reply and append the results.
+   the call once); 4. run every tool call of the reply and append the results; a run that
+   keeps redoing the same calls with the same results after each compaction stops as
+   stuck (`loop_guard.py`).
 A reply without tool calls is the answer.
 
 Two lists are kept apart: `Run.messages` is the live context, which compactions rewrite,
@@ -48,6 +50,7 @@ from .events import (
 )
 from .fallback_summary import FALLBACK_TOKENS, with_fallback
 from .history import Message, blocks, call_key
+from .loop_guard import LoopGuard
 from .models.base import Model, Reply, Usage
 from .settings import DEFAULTS, Settings
 from .store import SessionStore
@@ -110,6 +113,7 @@ class Run:
     tally: Tally | None = field(default=None, repr=False)  # running token count of messages
     anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
     backoff: SummaryBackoff = field(default_factory=SummaryBackoff, repr=False)
+    loop_guard: LoopGuard = field(default_factory=LoopGuard, repr=False)  # see loop_guard.py
 
     def of(self, kind: type[Event]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -205,6 +209,7 @@ class Agent:
             run.messages = messages
             run.transcript = self.store.transcript(run.session_id)
         run.tally = None  # rebuilt from the (restored) context on the next turn
+        run.loop_guard.stale.clear()  # a resumed run gets its windows afresh
         run.calls_seen = {call_key(b["name"], b["input"]) for m in run.transcript[:-1]
                           for b in blocks(m) if b.get("type") == "tool_use"}
         if run.messages and run.messages[-1]["role"] == "assistant":  # its calls were not run
@@ -236,6 +241,8 @@ class Agent:
                 self._emit(run, Finished(run.turn, reply.text))
                 return run
             self._run_tools(run, run.messages[-1], toolbox)
+            if loop := run.loop_guard.check(*run.messages[-2:], len(run.compactions)):
+                return self._fail(run, loop, "stuck")
         run.status = "max_turns"
         self._emit(run, Finished(run.turn, run.answer or "", reason="max_turns"))
         return run

@@ -12,7 +12,6 @@ from jupyter_compaction import runner, scenarios
 from jupyter_compaction.agent import Agent
 from jupyter_compaction.backoff import REST_GROWTH, SUMMARY_REST_TURNS
 from jupyter_compaction.events import Compacted
-from jupyter_compaction.history import blocks
 from jupyter_compaction.models.base import Reply
 
 TURNS = 60
@@ -30,16 +29,17 @@ class Counting:
 
 
 class Reader:
-    """A model that reads one more page every turn and never answers: every run lasts
-    `max_turns`, and the history keeps outgrowing the budget."""
+    """A model that reads the next page every turn and never answers: every run lasts
+    `max_turns`, and the history keeps outgrowing the budget. It counts pages itself, so
+    it never re-reads one after a compaction (which the loop guard would stop)."""
 
     name = "reader"
 
     def __init__(self):
-        self.replies = 0  # numbers the tool_use ids, which must stay unique
+        self.replies = 0  # numbers the tool_use ids, which must stay unique, and the pages
 
     def create(self, *, system, messages, tools, max_tokens, cache=None):
-        pages = sum(b.get("type") == "tool_result" for m in messages for b in blocks(m))
+        pages = self.replies
         self.replies += 1
         return Reply([{"type": "text", "text": f"Reading page {pages}."},
                       {"type": "tool_use", "id": f"toolu_{self.replies}",

@@ -14,7 +14,7 @@ KEY = "sk-ant-test-AGENTRUN-7f3a"
 @pytest.mark.parametrize(("strategy", "task_state", "finishes"), [
     ("progressive", True, True),
     ("summarize", True, True),
-    ("trim", False, False),  # a sliding window: it keeps re-reading, 30 turns of surgery
+    ("trim", False, False),  # a sliding window: it keeps re-reading until stopped as stuck
 ])
 def test_thirty_turns_with_compaction_and_no_400(strategy, task_state, finishes):
     with FakeMessagesAPI(model_responder(SimulatedModel("agents"))) as api:
@@ -29,6 +29,6 @@ def test_thirty_turns_with_compaction_and_no_400(strategy, task_state, finishes)
         assert run.status == "finished"
         assert scenarios.load("agents").is_correct(run.answer)
     else:
-        assert run.status == "max_turns" and run.turn == 30
+        assert scenarios.load("agents").outcome(run) == "stuck" and run.turn < 30
     assert any(u.cache_read_input_tokens for u in run.usage), "the stable prefix is cached"
     assert KEY not in repr(run.events) and KEY not in repr(run.transcript)

@@ -249,5 +249,5 @@ def test_a_weak_summary_prompt_makes_the_agent_reread_and_a_good_one_does_not():
                 summarizer=summarizer_with(WEAK, "agents"))
     good = play("agents", budget=5000, strategy="summarize", task_state=False,
                 summarizer=summarizer_with(GOOD, "agents"))
-    assert weak.repeats > 10 and weak.status == "max_turns"
+    assert weak.repeats > 5 and SCENARIO.outcome(weak) == "stuck"  # a loop, caught
     assert good.repeats == 0 and SCENARIO.outcome(good) == "correct"

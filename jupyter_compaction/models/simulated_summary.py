@@ -1,0 +1,266 @@
+"""The simulated model's summary writer: what it answers when asked for a summary.
+
+`summary_prompt(messages)` tells whether a request asks for a summary (in any wording)
+and returns it as one standalone prompt; `write_summary(prompt, scenario, read)` answers
+it. The request comes either alone (one user message holding the prompt and the
+transcript) or appended to the conversation itself, as the last text block of its last
+user message, naming the messages to cover ("Summarize messages 3 to 9 of this
+conversation"); then the prompt is made of those messages of the conversation (and the
+task, message 1), rendered as the transcript it would have been sent.
+
+The prompt is read by `summary_instructions.py`: the sections it names (as heading lines,
+quoted in a sentence or listed), the lengths it states (words, tokens, lines or bullets;
+`summary_words` words otherwise), whether it asks to keep identifiers or to leave them out,
+and its focus. The summary has those sections, in that order, under those lengths,
+extracted from the transcript and previous summary with the same reader the model acts
+with, and it says only what the turns show:
+- progress: one line per call the turns show made (a call whose result is gone, cleared or
+  failed, says so and stays a next step) or that a previous summary or note records; facts
+  the task itself gives are not steps;
+- next steps: the planned calls not done yet; files modified: only the files the agent
+  wrote (a writing tool's path argument, or the file its output says it wrote), and those
+  the previous summary lists; none in a read-only run.
+A prompt that does not ask to keep identifiers verbatim gets a lossier summary: only the
+newest steps keep their values; one that asks to leave them out gets every identifier,
+path and figure replaced by `OMITTED`. A prompt that names a focus ("focus on: X") keeps
+the steps whose line mentions a word of it: they keep their values in a lossy summary,
+and under the length cap they lose them last.
+
+Left out: language understanding; the prompt is read with regular expressions, and the
+only files it knows written are those a tool call names as written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..evaluation import IDENTIFIER
+from ..history import Message, blocks, call_key
+from ..scenarios.base import Scenario
+from ..summaries import SECTIONS, message_goal, render_transcript, strip_prefix
+from ..tokens import CHARS_PER_TOKEN
+from ..vocab import END_OF_OUTPUT, PLACEHOLDER, READ_NOTES, fact_line, read_call_lines
+from .summary_instructions import HEADING, Instructions, read_instructions
+
+SUMMARY_WORDS = 200  # the summary's word cap when the prompt states none
+LOSSY_KEEP = 3  # a prompt not asking for verbatim identifiers keeps values of this many steps
+MAX_NEXT_STEPS = 5  # a summary names the next few steps, not the whole plan
+
+SUMMARY_ASK = re.compile(r"\b(summar\w*|compress\w*|condens\w*|recap)\b", re.I)
+# A tool that writes: a writing verb in its name; the file is its path argument or the
+# file its output says it wrote.
+WRITING_TOOL = re.compile(r"(?:^|_)(?:write|edit|append|create|save|update|delete|remove|move|"
+                          r"rename|patch|replace)(?:_|$)")
+PATH_ARGS = ("path", "file", "file_path", "filename", "dest", "destination", "target")
+WROTE = re.compile(r"\b(?:[Ww]rote|[Ww]ritten|[Ss]aved|[Nn]oted|[Aa]ppended|[Cc]reated|"
+                   r"[Ee]dited|[Mm]odified)\s+(?:to\s+|in\s+|into\s+)?`?([\w/-]+(?:\.[\w-]+)+)")
+NO_RESULT = "(called; its result is gone)"  # a call whose result was cleared or failed
+OMITTED = "[omitted]"  # what an identifier becomes when the prompt asks to leave them out
+COVER = re.compile(r"\b\w+ messages (\d+) to (\d+) of this conversation\b", re.I)
+TAGGED = re.compile(r"<(task|previous-summary|turns)>\n(.*?)\n</\1>", re.S)
+# Section names, by what they ask for (first match wins; anything else lists facts).
+SECTION_KINDS = (("goal", r"goal|task|objective"), ("next", r"next|todo|remaining|open|pending"),
+                 ("decisions", r"decision|conclusion"), ("files", r"file|path"))
+
+# The model's own reader, `simulated.read` (it returns a `simulated.Reading`).
+Reader = Callable[[Scenario, str, list[str], dict[tuple[str, str], str]], Any]
+
+
+def summary_prompt(messages: list[Message]) -> str | None:
+    """The summary request `messages` make, as one standalone prompt; None when they ask
+    for something else."""
+    if (asked := _appended_ask(messages)) is not None:
+        return _in_transcript(messages, asked)
+    if _is_summary_request(messages):
+        return "\n".join(b["text"] for b in blocks(messages[0]) if b.get("type") == "text")
+    return None
+
+
+def _progress(r: Any, steps: list[tuple[tuple[str, str], str | None]],
+              given: dict[str, str], asked: Instructions) -> list[str]:
+    """One line per step the turns show done (or a previous summary or note records),
+    oldest first, with the values the prompt lets it keep; a call made whose result is
+    gone (cleared, or an error) says so. Facts the task itself gives are no step."""
+    made = [k for k, _ in steps]
+    done = [c for c in r.plan if c.key in made or (r.done(c) and not c.known(given))]
+    done += list({c.key: c for c in r.extra}.values())
+    done.sort(key=lambda c: made.index(c.key) if c.key in made else -1)
+    lines = []
+    for n, call in enumerate(done):
+        facts = call.record(r.seen[call.key]) if call.key in r.seen else {
+            f.name: r.facts[f.name] for f in call.facts if f.name in r.facts}
+        if not facts and not r.done(call):
+            lines.append(f"- {call.label} {NO_RESULT}")
+            continue
+        line = f"- {call.label}: {fact_line(facts)}" if facts else f"- {call.label}"
+        keep = asked.identifiers or n >= len(done) - LOSSY_KEEP or _about(line, asked.focus)
+        lines.append(line if keep and asked.identifiers is not False else f"- {call.label}")
+    return lines
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens by the chars/4 rule, for a caller without a token counter."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def write_summary(prompt: str, scenario: Scenario, read: Reader, *,
+                  summary_words: int = SUMMARY_WORDS,
+                  count_tokens: Callable[[str], int] = estimate_tokens) -> str:
+    """A summary with the sections `prompt` names, under the lengths it states, of what
+    `read` finds in its transcript."""
+    tagged = {tag: body for tag, body in TAGGED.findall(prompt)}
+    asked = read_instructions(TAGGED.sub("", prompt))
+    turns = tagged.get("turns", prompt if not tagged else "")
+    previous = tagged.get("previous-summary", "")
+    steps = _observed(turns)
+    task = tagged.get("task", "")
+    r = read(scenario, task, [previous, _assistant_lines(turns)],
+             {k: v for k, v in steps if v is not None})
+    lines = _progress(r, steps, read(scenario, task, [], {}).facts, asked)
+    parts = {
+        "goal": [(tagged.get("task") or _goal_of(previous)).split("\n")[0] or "(unknown)"],
+        "next": [f"- {c.label}" for c in r.plan if not r.done(c)][:MAX_NEXT_STEPS]
+        or ["- write the answer"],
+        "decisions": [f"- {name} = {value}" for name, value in {
+            f.name: r.facts[f.name] for c in r.plan + r.extra for f in c.facts
+            if f.decision and f.name in r.facts}.items()] or ["- none yet"],
+        "files": [f"- {path}" for path in _written(steps, previous)] or ["- none"],
+    }
+    names = list(asked.sections or SECTIONS)
+    limits = {"words": summary_words, **asked.limits}
+    sizes = {"words": lambda text: len(text.split()), "tokens": count_tokens,
+             "lines": lambda text: len([ln for ln in text.split("\n") if ln.strip()]),
+             "bullets": lambda text: len(re.findall(r"^- ", text, re.M))}
+
+    def render(progress: list[str]) -> str:
+        body = {name: parts.get(_kind(name), progress or ["- nothing done yet"])
+                for name in names}
+        text = "\n".join(f"## {name}\n" + "\n".join(body[name]) for name in names)
+        return _without_identifiers(text) if asked.identifiers is False else text
+
+    def too_long(text: str) -> bool:
+        return any(sizes[unit](text) > limit for unit, limit in limits.items())
+
+    summary = render(lines)
+    while too_long(summary) and lines:
+        lines = _erode(lines, asked.focus)
+        summary = render(lines)
+    kept = summary.split("\n")
+    while len(kept) > 1 and too_long("\n".join(kept)):
+        kept.pop()  # still too long: whole lines go from the end, never half a record
+    return "\n".join(kept)
+
+
+def _written(steps: list[tuple[tuple[str, str], str | None]], previous: str) -> list[str]:
+    """The files the agent wrote: named by a writing tool's path argument or by its
+    output ("Noted in notes.md."), and those a previous summary lists as modified."""
+    found = set(_section(previous, "files"))
+    for (tool, args), output in steps:
+        if not WRITING_TOOL.search(tool) or output is None:
+            continue  # a call that only reads, or that failed, wrote nothing
+        given = json.loads(args)
+        found |= {v for k, v in given.items() if k in PATH_ARGS and isinstance(v, str)}
+        found |= set(WROTE.findall(output))
+    return sorted(found)
+
+
+def _section(summary: str, kind: str) -> list[str]:
+    """The bullet items of `summary`'s sections of `kind` (see SECTION_KINDS)."""
+    items, current = [], None
+    for line in strip_prefix(summary).split("\n"):
+        if found := HEADING.match(line):
+            current = _kind(found.group(1))
+        elif current == kind and line.startswith("- ") and line[2:].strip() != "none":
+            items.append(line[2:].strip())
+    return items
+
+
+def _without_identifiers(text: str) -> str:
+    """`text` with every identifier, path and figure replaced by OMITTED."""
+    return "\n".join(line if line.startswith("#") else
+                     re.sub(IDENTIFIER, OMITTED, line) for line in text.split("\n"))
+
+
+def _is_summary_request(messages: list[Message]) -> bool:
+    """One user message asking, outside any quoted material, for a summary."""
+    if len(messages) != 1:
+        return False
+    asked = message_goal(messages[0])
+    return bool(SUMMARY_ASK.search(TAGGED.sub("", asked)))
+
+
+def _appended_ask(messages: list[Message]) -> str | None:
+    """The summary request appended to a conversation's last user message, if any: a
+    text block, last, naming the messages to cover outside any quoted material."""
+    last = blocks(messages[-1]) if messages and messages[-1]["role"] == "user" else []
+    if len(messages) < 2 or not last or last[-1].get("type") != "text":
+        return None
+    text = last[-1]["text"]
+    found = COVER.search(TAGGED.sub("", text))
+    return text if found and SUMMARY_ASK.search(found.group(0)) else None
+
+
+def _in_transcript(messages: list[Message], asked: str) -> str:
+    """The appended request as a standalone prompt: the task and the covered messages of
+    the conversation it was appended to, as a transcript."""
+    first, last = (int(n) for n in COVER.search(TAGGED.sub("", asked)).groups())
+    conversation = [*messages[:-1], {**messages[-1], "content": blocks(messages[-1])[:-1]}]
+    task = message_goal(messages[0])
+    turns = render_transcript(conversation[max(first, 1) - 1:last])
+    return f"{asked}\n\n<task>\n{task}\n</task>\n\n<turns>\n{turns}\n</turns>"
+
+
+def _kind(section: str) -> str:
+    return next((kind for kind, words in SECTION_KINDS if re.search(words, section, re.I)),
+                "progress")
+
+
+def _observed(turns: str) -> list[tuple[tuple[str, str], str | None]]:
+    """(call key, visible output or None) for each call in a transcript, in order."""
+    calls = read_call_lines(turns)
+    outputs = re.findall(r"^\[tool (output|error) from [^\]]*\]\n(.*?)\n"
+                         + re.escape(END_OF_OUTPUT), turns, re.S | re.M)
+    out = []
+    for (name, args), (kind, text) in zip(calls, outputs, strict=False):
+        visible = kind == "output" and text != PLACEHOLDER and name != READ_NOTES
+        out.append((call_key(name, args), text if visible else None))
+    return out
+
+
+def _assistant_lines(turns: str) -> str:
+    """The model's own words in a transcript (where its "Noted:" records are)."""
+    return "\n".join(ln for ln in turns.splitlines() if ln.startswith("[assistant] "))
+
+
+def _goal_of(summary: str) -> str:
+    found = re.search(r"^#+\s*Goal\s*\n(.+)", strip_prefix(summary), re.M)
+    return found.group(1) if found else ""
+
+
+def _about(line: str, focus: frozenset[str]) -> bool:
+    """Whether a summary line mentions a word of the focus."""
+    text = line.lower()
+    return any(word in text for word in focus)
+
+
+def _erode(lines: list[str], focus: frozenset[str] = frozenset()) -> list[str]:
+    """One step of forgetting: the oldest line with values loses them; once none has
+    any, the oldest two lines merge into a count and their labels are gone too. Lines
+    about the `focus` come last each time: they lose their values only when no other
+    line has any, and merge only when they are all that is left."""
+    order = sorted(range(len(lines)), key=lambda n: _about(lines[n], focus))  # stable
+    for n in order:
+        line = lines[n]
+        if ": " in line and not line.startswith("- earlier"):
+            return [*lines[:n], line.split(": ", 1)[0], *lines[n + 1:]]
+    merged = 1
+    if lines[0].startswith("- earlier:"):
+        merged += int(lines[0].split()[2])
+        lines = lines[1:]
+    if not lines:
+        return []
+    n = min(range(len(lines)), key=lambda n: _about(lines[n], focus))  # the oldest other
+    return [f"- earlier: {merged} steps done (details dropped)", *lines[:n], *lines[n + 1:]]

@@ -1,0 +1,114 @@
+"""The summary prompt reader: sections, lengths, identifiers and focus, in people's words."""
+
+import pytest
+
+from jupyter_compaction.models.summary_instructions import (
+    identifiers,
+    limits,
+    parse_number,
+    read_instructions,
+    sections,
+)
+from jupyter_compaction.summaries import SECTIONS, build_prompt
+
+TWO = ("Goal", "Next Steps")
+
+
+@pytest.mark.parametrize("prompt", [
+    "Summarize the turns.\n## Goal\n## Next Steps\n",
+    "Summarize the turns. Use exactly two sections, '## Goal' and '## Next Steps'.",
+    'Use two headings, "Goal" and "Next Steps", nothing else.',
+    "Write the sections `## Goal` then `## Next Steps`.",
+    "Use exactly two sections, ‘Goal’ and ‘Next Steps’.",
+    "Use these sections: Goal and Next Steps. Be brief.",
+    "Use the sections: Goal, Next Steps; keep it short.",
+    "Use these sections:\n- Goal\n- Next Steps\n\nThen stop.",
+    "Use these headings:\n1. Goal\n2. Next Steps\nWrite plainly.",
+])
+def test_sections_named_as_headings_quoted_or_listed(prompt):
+    assert sections(prompt) == TWO
+
+
+@pytest.mark.parametrize("prompt", [
+    "Keep every section short.",  # no names
+    "Summarize the turns; don't say 'maybe' or 'perhaps'.",  # quoted, but not sections
+    "Summarize the turns below in a few lines.",
+])
+def test_near_misses_name_no_section(prompt):
+    assert sections(prompt) == ()
+
+
+def test_the_librarys_own_prompt_names_its_five_sections():
+    prompt = str(build_prompt([{"role": "user", "content": "hi"}], goal="a task"))
+    assert sections(prompt) == SECTIONS
+    assert identifiers(prompt) is True and limits(prompt) == {}
+
+
+@pytest.mark.parametrize(("prompt", "expected"), [
+    ("Summarize in at most 40 words.", {"words": 40}),
+    ("Keep it under 40 words.", {"words": 40}),
+    ("Stay below 40 words.", {"words": 40}),
+    ("No more than 40 words, please.", {"words": 40}),
+    ("Use fewer than 40 words.", {"words": 40}),
+    ("Use less than 40 words.", {"words": 40}),
+    ("Write 40 words or fewer.", {"words": 40}),
+    ("Write 40 words or less.", {"words": 40}),
+    ("Forty words or fewer.", {"words": 40}),
+    ("At most forty-five words.", {"words": 45}),
+    ("Write a 100-word summary.", {"words": 100}),
+    ("At most two hundred and fifty tokens.", {"tokens": 250}),
+    ("Under 1,000 tokens.", {"tokens": 1000}),
+    ("At most 6 lines.", {"lines": 6}),
+    ("No more than five bullet points.", {"bullets": 5}),
+    ("At most 3 bullets and under 80 words; under 60 words if you can.",
+     {"bullets": 3, "words": 60}),
+])
+def test_lengths_in_words_tokens_lines_or_bullets(prompt, expected):
+    assert limits(prompt) == expected
+
+
+@pytest.mark.parametrize("prompt", [
+    "Write at least 50 words.",
+    "The log has 300 lines; summarize it.",
+    "It ran over 40 words before.",
+    "Read under 40 files.",
+    "Summarize the last 40 words of the ticket.",
+])
+def test_near_misses_are_no_limit(prompt):
+    assert limits(prompt) == {}
+
+
+@pytest.mark.parametrize(("text", "number"), [
+    ("40", 40), ("1,200", 1200), ("forty", 40), ("forty-two", 42), ("two hundred", 200),
+    ("two hundred and fifty", 250), ("one thousand five hundred", 1500), ("twelve", 12),
+    ("forty banana", None),
+])
+def test_numbers_in_digits_or_words(text, number):
+    assert parse_number(text) == number
+
+
+@pytest.mark.parametrize(("prompt", "keep"), [
+    ("Keep every identifier verbatim.", True),
+    ("Copy every ID, file name and value as written.", True),
+    ("Preserve IDs.", True),
+    ("Don't drop IDs.", True),  # two negations
+    ("Summarize without changing any IDs.", True),
+    ("Quote error messages verbatim.", True),
+    ("Leave out all identifiers.", False),
+    ("Do not keep ids.", False),
+    ("No IDs, please.", False),
+    ("Omit identifiers and numbers.", False),
+    ("Never include identifiers.", False),
+    ("Keep IDs. On second thought, leave out all identifiers.", False),  # the last decides
+    ("Keep IDs, no more than 100 words.", True),  # "no more than" is a length
+    ("Summarize briefly.", None),
+    ("A missing ID costs more than an extra line.", None),
+])
+def test_identifiers_kept_or_left_out_negation_included(prompt, keep):
+    assert identifiers(prompt) is keep
+
+
+def test_a_focus_names_its_words():
+    found = read_instructions("Summarize. Focus on: the timeout and the retries.")
+    assert found.focus == frozenset({"timeout", "retries"})
+    assert read_instructions("Summarize.").focus == frozenset()

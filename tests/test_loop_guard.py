@@ -1,0 +1,110 @@
+"""The loop guard: windows between compactions that learn nothing, in a row, stop a run."""
+
+from jupyter_compaction import scenarios
+from jupyter_compaction.agent import Agent
+from jupyter_compaction.events import Failed
+from jupyter_compaction.loop_guard import STALE_WINDOWS, LoopGuard, pairs
+from jupyter_compaction.models.base import Reply, Usage
+
+
+def turn(n: int, path: str, output: str, error: bool = False) -> tuple[dict, dict]:
+    """One assistant call to read `path` and the user message answering it."""
+    use = {"type": "tool_use", "id": f"t{n}", "name": "read_file", "input": {"path": path}}
+    result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": output,
+              "is_error": error}
+    return {"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}
+
+
+def play(guard: LoopGuard, windows: list[list[tuple[str, str]]]) -> list[str | None]:
+    """Feed `guard` one window per list (a compaction before each but the first)."""
+    said, n = [], 0
+    for compactions, window in enumerate(windows):
+        for path, output in window:
+            n += 1
+            said.append(guard.check(*turn(n, path, output), compactions))
+    return said
+
+
+def test_the_same_calls_with_the_same_results_after_each_compaction_stop_the_run():
+    cycle = [("a.md", "A"), ("b.md", "B")]
+    said = play(LoopGuard(), [cycle] * (STALE_WINDOWS + 2))
+    first = next(n for n, reason in enumerate(said) if reason)
+    assert first == len(cycle) * (STALE_WINDOWS + 1)  # the window after the stale ones
+    assert "stuck in a loop" in said[first] and "same results" in said[first]
+    assert "2 distinct calls" in said[first]
+
+
+def test_a_window_that_learns_something_resets_the_count():
+    cycle = [("a.md", "A"), ("b.md", "B")]
+    windows = [cycle, cycle, [*cycle, ("c.md", "C")], *[cycle] * STALE_WINDOWS]
+    assert not any(play(LoopGuard(), windows))  # stopped only after the next stale window
+    assert play(LoopGuard(), [*windows, cycle])[-1]
+
+
+def test_a_changed_result_or_an_error_is_something_new():
+    changed = [[("a.md", f"A{n}")] for n in range(STALE_WINDOWS + 3)]
+    assert not any(play(LoopGuard(), changed))
+    guard = LoopGuard()
+    guard.check(*turn(1, "a.md", "A"), 0)
+    assert pairs(*turn(2, "a.md", "A", error=True)) != pairs(*turn(1, "a.md", "A"))
+
+
+def test_windows_out_of_phase_with_the_cycle_are_caught_too():
+    # a cycle of three calls, compacted every two calls: each window holds other calls,
+    # and from the third on each only repeats what was done before
+    order = [("a.md", "A"), ("b.md", "B"), ("c.md", "C")] * 4
+    said = play(LoopGuard(), [order[n:n + 2] for n in range(0, len(order), 2)])
+    assert next(n for n, reason in enumerate(said) if reason) == 2 * (2 + STALE_WINDOWS)
+
+
+def test_compactions_without_calls_between_them_do_not_count():
+    guard = LoopGuard()
+    guard.check(*turn(1, "a.md", "A"), 0)
+    for compactions in range(1, 6):  # compacted again and again, nothing called
+        assert guard.check({"role": "assistant", "content": []},
+                           {"role": "user", "content": []}, compactions) is None
+    assert guard.stale == []
+
+
+def test_without_compaction_the_guard_never_stops_a_run():
+    said = play(LoopGuard(), [[("a.md", "A"), ("b.md", "B")] * 20])
+    assert not any(said)  # the model's own rule handles repeats in a row
+
+
+class Cycler:
+    """A model that reads the same three files round and round, forever."""
+
+    name = "cycler"
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def create(self, *, system, messages, tools, max_tokens, cache=None) -> Reply:
+        self.n += 1
+        path = ("a.md", "b.md", "c.md")[self.n % 3]
+        use = {"type": "tool_use", "id": f"toolu_{self.n}", "name": "read", "input":
+               {"path": path}}
+        return Reply([use], "tool_use", Usage(input_tokens=100, output_tokens=10), self.name)
+
+
+def read(path: str) -> str:
+    """Read a file."""
+    return f"{path}: " + "lorem ipsum " * 150
+
+
+def test_the_agent_stops_a_cycling_run_as_stuck_long_before_max_turns():
+    agent = Agent(Cycler(), tools=[read], budget=1500, strategy="trim", task_state=False)
+    run = agent.run("Read a.md, b.md and c.md.", max_turns=60)
+    failure = run.of(Failed)[-1]
+    assert run.status == "failed" and failure.reason == "stuck" and run.turn < 20
+    assert "stuck in a loop" in run.error and len(run.compactions) > STALE_WINDOWS
+    run.scenario = "markdown"
+    assert scenarios.load("markdown").outcome(run) == "stuck"
+
+
+def test_a_resumed_run_gets_its_windows_afresh():
+    agent = Agent(Cycler(), tools=[read], budget=1500, strategy="trim", task_state=False)
+    run = agent.run("Read a.md, b.md and c.md.", max_turns=60)
+    stopped = run.turn
+    agent.resume(run, max_turns=60)
+    assert run.of(Failed)[-1].reason == "stuck" and run.turn > stopped + 1
