@@ -7,7 +7,8 @@ files, so the test breaks when a lesson does. It runs once in real JupyterLab an
 Chromium; each figure's output is checked where it applies (a plotly chart with its traces
 drawn and the budget line at the lesson's budget; the summary's prompt and summary columns;
 the lab's slider, and its chart once Run is pressed; no word in a table broken mid-word) and
-screenshotted as `test-artifacts/lesson-NN-<name>.png`.
+screenshotted as `test-artifacts/lesson-NN-<name>.png`; lesson 1's chart alone must have
+the shape of the README's `docs/chart.png` (see readme_chart.py).
 
 Left out: clicking through the figures (test_lab_in_lesson.py drives the lab's controls,
 test_replay_in_lesson.py checks the replay chart's API-reported trace).
@@ -22,6 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.e2e import readme_chart
 from tests.e2e.pages import ARTIFACTS, run_all_cells
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
@@ -29,6 +31,7 @@ RENDER_S = 120  # quiet-machine seconds for one figure (the cells above it run f
 BUDGET_CELL = re.compile(r"CONTEXT_BUDGET = ([\d_]+)")
 BUDGET_FLAG = re.compile(r"--budget (\d+)")
 SHORT_CELL = 40  # characters: a label or a value, checked for words broken mid-word
+SIZE_TOLERANCE = 0.05  # the README's chart may differ this much in width or height
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -131,6 +134,24 @@ def wait_for(output, kind: str, waits) -> None:
                                   timeout=waits.ms(RENDER_S))
 
 
+def check_readme_chart(output, budget: int) -> None:
+    """Screenshot lesson 1's chart as `test-artifacts/readme-chart.png`, with the shape
+    seen in the page stored in it, and compare that shape with `docs/chart.png`'s."""
+    png = ARTIFACTS / "readme-chart.png"
+    output.locator(".js-plotly-plot").first.screenshot(path=str(png))
+    names = output.evaluate("(area) => Array.from(area.querySelector('.js-plotly-plot').data,"
+                            " t => t.name)")
+    seen = {"traces": dict(zip(names, chart_state(output)["points"], strict=True)),
+            "budget": budget}
+    readme_chart.store_shape(png, seen)
+    committed = readme_chart.shape(readme_chart.CHART) if readme_chart.CHART.exists() else {}
+    changed = f"lesson 1's figure changed shape; {readme_chart.REFRESH}"
+    assert committed == seen, (changed, committed, seen)
+    for now, then in zip(readme_chart.size(png), readme_chart.size(readme_chart.CHART),
+                         strict=True):
+        assert abs(now - then) <= SIZE_TOLERANCE * then, (changed, now, then)
+
+
 def test_each_lesson_key_figure_renders_and_is_saved(open_notebook, waits):
     sources, where = build()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -162,3 +183,5 @@ def test_each_lesson_key_figure_renders_and_is_saved(open_notebook, waits):
         png = ARTIFACTS / f"lesson-{figure.lesson:02d}-{figure.name}.png"
         output.screenshot(path=str(png))
         assert png.stat().st_size > 5_000, f"{png.name} is nearly empty"
+        if figure.lesson == 1:
+            check_readme_chart(output, budget)
