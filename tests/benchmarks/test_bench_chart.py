@@ -29,6 +29,7 @@ def test_synthetic_events_are_deterministic(bench):
     assert kinds.count("TurnStarted") == 60 and kinds.count("Compacted") == 2
 
 
+@pytest.mark.slow  # runs the benchmark (quick mode), load_ext processes included
 def test_chart_numbers(result):
     chart = result["chart"]
     assert chart["sizes"] == [10, 1_000] and chart["repeats"] > 0

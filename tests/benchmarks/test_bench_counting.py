@@ -41,6 +41,7 @@ def test_history_is_valid_deterministic_and_the_promised_size(bench):
     assert any(isinstance(m["content"], str) for m in history[1:])  # text turns too
 
 
+@pytest.mark.slow  # runs the benchmark (quick mode)
 def test_run_returns_every_number(result):
     for key in ("recount_s", "scratch_s", "floor_s", "tally_append_s", "first_count_s",
                 "scratch_over_recount", "recount_over_floor", "tally_over_floor"):

@@ -40,6 +40,7 @@ def test_it_times_the_readmes_quick_subset_and_the_whole_suite(bench):
     assert [goal for *_, goal in bench.RUNS] == [10, 90, 600]
 
 
+@pytest.mark.slow  # starts a pytest process
 def test_one_run_is_timed_counted_and_tabled(bench, tmp_path):
     (tmp_path / "test_tiny.py").write_text(TINY)
     row = bench.time_pytest(["-q", "-p", "no:cacheprovider", "test_tiny.py"], cwd=tmp_path)

@@ -46,6 +46,9 @@ class OneScenario:
         return [SCENARIO]
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bench")
