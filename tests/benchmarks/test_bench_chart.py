@@ -41,6 +41,7 @@ def test_chart_numbers(result):
         assert data["turn_ratio"] > 0 and data["compaction_ratio"] > 0
 
 
+@pytest.mark.slow  # needs the benchmark run
 def test_load_ext_numbers(result):
     load = result["load_ext"]
     assert load["processes"] >= 1
@@ -50,6 +51,7 @@ def test_load_ext_numbers(result):
     assert load["heavy_modules_loaded"] == []
 
 
+@pytest.mark.slow  # needs the benchmark run
 def test_table_and_main(bench, result, capsys, monkeypatch):
     text = bench.table(result)
     assert "| typed arrays (TokenChart) | turn |" in text

@@ -54,12 +54,14 @@ def test_run_returns_every_number(result):
                                                            / result["recount_s"])
 
 
+@pytest.mark.slow  # needs the benchmark run
 def test_a_recount_after_one_append_encodes_exactly_one_text(result):
     assert result["recount_new_encodes"] == 1
     assert result["recount_new_encodes_all"] == [1]
     assert result["scratch_encodes"] > 2_000  # from scratch every block is tokenized again
 
 
+@pytest.mark.slow  # needs the benchmark run
 def test_main_prints_a_markdown_table_to_stdout(bench, result, capsys, monkeypatch):
     monkeypatch.setattr(bench, "run", lambda quick: result)
     assert bench.main(["--quick"]) == 0
