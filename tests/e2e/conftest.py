@@ -27,7 +27,7 @@ import pytest
 
 from tests.e2e.pages import CHROMIUM, FLAGS, Waits
 
-SKIP_REASON = "browser tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
+SKIP_REASON = "needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
 START_S = 90  # for JupyterLab to answer, on a quiet machine
 STOP_S = 15
 VIEWPORT = {"width": 1400, "height": 1800}
