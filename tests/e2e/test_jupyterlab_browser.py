@@ -22,7 +22,7 @@ CELLS = [
 RUN_S = 120  # quiet-machine seconds for the run's chart and the lab to render
 REDRAW_S = 60
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_chart_renders_and_lab_controls_redraw_it(open_notebook, waits):
