@@ -13,11 +13,12 @@ the same machine state. The benchmarks, in the report's order:
   6. bench_grading.py   grading throughput: learners x every lesson, with hidden cases
   7. bench_summarizer_cost.py  who writes the summary: aux vs same (appended), in dollars
   8. bench_engine.py    how often each strategy compacts and how far down, before/after
+  9. bench_suite.py     the test suite's wall time: collection, quick subset, whole suite
 
-`--quick` uses fewer sizes, repeats and budgets (and skips the lessons) and finishes in
-under two minutes on a 2-core machine; `--out` writes the two files to another folder
-(the default is this folder). The exit status is 1 if any benchmark raised; its section
-then shows the error and the others still run.
+`--quick` uses fewer sizes, repeats and budgets (and skips the lessons and the test
+suite) and finishes in under two minutes on a 2-core machine; `--out` writes the two
+files to another folder (the default is this folder). The exit status is 1 if any
+benchmark raised; its section then shows the error and the others still run.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ BENCHMARKS = (
     ("grading", "6. Grading a class", "bench_grading"),
     ("summarizer", "7. Who writes the summary: aux vs same", "bench_summarizer_cost"),
     ("engine", "8. The engine: how often and how far it compacts", "bench_engine"),
+    ("suite", "9. The test suite: collection, quick subset, whole suite", "bench_suite"),
 )
 HEADINGS = ("Goals at a glance", "Machine", *(b[1] for b in BENCHMARKS))
 

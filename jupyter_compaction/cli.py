@@ -59,16 +59,15 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def lab(args: argparse.Namespace) -> int:
-    import subprocess
-
-    from .launch import lab_command, lessons_dir
+    from .launch import lessons_dir, run
 
     try:
         folder = lessons_dir()
-    except FileNotFoundError as exc:
+        return run(folder, port=args.port, browser=args.browser,
+                   say=lambda line: print(line, flush=True))
+    except OSError as exc:  # no learn/ folder, no free port
         print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
-    return subprocess.call(lab_command(folder, port=args.port, browser=args.browser))
 
 
 def replay(args: argparse.Namespace) -> int:

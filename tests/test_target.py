@@ -21,6 +21,7 @@ from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.runner import play
 from jupyter_compaction.tokens import TokenCounter
 from tests.support.histories import histories
+from tests.support.quick import quick_first
 
 BUDGET = 6_000
 COUNTER = TokenCounter()
@@ -68,7 +69,7 @@ def short_summary(prompt: str) -> str:
     return "## Goal\nfinish\n## Progress\nsome files read"
 
 
-@pytest.mark.parametrize("strategy", ["trim", "summarize", "progressive"])
+@pytest.mark.parametrize("strategy", quick_first(["trim", "summarize", "progressive"]))
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(messages=histories(min_turns=1), budget=st.integers(400, 20_000))

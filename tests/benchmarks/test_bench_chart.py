@@ -29,6 +29,7 @@ def test_synthetic_events_are_deterministic(bench):
     assert kinds.count("TurnStarted") == 60 and kinds.count("Compacted") == 2
 
 
+@pytest.mark.slow  # runs the benchmark (quick mode), load_ext processes included
 def test_chart_numbers(result):
     chart = result["chart"]
     assert chart["sizes"] == [10, 1_000] and chart["repeats"] > 0
@@ -40,6 +41,7 @@ def test_chart_numbers(result):
         assert data["turn_ratio"] > 0 and data["compaction_ratio"] > 0
 
 
+@pytest.mark.slow  # needs the benchmark run
 def test_load_ext_numbers(result):
     load = result["load_ext"]
     assert load["processes"] >= 1
@@ -49,6 +51,7 @@ def test_load_ext_numbers(result):
     assert load["heavy_modules_loaded"] == []
 
 
+@pytest.mark.slow  # needs the benchmark run
 def test_table_and_main(bench, result, capsys, monkeypatch):
     text = bench.table(result)
     assert "| typed arrays (TokenChart) | turn |" in text

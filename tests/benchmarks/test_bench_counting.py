@@ -41,6 +41,7 @@ def test_history_is_valid_deterministic_and_the_promised_size(bench):
     assert any(isinstance(m["content"], str) for m in history[1:])  # text turns too
 
 
+@pytest.mark.slow  # runs the benchmark (quick mode)
 def test_run_returns_every_number(result):
     for key in ("recount_s", "scratch_s", "floor_s", "tally_append_s", "first_count_s",
                 "scratch_over_recount", "recount_over_floor", "tally_over_floor"):
@@ -53,12 +54,14 @@ def test_run_returns_every_number(result):
                                                            / result["recount_s"])
 
 
+@pytest.mark.slow  # needs the benchmark run
 def test_a_recount_after_one_append_encodes_exactly_one_text(result):
     assert result["recount_new_encodes"] == 1
     assert result["recount_new_encodes_all"] == [1]
     assert result["scratch_encodes"] > 2_000  # from scratch every block is tokenized again
 
 
+@pytest.mark.slow  # needs the benchmark run
 def test_main_prints_a_markdown_table_to_stdout(bench, result, capsys, monkeypatch):
     monkeypatch.setattr(bench, "run", lambda quick: result)
     assert bench.main(["--quick"]) == 0

@@ -1,41 +1,73 @@
 """`benchmarks/run.py --quick` runs end to end and writes every table and the HTML page.
 
 Structure, not speed: the numbers depend on the machine, the sections and tables do not.
+It runs in this process on the smallest inputs that still fill every table (one short
+scenario, one learner, a few repeats; `SMALL`): the full-size runs are the benchmarks'
+own job (`python benchmarks/run.py`), and each benchmark's numbers are checked by its own
+test in this folder.
 """
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from jupyter_compaction import scenarios
 from tests.support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "benchmarks" / "run.py"
+SCENARIO = "logistics"  # the one short scenario every table is filled from
+LONG = "agents"  # stands in for the long scenario (49 turns) in the long table
+# benchmark module -> {attribute: smaller value}; what run.py --quick reads stays the same
+SMALL = {
+    "bench_overhead": {"TURNS": {"quick": {"fast": 3, "approx": {100: 2, 1_000: 1},
+                                           "slow": {100: 1, 1_000: 1},
+                                           "trigger": {100: 1, 1_000: 1}}}},
+    "bench_counting": {"N_MESSAGES": 200,
+                       "REPEATS": {"quick": {"small": 3, "scratch": 1}}},
+    "bench_chart": {"REPEATS": {"quick": {"updates": 3, "processes": 1}}},
+    "bench_quality": {"short_scenarios": lambda: [SCENARIO], "LONG": LONG},
+    "bench_grading": {"QUICK_LEARNERS": 1},
+}
 
 
 def load_run():
     return load_script(RUN, "bench_run")
 
 
+class OneScenario:
+    """The `scenarios` registry as a benchmark sees it, cut down to `SCENARIO`."""
+
+    def __init__(self, registry):
+        self.load = registry.load
+
+    @staticmethod
+    def names() -> list[str]:
+        return [SCENARIO]
+
+
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bench")
-    done = subprocess.run([sys.executable, str(RUN), "--quick", "--out", str(folder)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    run = load_run()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, changes in SMALL.items():
+            module = run.load(name)
+            for attribute, value in changes.items():
+                patch.setattr(module, attribute, value)
+        for name in ("bench_engine", "bench_summarizer_cost"):
+            module = run.load(name)
+            patch.setattr(module, "scenarios", OneScenario(module.scenarios))
+        assert run.main(["--quick", "--out", str(folder)]) == 0
     return folder
 
 
 @pytest.fixture(scope="module")
 def report(out):
     return (out / "RESULTS.md").read_text(encoding="utf-8")
-
-
-pytestmark = pytest.mark.slow
 
 
 def test_every_section_heading_is_there_in_order(report):
@@ -66,17 +98,18 @@ def test_overhead_table_has_every_method_and_ratio(report):
 
 def test_one_quality_table_per_scenario_with_every_strategy(report):
     section = report.split("## 4. ")[1].split("\n## ")[0]
-    for name in [n for n in scenarios.names() if n != "markdown"]:  # the long one: part 2
-        table = section.split(f"### Scenario `{name}`")[1].split("###")[0]
-        rows = [ln for ln in table.splitlines() if ln.startswith("| ") and "---" not in ln]
-        strategies = [ln.split(" | ")[0].lstrip("| ") for ln in rows[1:]]
-        assert strategies == [s for s in ("off", "clear", "trim", "summarize (assistant)",
-                                          "summarize (user)", "compact", "progressive")
-                              for _ in range(2)], name
+    assert re.findall(r"^### Scenario `(\w+)`", section, re.M) == [SCENARIO]
+    table = section.split(f"### Scenario `{SCENARIO}`")[1].split("###")[0]
+    rows = [ln for ln in table.splitlines() if ln.startswith("| ") and "---" not in ln]
+    strategies = [ln.split(" | ")[0].lstrip("| ") for ln in rows[1:]]
+    assert strategies == [s for s in ("off", "clear", "trim", "summarize (assistant)",
+                                      "summarize (user)", "compact", "progressive")
+                          for _ in range(2)]
     assert "### The bar for `progressive` + task state" in section
     assert "`progressive` + task state at 5,000 tokens" in section
     long = section.split("### The long scenario: real code, 49 turns")[1].split("###")[0]
-    assert "| off | no | correct | 49 |" in long and "| progressive | yes | correct |" in long
+    assert f"Scenario `{LONG}`" in long
+    assert "| off | no | correct |" in long and "| progressive | yes | correct |" in long
     erosion = section.split("### Erosion: recall after successive compactions")[1]
     assert "| compactions |" in erosion
     erosion = erosion.split("| compactions |")[1]

@@ -17,21 +17,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.e2e.test_jupyterlab_browser import (
-    ARTIFACTS,
-    CHROMIUM,
-    jupyter_lab,
-    notebook_page,
-    plot_state,
-    run_all_cells,
-)
+from tests.e2e.pages import ARTIFACTS, plot_state, run_all_cells
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "10_api_context_management.ipynb"
 LESSON_RANGE = (4_000, 8_000)
 TARGET = 6_000
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium")]
+RENDER_S = 120  # quiet-machine seconds for a run's chart, the lab or the comparison
+CONTROL_S = 10  # for the page to follow a drag or a click
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def lesson_cells() -> list[str]:
@@ -64,47 +59,44 @@ def drag_budget(page, value: int) -> None:
     page.mouse.up()
 
 
-def test_a_lesson_cell_opens_the_lab_and_run_and_compare_work(tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_a_lesson_cell_opens_the_lab_and_run_and_compare_work(open_notebook, waits):
     from jupyter_compaction.jupyter.lab import budget_max
 
     ARTIFACTS.mkdir(exist_ok=True)
-    with (jupyter_lab(tmp_path, lesson_cells()) as (base, token), sync_playwright() as p,
-          notebook_page(p, base, token, tmp_path) as page):
-        run_all_cells(page)
-        page.wait_for_selector(".widget-slider .noUi-handle", timeout=120_000)
-        state = slider(page)
-        assert (state["min"], state["max"]) == (2_000, budget_max("agents"))
-        assert page.get_by_text("without compaction peaks at").count() == 1
-        cut = page.evaluate("""() => Array.from(document.querySelectorAll('.widget-label'))
-            .filter(l => l.scrollWidth > l.clientWidth + 1).map(l => l.textContent)""")
-        assert cut == [], f"labels cut off: {cut}"
+    page = open_notebook(lesson_cells())
+    run_all_cells(page)
+    page.wait_for_selector(".widget-slider .noUi-handle", timeout=waits.ms(RENDER_S))
+    state = slider(page)
+    assert (state["min"], state["max"]) == (2_000, budget_max("agents"))
+    assert page.get_by_text("without compaction peaks at").count() == 1
+    cut = page.evaluate("""() => Array.from(document.querySelectorAll('.widget-label'))
+        .filter(l => l.scrollWidth > l.clientWidth + 1).map(l => l.textContent)""")
+    assert cut == [], f"labels cut off: {cut}"
 
-        drag_budget(page, TARGET)
-        page.wait_for_function("+document.querySelector('.widget-slider .noUi-handle')"
-                               ".getAttribute('aria-valuenow') !== 8000", timeout=10_000)
-        budget = slider(page)["now"]
-        assert LESSON_RANGE[0] <= budget <= LESSON_RANGE[1] and budget != 8_000
-        page.get_by_role("button", name="clear", exact=True).click()
-        page.get_by_role("button", name="Run", exact=True).click()
-        page.wait_for_function(
-            f"""(() => {{ const gd = document.querySelectorAll('.js-plotly-plot')[0];
-                 const b = gd && gd.data && gd.data.find(t => t.name === 'budget');
-                 return b && b.y[0] === {budget} && gd.data[0].x.length > 3; }})()""",
-            timeout=90_000)
-        run_chart = plot_state(page, 0)
-        assert run_chart["svg"] >= 1 and max(run_chart["points"]) > 3
-        page.get_by_text("finished:").first.wait_for(timeout=10_000)
-        page.screenshot(path=str(ARTIFACTS / "lab-in-lesson-run.png"), full_page=True)
+    drag_budget(page, TARGET)
+    page.wait_for_function("+document.querySelector('.widget-slider .noUi-handle')"
+                           ".getAttribute('aria-valuenow') !== 8000", timeout=waits.ms(CONTROL_S))
+    budget = slider(page)["now"]
+    assert LESSON_RANGE[0] <= budget <= LESSON_RANGE[1] and budget != 8_000
+    page.get_by_role("button", name="clear", exact=True).click()
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_function(
+        f"""(() => {{ const gd = document.querySelectorAll('.js-plotly-plot')[0];
+             const b = gd && gd.data && gd.data.find(t => t.name === 'budget');
+             return b && b.y[0] === {budget} && gd.data[0].x.length > 3; }})()""",
+        timeout=waits.ms(RENDER_S))
+    run_chart = plot_state(page, 0)
+    assert run_chart["svg"] >= 1 and max(run_chart["points"]) > 3
+    page.get_by_text("finished:").first.wait_for(timeout=waits.ms(CONTROL_S))
+    page.screenshot(path=str(ARTIFACTS / "lab-in-lesson-run.png"), full_page=True)
 
-        page.get_by_role("button", name="Compare", exact=True).click()
-        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2",
-                               timeout=120_000)
-        page.get_by_text("must-keep recall").first.wait_for(timeout=30_000)
-        names = page.evaluate("""() => document.querySelectorAll('.js-plotly-plot')[1].data
-            .map(t => t.name)""")
-        assert names[0] == "clear" and names[1] not in ("clear", "budget") and names[-1] == \
-            "budget", names
-        assert page.get_by_text(f"compared clear and {names[1]} on agents").count() == 1
-        page.screenshot(path=str(ARTIFACTS / "lab-in-lesson-compare.png"), full_page=True)
+    page.get_by_role("button", name="Compare", exact=True).click()
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2",
+                           timeout=waits.ms(RENDER_S))
+    page.get_by_text("must-keep recall").first.wait_for(timeout=waits.ms(3 * CONTROL_S))
+    names = page.evaluate("""() => document.querySelectorAll('.js-plotly-plot')[1].data
+        .map(t => t.name)""")
+    assert names[0] == "clear" and names[1] not in ("clear", "budget") and names[-1] == \
+        "budget", names
+    assert page.get_by_text(f"compared clear and {names[1]} on agents").count() == 1
+    page.screenshot(path=str(ARTIFACTS / "lab-in-lesson-compare.png"), full_page=True)

@@ -7,7 +7,8 @@ files, so the test breaks when a lesson does. It runs once in real JupyterLab an
 Chromium; each figure's output is checked where it applies (a plotly chart with its traces
 drawn and the budget line at the lesson's budget; the summary's prompt and summary columns;
 the lab's slider, and its chart once Run is pressed; no word in a table broken mid-word) and
-screenshotted as `test-artifacts/lesson-NN-<name>.png`.
+screenshotted as `test-artifacts/lesson-NN-<name>.png`; lesson 1's chart alone must have
+the shape of the README's `docs/chart.png` (see readme_chart.py).
 
 Left out: clicking through the figures (test_lab_in_lesson.py drives the lab's controls,
 test_replay_in_lesson.py checks the replay chart's API-reported trace).
@@ -22,22 +23,17 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.e2e.test_jupyterlab_browser import (
-    ARTIFACTS,
-    CHROMIUM,
-    jupyter_lab,
-    notebook_page,
-    run_all_cells,
-)
+from tests.e2e import readme_chart
+from tests.e2e.pages import ARTIFACTS, run_all_cells
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
-RENDER_TIMEOUT_MS = 240_000  # every figure of every lesson, on a loaded CI machine
+RENDER_S = 120  # quiet-machine seconds for one figure (the cells above it run first)
 BUDGET_CELL = re.compile(r"CONTEXT_BUDGET = ([\d_]+)")
 BUDGET_FLAG = re.compile(r"--budget (\d+)")
 SHORT_CELL = 40  # characters: a label or a value, checked for words broken mid-word
+SIZE_TOLERANCE = 0.05  # the README's chart may differ this much in width or height
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @dataclass(frozen=True)
@@ -126,7 +122,7 @@ def broken_words(output) -> list[str]:
         .map(([c, text]) => text)""".replace("SHORT", str(SHORT_CELL)))
 
 
-def wait_for(output, kind: str) -> None:
+def wait_for(output, kind: str, waits) -> None:
     ready = {
         "chart": """(area) => { const gd = area.querySelector('.js-plotly-plot');
                      return !!(gd && gd.data && gd.data.some(t => t.x && t.x.length > 3)); }""",
@@ -135,40 +131,57 @@ def wait_for(output, kind: str) -> None:
                               && area.querySelector('.js-plotly-plot'))""",
     }[kind]
     output.page.wait_for_function(f"(el) => ({ready})(el)", arg=output.element_handle(),
-                                  timeout=RENDER_TIMEOUT_MS)
+                                  timeout=waits.ms(RENDER_S))
 
 
-def test_each_lesson_key_figure_renders_and_is_saved(tmp_path):
-    from playwright.sync_api import sync_playwright
+def check_readme_chart(output, budget: int) -> None:
+    """Screenshot lesson 1's chart as `test-artifacts/readme-chart.png`, with the shape
+    seen in the page stored in it, and compare that shape with `docs/chart.png`'s."""
+    png = ARTIFACTS / "readme-chart.png"
+    output.locator(".js-plotly-plot").first.screenshot(path=str(png))
+    names = output.evaluate("(area) => Array.from(area.querySelector('.js-plotly-plot').data,"
+                            " t => t.name)")
+    seen = {"traces": dict(zip(names, chart_state(output)["points"], strict=True)),
+            "budget": budget}
+    readme_chart.store_shape(png, seen)
+    committed = readme_chart.shape(readme_chart.CHART) if readme_chart.CHART.exists() else {}
+    changed = f"lesson 1's figure changed shape; {readme_chart.REFRESH}"
+    assert committed == seen, (changed, committed, seen)
+    for now, then in zip(readme_chart.size(png), readme_chart.size(readme_chart.CHART),
+                         strict=True):
+        assert abs(now - then) <= SIZE_TOLERANCE * then, (changed, now, then)
 
+
+def test_each_lesson_key_figure_renders_and_is_saved(open_notebook, waits):
     sources, where = build()
     ARTIFACTS.mkdir(exist_ok=True)
-    with (jupyter_lab(tmp_path, sources) as (base, token), sync_playwright() as p,
-          notebook_page(p, base, token, tmp_path) as page):
-        page.add_style_tag(content=".Toastify { display: none !important; }")  # news toasts
-        run_all_cells(page)
-        for figure, index, budget in where:
-            output = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea")
-            output.scroll_into_view_if_needed(timeout=RENDER_TIMEOUT_MS)
-            wait_for(output, figure.kind)
-            if figure.cell.startswith("%agent"):  # the run's result table comes at its end
-                output.get_by_text("(stored in").first.wait_for(timeout=RENDER_TIMEOUT_MS)
-            label = f"lesson {figure.lesson} ({figure.name})"
-            if figure.kind == "chart":
-                state = chart_state(output)
-                assert state["svg"] >= 1 and max(state["points"]) > 3, label
-                assert state["budget"] and state["budget"][0] == budget, (label, state)
-            elif figure.kind == "summary":
-                text = output.inner_text()
-                assert "summary prompt (" in text and "summary (" in text, label
-                assert "dropped by this compaction" in text, label
-            else:  # the lab: press Run, the chart draws the run at the lesson's budget
-                assert output.get_by_text("without compaction peaks at").count() == 1, label
-                output.get_by_role("button", name="Run", exact=True).click()
-                wait_for(output, "chart")
-                state = chart_state(output)
-                assert state["budget"] and state["budget"][0] == budget, (label, state)
-            assert broken_words(output) == [], f"{label}: words broken mid-word"
-            png = ARTIFACTS / f"lesson-{figure.lesson:02d}-{figure.name}.png"
-            output.screenshot(path=str(png))
-            assert png.stat().st_size > 5_000, f"{png.name} is nearly empty"
+    page = open_notebook(sources)
+    page.add_style_tag(content=".Toastify { display: none !important; }")  # news toasts
+    run_all_cells(page)
+    for figure, index, budget in where:
+        output = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea")
+        output.scroll_into_view_if_needed(timeout=waits.ms(RENDER_S))
+        wait_for(output, figure.kind, waits)
+        if figure.cell.startswith("%agent"):  # the run's result table comes at its end
+            output.get_by_text("(stored in").first.wait_for(timeout=waits.ms(RENDER_S))
+        label = f"lesson {figure.lesson} ({figure.name})"
+        if figure.kind == "chart":
+            state = chart_state(output)
+            assert state["svg"] >= 1 and max(state["points"]) > 3, label
+            assert state["budget"] and state["budget"][0] == budget, (label, state)
+        elif figure.kind == "summary":
+            text = output.inner_text()
+            assert "summary prompt (" in text and "summary (" in text, label
+            assert "dropped by this compaction" in text, label
+        else:  # the lab: press Run, the chart draws the run at the lesson's budget
+            assert output.get_by_text("without compaction peaks at").count() == 1, label
+            output.get_by_role("button", name="Run", exact=True).click()
+            wait_for(output, "chart", waits)
+            state = chart_state(output)
+            assert state["budget"] and state["budget"][0] == budget, (label, state)
+        assert broken_words(output) == [], f"{label}: words broken mid-word"
+        png = ARTIFACTS / f"lesson-{figure.lesson:02d}-{figure.name}.png"
+        output.screenshot(path=str(png))
+        assert png.stat().st_size > 5_000, f"{png.name} is nearly empty"
+        if figure.lesson == 1:
+            check_readme_chart(output, budget)

@@ -15,20 +15,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.e2e.test_jupyterlab_browser import (
-    ARTIFACTS,
-    CHROMIUM,
-    jupyter_lab,
-    notebook_page,
-    plot_state,
-    run_all_cells,
-)
+from tests.e2e.pages import ARTIFACTS, plot_state, run_all_cells
 
 LESSON = Path(__file__).resolve().parents[2] / "lessons" / "09_real_session.ipynb"
 REPORTED = "reported by the API (original session)"
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium")]
+REPLAY_S = 180  # quiet-machine seconds for the replay chart of the whole session
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def lesson_cells() -> tuple[list[str], int]:
@@ -41,22 +35,19 @@ def lesson_cells() -> tuple[list[str], int]:
     return [code[0], budget, replay], value
 
 
-def test_replay_chart_of_a_real_session_renders(tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_replay_chart_of_a_real_session_renders(open_notebook, waits):
     cells, budget = lesson_cells()
     ARTIFACTS.mkdir(exist_ok=True)
-    with (jupyter_lab(tmp_path, cells) as (base, token), sync_playwright() as p,
-          notebook_page(p, base, token, tmp_path) as page):
-        run_all_cells(page)
-        page.wait_for_function(
-            """(() => { const gd = document.querySelector('.js-plotly-plot');
-                 return gd && gd.data && gd.data.some(t => t.x && t.x.length > 10); })()""",
-            timeout=180_000)
-        chart = plot_state(page, 0)
-        names = page.evaluate("() => document.querySelector('.js-plotly-plot').data"
-                              ".map(t => t.name)")
-        assert chart["svg"] >= 1 and max(chart["points"]) > 10
-        assert REPORTED in names, names
-        assert chart["budget"] and chart["budget"][0] == budget
-        page.screenshot(path=str(ARTIFACTS / "lesson-09-replay-full-page.png"), full_page=True)
+    page = open_notebook(cells)
+    run_all_cells(page)
+    page.wait_for_function(
+        """(() => { const gd = document.querySelector('.js-plotly-plot');
+             return gd && gd.data && gd.data.some(t => t.x && t.x.length > 10); })()""",
+        timeout=waits.ms(REPLAY_S))
+    chart = plot_state(page, 0)
+    names = page.evaluate("() => document.querySelector('.js-plotly-plot').data"
+                          ".map(t => t.name)")
+    assert chart["svg"] >= 1 and max(chart["points"]) > 10
+    assert REPORTED in names, names
+    assert chart["budget"] and chart["budget"][0] == budget
+    page.screenshot(path=str(ARTIFACTS / "lesson-09-replay-full-page.png"), full_page=True)

@@ -80,12 +80,14 @@ def scores(notebook: dict) -> dict[str, int]:
     return {e["exercise"]: e["points"] for e in notebook["exercises"]}
 
 
+@pytest.mark.slow  # grades a folder of notebooks in subprocesses
 def test_solutions_earn_every_point_on_public_and_hidden_cases(graded):
     full = graded["full"]
     assert scores(full) == {"ex3": 1, "ex5": 1, "ex8": 1}
     assert full["passed"] == full["total"] > 8 + 9 + 6 and full["problems"] == []
 
 
+@pytest.mark.slow  # grades a folder of notebooks in subprocesses
 def test_stubs_score_zero(graded):
     stubbed = graded["stub"]
     assert scores(stubbed) == {"ex3": 0, "ex4b": 0} and stubbed["passed"] == 0
@@ -93,16 +95,19 @@ def test_stubs_score_zero(graded):
     assert all(m.endswith("[NotImplementedError: write your solution here]") for m in messages)
 
 
+@pytest.mark.slow  # grades a folder of notebooks in subprocesses
 def test_a_wrong_solution_names_the_failed_case(graded):
     wrong = graded["wrong"]
     assert scores(wrong) == {"ex7": 0}
     assert "duplicates count once" in [c for c, _ in wrong["exercises"][0]["failures"]]
 
 
+@pytest.mark.slow  # grades a folder of notebooks in subprocesses
 def test_cells_are_read_not_run(graded):
     assert scores(graded["loop"]) == {"ex3": 1}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("forgery", sorted(FORGERIES))
 def test_a_forged_notebook_gets_what_its_function_earns(graded, forgery):
     alone = grade_source("ex7", WRONG_EX7, seed=SEED)
@@ -133,6 +138,7 @@ def test_the_newest_definition_counts(tmp_path):
                                                                    ("ex7", False)]
 
 
+@pytest.mark.slow  # grades a folder of notebooks in subprocesses
 def test_a_folder_of_learners_gets_a_gradebook_and_feedback(tmp_path):
     submissions = tmp_path / "submitted"
     write(submissions / "alice", "03_cut", [REFERENCE["ex3"]])

@@ -14,12 +14,13 @@ from jupyter_compaction.grading.isolated import grade_sources
 from jupyter_compaction.grading.worker import with_hidden
 from tests.grading.grading_solutions import REFERENCE
 from tests.grading.mutant_bank import LIBRARY, MUTANTS, lookup_table
+from tests.support.quick import quick_first
 
 SEED = 20261130
 FAST = [e for e in EXERCISES if e != "ex8"]  # ex8 plays whole runs; it has no hidden cases
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, SEED])
+@pytest.mark.parametrize("seed", quick_first([0, 1, 2, SEED]))
 def test_the_reference_passes_public_and_hidden_cases(seed):
     results = grade_sources([(e, REFERENCE[e]) for e in FAST], seed=seed)
     for exercise, result in zip(FAST, results, strict=True):
@@ -35,7 +36,7 @@ def test_hidden_cases_change_with_the_seed():
         assert first == again and first != other, exercise
 
 
-@pytest.mark.parametrize("exercise", list(EXERCISES))
+@pytest.mark.parametrize("exercise", quick_first(EXERCISES))
 def test_every_mutant_is_rejected(exercise):
     bank = MUTANTS[exercise]
     assert len(bank) >= 10 and all(s != REFERENCE[exercise] for _, s in bank)
@@ -44,7 +45,7 @@ def test_every_mutant_is_rejected(exercise):
     assert not accepted
 
 
-@pytest.mark.parametrize("exercise", sorted(LIBRARY))
+@pytest.mark.parametrize("exercise", quick_first(sorted(LIBRARY)))
 def test_calling_the_library_scores_zero_with_the_reason(exercise):
     result = grade_source(exercise, LIBRARY[exercise], seed=SEED)
     assert result.passed == 0 and not result.complete
@@ -52,7 +53,7 @@ def test_calling_the_library_scores_zero_with_the_reason(exercise):
     assert "\n" not in result.failures[0].message
 
 
-@pytest.mark.parametrize("exercise", FAST)
+@pytest.mark.parametrize("exercise", quick_first(FAST))
 def test_a_lookup_table_of_the_public_cases_earns_nothing(exercise):
     result = grade_source(exercise, lookup_table(exercise), seed=SEED)
     public = len(EXERCISES[exercise].cases)
@@ -71,7 +72,7 @@ FORGERIES = {
 }
 
 
-@pytest.mark.parametrize("forgery", sorted(FORGERIES))
+@pytest.mark.parametrize("forgery", quick_first(sorted(FORGERIES)))
 def test_a_source_that_reaches_for_the_grader_scores_zero(forgery):
     result = grade_source("ex5", FORGERIES[forgery] + REFERENCE["ex5"], seed=SEED)
     assert result.passed == 0 and result.failures[0].case == "not accepted"

@@ -312,6 +312,7 @@ def test_model_failure_is_one_line_then_resume_finishes(ip, monkeypatch):
     assert "status               finished" in out.stdout
 
 
+@pytest.mark.slow  # the real SDK over a local fake server, retries included
 def test_claude_model_failure_over_the_real_sdk(ip, monkeypatch):
     pytest.importorskip("anthropic")
     from jupyter_compaction.models.simulated import SimulatedModel

@@ -9,6 +9,7 @@ from jupyter_compaction import sessions
 from jupyter_compaction.jupyter import unload_ipython_extension
 from jupyter_compaction.jupyter.replay_magic import ReplayChart
 from jupyter_compaction.replay import run
+from tests.support.quick import quick_first
 from tests.support.shell import fresh_shell, usage_error
 
 SHIPPED = sessions.shipped()
@@ -19,7 +20,7 @@ def ip(monkeypatch):
     return fresh_shell(monkeypatch, ("_replay",), text=True)
 
 
-@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", quick_first(SHIPPED), ids=lambda p: p.name)
 def test_replay_every_shipped_session(ip, path):
     with capture_output() as out:
         ip.run_line_magic("replay", f"{path} --budget 20000 --strategy trim")

@@ -254,6 +254,7 @@ def expected(kind: str, phase: str, times: int) -> str:
     return FAILED if phase == "main call" else FALLBACK
 
 
+@pytest.mark.slow
 def test_fault_matrix(tmp_path: Path, reference: dict[str, list[int]]) -> None:
     rng = random.Random(6)
     rows, got, want = [], {}, {}

@@ -244,6 +244,7 @@ NOTEBOOK_CELLS = [
 ]
 
 
+@pytest.mark.slow
 def test_an_executed_notebook_holds_no_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")

@@ -18,6 +18,7 @@ from jupyter_compaction import (
 from jupyter_compaction.history import blocks
 from jupyter_compaction.summaries import is_summary
 from tests.support.histories import histories
+from tests.support.quick import quick_first
 
 COUNTER = TokenCounter()
 
@@ -51,7 +52,7 @@ def task_is_kept(before, after):
     return blocks(after[0])[: len(original)] == original
 
 
-@pytest.mark.parametrize("name", STRATEGIES)
+@pytest.mark.parametrize("name", quick_first(STRATEGIES, keep=2))
 @SETTINGS
 @given(messages=histories(), budget=st.integers(50, 20_000))
 def test_strategy_invariants(name, messages, budget):
@@ -68,7 +69,7 @@ def test_strategy_invariants(name, messages, budget):
     assert result.tokens_before == COUNTER.count(messages)
 
 
-@pytest.mark.parametrize("name", ["trim", "progressive", "progressive-tight"])
+@pytest.mark.parametrize("name", quick_first(["trim", "progressive", "progressive-tight"]))
 @SETTINGS
 @given(messages=histories(min_turns=1), budget=st.integers(50, 20_000))
 def test_trimming_reaches_the_budget_when_task_and_newest_turn_fit(name, messages, budget):

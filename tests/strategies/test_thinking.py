@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from jupyter_compaction.history import THINKING_TYPES, blocks, ongoing_tool_loop
 from tests.strategies.test_properties import SETTINGS, STRATEGIES
 from tests.support.histories import thinking_histories
+from tests.support.quick import quick_first
 from tests.support.strategy_checks import COUNTER, apply
 
 
@@ -15,7 +16,7 @@ def thoughts(message):
     return [b for b in blocks(message) if b.get("type") in THINKING_TYPES]
 
 
-@pytest.mark.parametrize("name", STRATEGIES)
+@pytest.mark.parametrize("name", quick_first(STRATEGIES))
 @settings(SETTINGS, max_examples=25)
 @given(messages=thinking_histories(min_turns=1), budget=st.integers(50, 20_000))
 def test_thinking_stays_with_its_calls(name, messages, budget):

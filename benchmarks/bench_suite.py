@@ -1,0 +1,120 @@
+"""How long the test suite takes: collection, the quick subset and the whole suite, in one run.
+
+    python benchmarks/bench_suite.py [--quick]
+
+Runs the README's test commands one after the other, each in its own `pytest` process
+from the repository root: collection alone (`--collect-only`), the quick subset
+(`-m "not slow"`) and the whole suite, and times each: wall clock, and the CPU time of
+that process and its children (kernels, JupyterLab, the browser). It also reads pytest's
+summary line and the 1-minute load average before and after, since a busy machine
+stretches every wall time (the goals are for a quiet 2-core machine). The goals are issue
+19's: collection under 10 s, the quick subset within 90 s, the whole suite within 10 min.
+
+Prints a Markdown section for RESULTS.md and writes nothing. `run(quick)` returns the
+numbers. `--quick` (what `run.py --quick` passes) skips it and says so: the suite runs
+`run.py --quick` itself, so the suite must never start the suite.
+
+Left out: the install time (see the README) and per-test durations (`--durations`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT_S = 3_600  # a hang guard for the whole suite on a busy machine
+PYTEST = [sys.executable, "-m", "pytest"]
+QUICK_ARGS = ["-m", "not slow"]  # the README's quick subset (tests/test_readme.py checks it)
+# (label, arguments after `python -m pytest`, goal in seconds on a quiet 2-core machine)
+RUNS = (
+    ("collection", ["--collect-only", "-q"], 10),
+    ("quick subset", ["-q", *QUICK_ARGS], 90),
+    ("whole suite", ["-q"], 600),
+)
+OUTCOMES = re.compile(r"(\d+) (passed|failed|skipped|errors?|deselected|xfailed|xpassed"
+                      r"|tests? collected)")
+
+
+def children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def load() -> float | None:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+
+
+def time_pytest(args: list[str], cwd: Path = ROOT) -> dict[str, Any]:
+    """One `python -m pytest ARGS` run: wall and CPU seconds, exit code, what it counted."""
+    cpu, start, before = children_cpu_s(), time.perf_counter(), load()
+    try:
+        done = subprocess.run([*PYTEST, *args], cwd=cwd, capture_output=True, text=True,
+                              timeout=TIMEOUT_S)
+        code, out = done.returncode, done.stdout
+    except subprocess.TimeoutExpired as exc:
+        code, out = None, exc.stdout.decode() if isinstance(exc.stdout, bytes) else ""
+    last = next((ln for ln in reversed(out.splitlines()) if OUTCOMES.search(ln)), "")
+    return {"command": " ".join(["python -m pytest", *(f'"{a}"' if " " in a else a
+                                                        for a in args)]),
+            "seconds": time.perf_counter() - start, "cpu_s": children_cpu_s() - cpu,
+            "returncode": code, "load_before": before, "load_after": load(),
+            "counts": {kind: int(n) for n, kind in OUTCOMES.findall(last)}}
+
+
+def run(quick: bool = False) -> dict[str, Any]:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if quick:
+        return {"quick": True, "status": "skipped", "cores": cores}
+    rows = [{"label": label, "goal_s": goal, **time_pytest(args)} for label, args, goal in RUNS]
+    return {"quick": False, "status": "measured", "cores": cores, "rows": rows}
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n:,} {kind}" for kind, n in counts.items()) or "-"
+
+
+def table(result: dict[str, Any]) -> str:
+    if result["status"] == "skipped":
+        return ("Test suite: skipped in quick mode (the suite runs `run.py --quick`; run "
+                "`python benchmarks/bench_suite.py` or `python benchmarks/run.py`).")
+    lines = [
+        f"Each command run once from the repository root, one after the other, on "
+        f"{result['cores']} cores; CPU = the pytest process and its children (kernels, "
+        "JupyterLab, Chromium). Goals are for a quiet 2-core machine: compare the load "
+        "average with the cores.",
+        "",
+        "| command | wall time | CPU time | goal | goal met | pytest says | exit "
+        "| load before / after |",
+        "|---|---:|---:|---:|---|---|---:|---|",
+    ]
+    for r in result["rows"]:
+        met = "yes" if r["seconds"] <= r["goal_s"] and r["returncode"] == 0 else "**no**"
+        loads = " / ".join(f"{x:.1f}" if x is not None else "?"
+                           for x in (r["load_before"], r["load_after"]))
+        lines.append(
+            f"| `{r['command']}` ({r['label']}) | {r['seconds']:.0f} s | {r['cpu_s']:.0f} s "
+            f"| {r['goal_s']} s | {met} | {_counts(r['counts'])} | {r['returncode']} "
+            f"| {loads} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="skip (note it)")
+    args = parser.parse_args(argv)
+    result = run(quick=args.quick)
+    print("## The test suite: collection, quick subset, whole suite\n")
+    print(table(result))
+    return 0 if all(r["returncode"] == 0 for r in result.get("rows", [])) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

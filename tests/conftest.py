@@ -1,0 +1,46 @@
+"""Shared by every test folder: how much slower than quiet the machine is right now.
+
+Tests that wait for another process (JupyterLab, a browser, a kernel) scale their
+timeouts by `slowdown`, measured once per session, so a loaded machine makes them slow,
+not red. It is the larger of two measures: a fixed CPU-bound loop's time against its
+time on this project's quiet 2-core machine, and the 1-minute load average per core.
+
+Left out: timing assertions; speed targets live in benchmarks/.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+
+import pytest
+
+CALIBRATION_LOOPS = 1_000_000
+CALIBRATION_RUNS = 5
+QUIET_LOOP_S = 0.055  # the loop's time on the project's 2-core AMD EPYC machine, idle
+MAX_SLOWDOWN = 10.0  # beyond this a timeout means a hang, not a busy machine
+
+
+def calibration_s() -> float:
+    """Seconds the fixed loop takes now (the median of a few runs)."""
+    def once() -> float:
+        start, total = time.perf_counter(), 0
+        for i in range(CALIBRATION_LOOPS):
+            total += i * i
+        return time.perf_counter() - start
+
+    return statistics.median(once() for _ in range(CALIBRATION_RUNS))
+
+
+def measure_slowdown() -> float:
+    """How many times slower than quiet this machine runs now, between 1 and MAX_SLOWDOWN."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    load = os.getloadavg()[0] / (cores or 1) if hasattr(os, "getloadavg") else 0.0
+    return min(MAX_SLOWDOWN, max(1.0, calibration_s() / QUIET_LOOP_S, load))
+
+
+@pytest.fixture(scope="session")
+def slowdown() -> float:
+    """The factor to multiply a wait's quiet-machine timeout by (measured once)."""
+    return measure_slowdown()

@@ -1,0 +1,131 @@
+"""The README says what a newcomer needs, and what it says is true.
+
+- Its test commands exist: the whole suite (`python -m pytest`) and the quick subset,
+  and the quick subset selects at least one test in every test folder.
+- Its Python version is the package's, its clone address is the package's repository.
+- Its module table has a row for every module and subpackage of the package.
+- Its chart screenshot is committed, small, and a PNG (the browser test
+  tests/e2e/test_lesson_figures.py checks it has the shape lesson 1's figure has now).
+- Its notebook snippets run, in order, in a real IPython shell.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import struct
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+PACKAGE = REPO / "jupyter_compaction"
+CHART = REPO / "docs" / "chart.png"
+CHART_MAX_BYTES = 150_000
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+FULL_SUITE = "python -m pytest"
+QUICK_MARKER = re.compile(r"""-m ["']not slow["']""")
+COLLECT_S = 300  # a hang guard for collecting the whole suite, not a speed target
+
+
+def readme() -> str:
+    return README.read_text(encoding="utf-8")
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", readme(), re.S)
+
+
+def pytest_commands() -> list[str]:
+    """Every `python -m pytest ...` command in the README's bash blocks, comments cut."""
+    commands = []
+    for block in blocks("bash"):
+        for line in block.splitlines():
+            for part in line.split("#")[0].split("&&"):
+                if part.strip().startswith(FULL_SUITE):
+                    commands.append(part.strip())
+    return commands
+
+
+def quick_command() -> str:
+    found = [c for c in pytest_commands() if QUICK_MARKER.search(c)]
+    assert len(found) == 1, f"one quick-subset command in the README, found {found}"
+    return found[0]
+
+
+def test_the_readme_gives_the_whole_suite_and_the_quick_subset():
+    assert FULL_SUITE in pytest_commands()
+    assert quick_command().startswith(FULL_SUITE)
+
+
+def folders_with_tests() -> list[Path]:
+    """tests/ and every folder under it that holds a test module."""
+    return sorted({p.parent for p in (REPO / "tests").rglob("test_*.py")})
+
+
+@pytest.mark.slow
+def test_the_quick_subset_selects_a_test_in_every_test_folder():
+    args = shlex.split(quick_command())[3:]  # what follows `python -m pytest`
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", *args],
+                          cwd=REPO, capture_output=True, text=True, timeout=COLLECT_S)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    selected = {(REPO / line.split("::")[0]).parent for line in done.stdout.splitlines()
+                if "::" in line}
+    missing = [str(f.relative_to(REPO)) for f in folders_with_tests() if f not in selected]
+    assert not missing, f"the quick subset selects no test in {missing}"
+
+
+def test_the_python_version_and_the_clone_address_are_the_packages():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    version = re.fullmatch(r">=\s*(\d+\.\d+)", project["requires-python"]).group(1)
+    assert f"Python {version} or later" in readme()
+    clone = next(line.split()[-1] for block in blocks("bash") for line in block.splitlines()
+                 if line.startswith("git clone "))
+    assert clone == project["urls"]["Repository"]
+
+
+def modules() -> set[str]:
+    """The package's modules (`x.py`) and subpackages (`x/`), as the table names them."""
+    names = {p.name for p in PACKAGE.glob("*.py") if not p.name.startswith("_")}
+    return names | {f"{p.parent.name}/" for p in PACKAGE.glob("*/__init__.py")}
+
+
+def test_the_module_table_has_every_module():
+    rows = [line for line in readme().split("## What is inside")[1].splitlines()
+            if line.startswith("| `")]
+    named = {name for row in rows for name in re.findall(r"`([\w]+(?:\.py|/))`",
+                                                        row.split("|")[1])}
+    assert sorted(modules() - named) == [], "modules missing from the README's table"
+    assert sorted(named - modules()) == [], "the README's table names modules that are gone"
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """(width, height) from a PNG's header."""
+    head = path.read_bytes()[:24]
+    assert head[:8] == PNG_SIGNATURE and head[12:16] == b"IHDR", f"{path.name} is not a PNG"
+    return struct.unpack(">II", head[16:24])
+
+
+def test_the_chart_screenshot_is_committed_small_and_shown():
+    width, height = png_size(CHART)
+    assert CHART.stat().st_size <= CHART_MAX_BYTES
+    assert width >= 400 and height >= 200
+    assert f"]({CHART.relative_to(REPO).as_posix()})" in readme()
+
+
+def test_the_notebook_snippets_run_in_order(monkeypatch, tmp_path):
+    from tests.support.shell import fresh_shell
+
+    monkeypatch.chdir(tmp_path)  # a run's session log is written under the current folder
+    shell = fresh_shell(monkeypatch, ("_agent_run", "CONTEXT_BUDGET"), text=True)
+    for source in blocks("python"):
+        result = shell.run_cell(source)
+        assert result.success, (source, result.error_in_exec or result.error_before_exec)
+    run = shell.user_ns["_agent_run"]
+    assert run.status == "finished"
+    budget = shell.user_ns["CONTEXT_BUDGET"]
+    assert f"--budget {budget}" in readme(), "the terminal demo runs at the notebook's budget"
