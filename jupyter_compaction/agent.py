@@ -47,6 +47,7 @@ from .events import (
 )
 from .fallback_summary import FALLBACK_TOKENS, with_fallback
 from .history import Message, blocks
+from .memory_tool import MemoryFolder
 from .models.base import Model, Reply, Usage
 from .settings import DEFAULTS, Settings
 from .store import SessionStore
@@ -59,6 +60,7 @@ from .tools import Toolbox, truncate
 from .usage_anchor import UsageAnchor
 from .workspace import Workspace
 
+MEMORY_FOLDER = "memories"  # the memory tool's folder, inside the workspace
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
 HTTP_BAD_REQUEST, HTTP_TOO_LARGE = 400, 413
 PROMPT_TOO_LONG = "prompt is too long"  # the API's words when a request is over the window
@@ -158,11 +160,15 @@ class Agent:
         self.settings = settings = settings.with_changes(**knobs)
         if settings.notes and workspace is None:
             raise ValueError("notes=True needs a workspace to keep the notes file in")
+        if settings.memory and workspace is None:
+            raise ValueError("memory=True needs a workspace to keep the memory folder in")
         self.model, self.system, self.budget = model, system, settings.budget
         self.user_tools = list(tools)
         self.workspace, self.on_event, self.store = workspace, on_event, store
         self.counter = _checked_counter(counter) if counter is not None else TokenCounter()
         self.strategy = self._configured(settings.strategy)
+        self.memory = (MemoryFolder(workspace.root / MEMORY_FOLDER)
+                       if settings.memory and workspace else None)
 
     # --- building one request -------------------------------------------------------
     def _toolbox(self, state: TaskState | None) -> Toolbox:
@@ -171,6 +177,8 @@ class Agent:
             box.add(fn)
         for fn in (notes_tools(self.workspace) if self.settings.notes else []):
             box.add(fn)
+        if self.memory:
+            box.add(self.memory.tool())
         return box
 
     def _system(self, state: TaskState | None) -> str:

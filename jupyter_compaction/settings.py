@@ -32,6 +32,7 @@ class Settings:
     strategy: Any = "progressive"  # a name from strategies.STRATEGIES or a strategy object
     task_state: bool = True  # keep a goal and todo list outside the messages
     notes: bool = False  # give the agent a notes file in its workspace
+    memory: bool = False  # give the agent the memory tool (a /memories folder in its workspace)
     summary_role: str | None = None  # role of inserted summaries; None: the strategy's own
     summarizer: Any = "aux"  # "aux", "same", a Model or a callable prompt -> summary
     max_turns: int = 60  # stop after this many model calls

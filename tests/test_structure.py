@@ -17,6 +17,8 @@ HOME = PACKAGE / "settings.py"
 DATA = PACKAGE / "scenarios" / "workspaces"  # the scenarios' files, not the package's code
 NOT_KNOBS = {("jupyter_compaction.models.base", "model"),  # Reply.model: who replied
              ("jupyter_compaction.models.anthropic", "model"),  # which Claude, once chosen
+             # whether one API request carries the memory tool's definition
+             ("jupyter_compaction.api_context", "memory"),
              # a recorded session's budget: real sessions run far past the agent's default
              ("jupyter_compaction.replay", "budget")}
 
