@@ -5,7 +5,9 @@ into a `Reply` of plain dicts, so the agent loop cannot tell it from the simulat
 With caching on it marks three prompt-cache breakpoints, the system prompt, the last tool
 definition and the last block of the last message, so every turn re-reads the long,
 stable prefix from the cache instead of paying for it again (the "same" summarizer
-relies on this). `count_tokens()` asks the API for the exact count.
+relies on this). `count_tokens()` asks the API for the exact count. A tool named
+`memory` (`MemoryFolder.tool()`) is sent as the API's own memory tool, `memory_20250818`,
+with the beta it needs: Claude knows that tool's commands, and the client runs them.
 
 Nothing happens at import time: `anthropic` is imported, the key is looked up and the
 client is built on the first call. The key never appears in `repr()`, in our errors or in
@@ -22,7 +24,9 @@ import json
 import os
 from typing import Any
 
+from ..api_context import CONTEXT_EDITING_BETA, memory_tool
 from ..history import InvalidHistory, check_tools_defined
+from ..memory_tool import MEMORY_TOOL_NAME
 from .base import Reply, Usage
 
 DEFAULT_MODEL = "claude-haiku-4-5"
@@ -112,6 +116,15 @@ def _clean_tool(tool: dict[str, Any]) -> dict[str, Any]:
     if tool.get("type", "custom") != "custom":  # a server tool: its keys are its own
         return {k: copy.deepcopy(v) for k, v in tool.items() if k != "cache_control"}
     return {k: copy.deepcopy(tool[k]) for k in _TOOL_KEYS if k in tool}
+
+
+def native_tools(tools: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """`tools` with our `memory` tool swapped for the API's memory tool definition, and the
+    betas that switch it on (none when it is not among them)."""
+    if not any(t.get("name") == MEMORY_TOOL_NAME for t in tools):
+        return tools, []
+    return ([memory_tool() if t.get("name") == MEMORY_TOOL_NAME else t for t in tools],
+            [CONTEXT_EDITING_BETA])
 
 
 def build_request(
@@ -236,13 +249,16 @@ class AnthropicModel:
         A history with tool blocks and no `tools` is refused here, unsent, as the API
         would refuse it."""
         _check_tools(messages, tools)
+        tools, betas = native_tools(tools)
         kwargs = build_request(
             system=system, messages=messages, tools=tools,
             cache=self.cache if cache is None else cache,
         )
         client = self.client
         try:
-            message = client.messages.create(model=self.name, max_tokens=max_tokens, **kwargs)
+            api = client.beta.messages if betas else client.messages
+            message = api.create(model=self.name, max_tokens=max_tokens, **kwargs,
+                                 **({"betas": betas} if betas else {}))
         except Exception as err:  # every SDK failure becomes one ModelError
             raise self._error(err) from err
         if not hasattr(message, "content"):  # a 2xx body that was not a Message
@@ -257,10 +273,13 @@ class AnthropicModel:
     ) -> int:
         """The exact input-token count of a request, from the API's count endpoint."""
         _check_tools(messages, tools)
+        tools, betas = native_tools(tools)
         kwargs = build_request(system=system, messages=messages, tools=tools, cache=False)
         client = self.client
         try:
-            result = client.messages.count_tokens(model=self.name, **kwargs)
+            api = client.beta.messages if betas else client.messages
+            result = api.count_tokens(model=self.name, **kwargs,
+                                      **({"betas": betas} if betas else {}))
         except Exception as err:
             raise self._error(err) from err
         if not hasattr(result, "input_tokens"):
