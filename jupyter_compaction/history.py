@@ -287,13 +287,27 @@ def ongoing_tool_loop(messages: Sequence[Message]) -> bool:
     return len(messages) >= 2 and bool(tool_result_ids(messages[-1]))
 
 
-def drop_old_thinking(messages: Sequence[Message]) -> list[Message]:
+def drop_old_thinking(messages: Sequence[Message], keep: int | str | None = None
+                      ) -> list[Message]:
     """The history without thinking blocks, except in the newest assistant message of an
-    ongoing tool loop (the API needs that one back). A message of thinking alone keeps it."""
-    keep = len(messages) - 2 if ongoing_tool_loop(messages) else -1
+    ongoing tool loop (the API needs that one back). A message of thinking alone keeps it.
+
+    `keep` is `clear_thinking_20251015`'s: a number keeps the thinking of that many of the
+    newest assistant messages that hold some ("thinking turns"), "all" keeps every one."""
+    if keep == "all":
+        return list(messages)
+    if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 0):
+        raise ValueError(f"keep must be a number of thinking turns or 'all', not {keep!r}")
+    thinking = [i for i, m in enumerate(messages) if m["role"] == "assistant"
+                and not isinstance(m["content"], str)
+                and any(b.get("type") in THINKING_TYPES for b in m["content"])]
+    keeping = set(thinking[len(thinking) - keep:] if keep else [])
+    if ongoing_tool_loop(messages):
+        keeping.add(len(messages) - 2)
     out = []
     for i, message in enumerate(messages):
-        if i != keep and message["role"] == "assistant" and not isinstance(message["content"], str):
+        if (i not in keeping and message["role"] == "assistant"
+                and not isinstance(message["content"], str)):
             kept = [b for b in message["content"] if b.get("type") not in THINKING_TYPES]
             if kept and len(kept) < len(message["content"]):
                 message = {**message, "content": kept}

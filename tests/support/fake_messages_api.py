@@ -385,6 +385,7 @@ _EDIT_BETA = {"clear_tool_uses_20250919": "context-management-2025-06-27",
               "compact_20260112": "compact-2026-01-12"}
 _THRESHOLDS = {"trigger": {"input_tokens", "tool_uses"}, "keep": {"tool_uses"},
                "clear_at_least": {"input_tokens"}}
+_THINKING_KEEP = {"thinking_turns"}  # clear_thinking's `keep`: these, or the string "all"
 _MEMORY_TOOL, _MIN_COMPACT_TRIGGER = "memory_20250818", 50_000
 
 
@@ -412,6 +413,10 @@ def check_context_management(body: dict[str, Any], betas: str) -> str | None:
             return f"{where}.{sorted(extra)[0]}: Extra inputs are not permitted"
         for key, kinds in _THRESHOLDS.items():
             value = edit.get(key)
+            if kind == "clear_thinking_20251015" and key == "keep":
+                if value == "all":
+                    continue
+                kinds = _THINKING_KEEP
             if key in edit and not (isinstance(value, dict) and value.get("type") in kinds
                                     and type(value.get("value")) is int and value["value"] >= 0):
                 return f"{where}.{key}: expected {{'type': one of {sorted(kinds)}, 'value': int}}"
