@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import strategies as strategies_module
+from .asked_compaction import compact_tool, usage_line
 from .evaluation import dropped_facts
 from .events import (
     Compacted,
@@ -169,6 +170,7 @@ class Agent:
         self.strategy = self._configured(settings.strategy)
         self.memory = (MemoryFolder(workspace.root / MEMORY_FOLDER)
                        if settings.memory and workspace else None)
+        self._asked: str | None = None  # the focus of a compaction the model asked for
 
     # --- building one request -------------------------------------------------------
     def _toolbox(self, state: TaskState | None) -> Toolbox:
@@ -179,6 +181,8 @@ class Agent:
             box.add(fn)
         if self.memory:
             box.add(self.memory.tool())
+        if self.settings.compact_at is not None:
+            box.add(compact_tool(self._ask))
         return box
 
     def _system(self, state: TaskState | None) -> str:
@@ -248,6 +252,8 @@ class Agent:
         if (self.strategy.name != "off"
                 and run.anchor.over(overhead + self._tally(run).total, trigger)
                 and self._compact(run, schemas, overhead) is None):
+            return None
+        if self._asked is not None and self._compact_as_asked(run, schemas, overhead) is None:
             return None
         local = overhead + self._tally(run).total
         self._emit(run, TurnStarted(run.turn, local, self.budget, trigger,
@@ -451,8 +457,30 @@ class Agent:
             self._emit(run, ToolReturned(
                 run.turn, call["name"], call["id"], bool(result.get("is_error")),
                 self.counter.count_text(result["content"]), truncated=len(text) > limit))
-        self._append(run, {"role": "user", "content": results})
+        self._append(run, {"role": "user", "content": results + self._usage(run, results,
+                                                                            toolbox)})
         self._save_state(run)
+
+    # --- compaction the model asks for (asked_compaction.py) ------------------------------
+    def _ask(self, focus: str) -> None:
+        self._asked = focus
+
+    def _compact_as_asked(self, run: Run, schemas: list[dict[str, Any]], overhead: int
+                          ) -> Compaction | None:
+        """The compaction the model asked for with `compact`, with its focus (None: stuck)."""
+        focus, self._asked = " ".join((self._asked or "").split()), None
+        chosen = configure(self.strategy, focus=focus) if focus else self.strategy
+        return self._compact(run, schemas, overhead, chosen)
+
+    def _usage(self, run: Run, results: list[dict[str, Any]], toolbox: Toolbox
+               ) -> list[dict[str, Any]]:
+        """The context-usage line for this round of results, when `usage_line` is on."""
+        if not self.settings.usage_line:
+            return []
+        used = (self.counter.count([], run.system, toolbox.schemas) + self._tally(run).total
+                + self.counter.count_message({"role": "user", "content": results}))
+        return [{"type": "text", "text": usage_line(used, self.budget,
+                                                    self.settings.compact_at)}]
 
     # --- bookkeeping ------------------------------------------------------------------
     def _save_state(self, run: Run) -> None:

@@ -33,6 +33,8 @@ class Settings:
     task_state: bool = True  # keep a goal and todo list outside the messages
     notes: bool = False  # give the agent a notes file in its workspace
     memory: bool = False  # give the agent the memory tool (a /memories folder in its workspace)
+    usage_line: bool = False  # tell the model how full its context is after each tool round
+    compact_at: float | None = None  # offer the compact tool; the model calls it past this share
     summary_role: str | None = None  # role of inserted summaries; None: the strategy's own
     summarizer: Any = "aux"  # "aux", "same", a Model or a callable prompt -> summary
     max_turns: int = 60  # stop after this many model calls
@@ -52,6 +54,11 @@ class Settings:
             raise ValueError(f"trigger and target must be shares of the budget with "
                              f"0 < target < trigger <= 1; got target {self.target!r}, "
                              f"trigger {self.trigger!r}")
+        if self.compact_at is not None and (
+                not isinstance(self.compact_at, numbers.Real) or isinstance(self.compact_at, bool)
+                or not 0 < self.compact_at <= 1):
+            raise ValueError(f"compact_at must be a share of the budget in (0, 1], or None "
+                             f"(no compact tool), not {self.compact_at!r}")
         if self.summary_role is not None and self.summary_role not in SUMMARY_ROLES:
             raise ValueError(f"summary_role must be 'assistant' or 'user', "
                              f"not {self.summary_role!r}")

@@ -22,7 +22,9 @@ call the model reads the request it was given, and nothing else:
 With the task-state tools offered it writes a todo list of the calls it can name so far
 (rewritten when a listing reveals more) and ticks each with a note of its facts; with the
 notes tools it writes its facts down and reads them back after a compaction; with the
-memory tool it does the same in `/memories/findings.md`, viewing the folder first.
+memory tool it does the same in `/memories/findings.md`, viewing the folder first. Offered
+the `compact` tool, it calls it (with its task's first sentence as the focus) when the
+newest context-usage line says it is past the share the line gives.
 
 Asked for a summary (recognised by what the request asks, in any wording), it writes
 the sections the prompt names, in that order, under the length the prompt states
@@ -61,6 +63,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..asked_compaction import COMPACT_TOOL, read_usage_line
 from ..history import Message, blocks, result_text
 from ..memory_tool import MEMORY_ROOT, MEMORY_TOOL_NAME
 from ..scenarios import load
@@ -89,6 +92,7 @@ SUMMARY_WORDS = 200  # the summary's word cap when the prompt states none
 LOSSY_KEEP = 3  # a prompt not asking for verbatim identifiers keeps values of this many steps
 MAX_NEXT_STEPS = 5  # a summary names the next few steps, not the whole plan
 MAX_SAME_CALL = 2  # an identical call with an identical result, at most this many in a row
+FOCUS_CHARS = 120  # the focus it gives `compact`: its task's first sentence, cut to this
 MEMORY_FILE = f"{MEMORY_ROOT}/findings.md"  # where it keeps its findings with the memory tool
 USER_SUMMARY = ("trust", "redo_last", "redo_all")
 DEFAULT_USER_SUMMARY = "trust"
@@ -299,6 +303,9 @@ class SimulatedModel:
         if MEMORY_TOOL_NAME in offered:
             calls += [self._call(MEMORY_TOOL_NAME, args)
                       for args in _memory_steps(messages, news)]
+        if COMPACT_TOOL in offered and _past_compact_line(messages):
+            focus = _text_of(messages[0]).split("\n")[0].split(". ")[0][:FOCUS_CHARS]
+            calls.append(self._call(COMPACT_TOOL, {"focus": focus}))
         return calls
 
     @staticmethod
@@ -440,6 +447,17 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
 
 def _views_memory(block: dict[str, Any]) -> bool:
     return block.get("name") == MEMORY_TOOL_NAME and block["input"].get("command") == "view"
+
+
+def _past_compact_line(messages: list[Message]) -> bool:
+    """Whether the newest context-usage line says the context is past the share at which
+    to call `compact`, and the reply it answers did not call it already."""
+    if len(messages) < 2 or messages[-1]["role"] != "user":
+        return False
+    if any(b.get("name") == COMPACT_TOOL for b in blocks(messages[-2])):
+        return False
+    read = read_usage_line(_text_of(messages[-1]))
+    return read is not None and read[1] is not None and read[0] >= read[1]
 
 
 def _memory_uses(messages: list[Message]) -> list[tuple[dict[str, Any], str, bool]]:
