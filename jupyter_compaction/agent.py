@@ -50,6 +50,7 @@ from .fallback_summary import FALLBACK_TOKENS, with_fallback
 from .history import Message, blocks
 from .memory_tool import MemoryFolder
 from .models.base import Model, Reply, Usage
+from .restore import hook_texts, restore
 from .settings import DEFAULTS, Settings
 from .store import SessionStore
 from .strategies import Compaction, CompressionStuck, TrimTurns, check_stuck, configure
@@ -171,6 +172,9 @@ class Agent:
         self.memory = (MemoryFolder(workspace.root / MEMORY_FOLDER)
                        if settings.memory and workspace else None)
         self._asked: str | None = None  # the focus of a compaction the model asked for
+        self.pinned: list[str] = []  # texts re-attached after every compaction (restore.py)
+        self.before_compaction: list[Callable[[Run], str | None]] = []  # hooks whose text ...
+        self.after_compaction: list[Callable[[Run, Compaction], str | None]] = []  # ... comes back
 
     # --- building one request -------------------------------------------------------
     def _toolbox(self, state: TaskState | None) -> Toolbox:
@@ -334,11 +338,13 @@ class Agent:
                 raise _Stuck(f"compaction is stuck: the system prompt and tools alone take "
                              f"{overhead} tokens, over the budget of {self.budget}; "
                              f"raise the budget")
+            early = hook_texts(self.before_compaction, run)
             result, fallback = self._shrink(run, schemas, goal, strategy)
             check_stuck(result, room)
         except (CompressionStuck, _Stuck) as exc:
             return self._stuck(run, str(exc))
         if result.changed:
+            result = self._restored(run, result, goal, early)
             self._accept(run, result)
         if result.changed or fallback:  # else: under the budget, nothing worth doing yet
             self._announce(run, before, result, fallback)
@@ -481,6 +487,19 @@ class Agent:
                 + self.counter.count_message({"role": "user", "content": results}))
         return [{"type": "text", "text": usage_line(used, self.budget,
                                                     self.settings.compact_at)}]
+
+    # --- what comes back after a compaction (restore.py) ----------------------------------
+    def _restored(self, run: Run, result: Compaction, goal: int, early: list[str]
+                  ) -> Compaction:
+        """`result` with the newest files read again, the pinned texts and the hooks' texts
+        after it (the transcript records the round the agent added)."""
+        texts = [*self.pinned, *early, *hook_texts(self.after_compaction, run, result)]
+        if not self.settings.restore and not texts:
+            return result
+        out = restore(result, run.transcript, self._toolbox(run.task_state), self.counter,
+                      files=self.settings.restore, goal=goal, texts=texts, tag=str(run.turn))
+        run.transcript.extend(out.messages[len(result.messages):])
+        return out
 
     # --- bookkeeping ------------------------------------------------------------------
     def _save_state(self, run: Run) -> None:

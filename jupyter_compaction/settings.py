@@ -35,6 +35,7 @@ class Settings:
     memory: bool = False  # give the agent the memory tool (a /memories folder in its workspace)
     usage_line: bool = False  # tell the model how full its context is after each tool round
     compact_at: float | None = None  # offer the compact tool; the model calls it past this share
+    restore: int = 0  # after a summary, re-attach this many of the newest files read
     summary_role: str | None = None  # role of inserted summaries; None: the strategy's own
     summarizer: Any = "aux"  # "aux", "same", a Model or a callable prompt -> summary
     max_turns: int = 60  # stop after this many model calls
@@ -45,6 +46,8 @@ class Settings:
         _whole(self.max_turns, "max_turns", "a positive number of turns", None)
         _whole(self.max_output_tokens, "max_output_tokens", "a positive number of tokens",
                None)
+        if not isinstance(self.restore, int) or isinstance(self.restore, bool) or self.restore < 0:
+            raise ValueError(f"restore must be a number of files (0: none), not {self.restore!r}")
         for name in ("trigger", "target"):
             value = getattr(self, name)
             if not isinstance(value, numbers.Real) or isinstance(value, bool):
