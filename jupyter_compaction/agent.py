@@ -47,7 +47,7 @@ from .events import (
     TurnStarted,
 )
 from .fallback_summary import FALLBACK_TOKENS, with_fallback
-from .history import Message, blocks
+from .history import COMPACTION, Message, blocks
 from .memory_tool import MemoryFolder
 from .models.base import Model, Reply, Usage
 from .restore import hook_texts, restore
@@ -65,6 +65,7 @@ from .workspace import Workspace
 MEMORY_FOLDER = "memories"  # the memory tool's folder, inside the workspace
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
 HTTP_BAD_REQUEST, HTTP_TOO_LARGE = 400, 413
+PAUSED_AFTER_COMPACTION = "compaction"  # the stop reason of a reply paused by the API
 PROMPT_TOO_LONG = "prompt is too long"  # the API's words when a request is over the window
 SUMMARY_REST_TURNS = 30  # after a failed summary call: no summary for this many turns, ...
 REST_GROWTH = 2  # ... and this many times longer after each later failure
@@ -237,6 +238,8 @@ class Agent:
             if reply is None:
                 return run
             self._record_reply(run, reply, sent=overhead + self._tally(run).total)
+            if reply.stop_reason == PAUSED_AFTER_COMPACTION:
+                continue  # the API compacted and paused: send the request again to go on
             if not reply.tool_uses:
                 run.answer, run.status = reply.text, "finished"
                 self._emit(run, Finished(run.turn, reply.text))
@@ -444,7 +447,8 @@ class Agent:
         (a refusal for length may have compacted it since the turn started)."""
         run.usage.append(reply.usage)
         run.anchor.observe(sent, reply.usage.total_input)
-        self._append(run, reply.as_message())
+        if not self._continue_paused(run, reply.as_message()):
+            self._append(run, reply.as_message())
         self._emit(run, ModelReplied(run.turn, reply.usage, reply.stop_reason, reply.text,
                                      len(reply.tool_uses)))
 
@@ -487,6 +491,23 @@ class Agent:
                 + self.counter.count_message({"role": "user", "content": results}))
         return [{"type": "text", "text": usage_line(used, self.budget,
                                                     self.settings.compact_at)}]
+
+    def _continue_paused(self, run: Run, message: Message) -> bool:
+        """Join a reply to the assistant turn the API paused after a server compaction (a
+        message of `compaction` blocks alone, sent back as the turn's start, which the
+        reply continues); False when the last message is no such pause."""
+        last = run.messages[-1] if run.messages else None
+        if not last or last["role"] != "assistant" or not all(
+                b.get("type") == COMPACTION for b in blocks(last)):
+            return False
+        joined = {"role": "assistant", "content": [*blocks(last), *message["content"]]}
+        run.messages[-1] = joined
+        if run.transcript and run.transcript[-1] is last:
+            run.transcript[-1] = joined
+        run.tally = None
+        if self.store and run.session_id:  # the store keeps the wire: pause, then the rest
+            self.store.append_message(run.session_id, message)
+        return True
 
     # --- what comes back after a compaction (restore.py) ----------------------------------
     def _restored(self, run: Run, result: Compaction, goal: int, early: list[str]

@@ -224,12 +224,16 @@ def turns(messages: Sequence[Message]) -> list[tuple[int, int]]:
 # its results) is never altered, as the API requires; older thinking may be dropped
 # (`drop_old_thinking`). Server tools run on the API's side: a `server_tool_use` and its
 # `web_search_tool_result` sit in the same assistant message, so they need no user
-# message. A `search_result` (source, title, text blocks) is a user block or part of a
-# tool result. How these blocks count as tokens is documented in tokens.py.
+# message. A `compaction` block (the API's server-side summary) opens an assistant
+# message; the API ignores everything before it. A `search_result` (source, title, text
+# blocks) is a user block or part of a tool result. How these blocks count as tokens is
+# documented in tokens.py.
 
 THINKING_TYPES = ("thinking", "redacted_thinking")
 SERVER_RESULT_TYPES = ("web_search_tool_result",)
-BLOCK_TYPES["assistant"] |= {*THINKING_TYPES, "server_tool_use", *SERVER_RESULT_TYPES}
+COMPACTION = "compaction"  # the API's server-side summary (`server_compaction.py`)
+BLOCK_TYPES["assistant"] |= {*THINKING_TYPES, "server_tool_use", *SERVER_RESULT_TYPES,
+                             COMPACTION}
 BLOCK_TYPES["user"] |= {"search_result"}
 RESULT_PART_TYPES |= {"search_result"}
 
@@ -259,6 +263,7 @@ BLOCK_RULES = {
     "web_search_tool_result": lambda i, b: (_require(i, b, str, "tool_use_id"),
                                             _require(i, b, (list, dict), "content")),
     "search_result": _check_search_result,
+    COMPACTION: lambda i, b: _require(i, b, str, "content"),
 }
 
 BLOCK_TEXT = {
@@ -268,6 +273,7 @@ BLOCK_TEXT = {
     "web_search_tool_result": lambda b: json.dumps(b.get("content"), sort_keys=True),
     "search_result": lambda b: "\n".join(
         [b.get("title", ""), b.get("source", ""), *(p.get("text", "") for p in b["content"])]),
+    COMPACTION: lambda b: b["content"],
 }
 
 

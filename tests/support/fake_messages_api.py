@@ -13,7 +13,11 @@ speaks enough of the API for `anthropic.Anthropic(base_url=fake.base_url, ...)`:
   so they catch the library's bugs instead of sharing them.
 - `context_management` (context editing and compaction edits) and the memory tool are
   accepted with the `anthropic-beta` header each needs and checked for shape
-  (`check_context_management`); the edits are recorded with the body, not applied.
+  (`check_context_management`). Compaction (`compact_20260112`) is applied as the API
+  documents it (`jupyter_compaction.server_compaction.serve`: what precedes a `compaction`
+  block is ignored, a summary is made past the trigger, `pause_after_compaction` stops
+  the reply, `usage.iterations` bills each step); the other edits are recorded, not
+  applied.
 - Answers come from a `responder` (request JSON -> partial response JSON); `model_responder`
   turns any `jupyter_compaction` `Model` into one.
 - Usage is deterministic. Tokens are approximated as characters / 4 of a canonical
@@ -44,6 +48,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from jupyter_compaction.server_compaction import PAUSED, serve
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -86,9 +92,10 @@ _BLOCK_KEYS: dict[str, set[str]] = {
     "tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
     "thinking": {"type", "thinking", "signature"},
     "redacted_thinking": {"type", "data"},
+    "compaction": {"type", "content", "cache_control"},
 }
 _USER_ONLY = {"tool_result"}
-_ASSISTANT_ONLY = {"tool_use", "thinking", "redacted_thinking"}
+_ASSISTANT_ONLY = {"tool_use", "thinking", "redacted_thinking", "compaction"}
 _TOOL_KEYS = {"type", "name", "description", "input_schema", "cache_control", "strict"}
 MAX_CACHE_BREAKPOINTS = 4
 TOOLS_REQUIRED = "Requests which include `tool_use` or `tool_result` blocks must define tools."
@@ -170,6 +177,8 @@ def _check_block(block: Any, role: str, where: str) -> None:
             raise _Invalid(f"{where}.name: Field required")
         if not isinstance(block.get("input"), dict):
             raise _Invalid(f"{where}.input: Input should be a valid dictionary")
+    elif kind == "compaction" and not isinstance(block.get("content"), str):
+        raise _Invalid(f"{where}.content: Input should be a valid string")
     elif kind == "tool_result":
         if not isinstance(block.get("tool_use_id"), str):
             raise _Invalid(f"{where}.tool_use_id: Field required")
@@ -726,11 +735,11 @@ class FakeMessagesAPI:
             return reply(200, {"input_tokens": approx_tokens(body)})
         with self._respond_lock:
             try:
-                answer = self.responder(copy.deepcopy(body))
+                seen, answer, steps = serve(copy.deepcopy(body), self.responder, approx_tokens)
             except Exception as err:  # the responder's bug becomes a 500, and is recorded
                 self.errors.append(f"{type(err).__name__}: {err}")
                 return error(500, "api_error", f"responder failed: {type(err).__name__}: {err}")
-            return reply(200, self._message(body, answer))
+            return reply(200, self._billed(self._message(seen, answer), steps))
 
     def _take_fault(self, index: int) -> Fault | None:
         for k, fault in enumerate(self.faults):
@@ -775,6 +784,21 @@ class FakeMessagesAPI:
             "stop_sequence": None,
             "usage": {**self._usage(body), "output_tokens": output_tokens},
         }
+
+    @staticmethod
+    def _billed(message: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
+        """`message` with server compaction's `usage.iterations`: the summary step, then
+        the reply's own (the top-level counts), or none when it paused after compacting."""
+        if not steps:
+            return message
+        usage = message["usage"]
+        if message["stop_reason"] == PAUSED:
+            usage.update({k: 0 for k in usage if k.endswith("input_tokens")})
+            usage["output_tokens"] = steps[0]["output_tokens"]
+            usage["iterations"] = steps[:1]
+        else:
+            usage["iterations"] = [steps[0], {"type": "message", **usage}]
+        return message
 
     def _usage(self, body: dict[str, Any]) -> dict[str, int]:
         """The input split of a request, and the cache updated with its breakpoints."""
