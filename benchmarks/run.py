@@ -13,6 +13,7 @@ the same machine state. The benchmarks, in the report's order:
   6. bench_grading.py   grading throughput: learners x every lesson, with hidden cases
   7. bench_summarizer_cost.py  who writes the summary: aux vs same (appended), in dollars
   8. bench_engine.py    how often each strategy compacts and how far down, before/after
+  9. bench_asked_restore.py  model-asked vs automatic compaction, restore, the memory tool
 
 `--quick` uses fewer sizes, repeats and budgets (and skips the lessons) and finishes in
 under two minutes on a 2-core machine; `--out` writes the two files to another folder
@@ -54,6 +55,7 @@ BENCHMARKS = (
     ("grading", "6. Grading a class", "bench_grading"),
     ("summarizer", "7. Who writes the summary: aux vs same", "bench_summarizer_cost"),
     ("engine", "8. The engine: how often and how far it compacts", "bench_engine"),
+    ("asked", "9. Who decides when, what comes back, memory", "bench_asked_restore"),
 )
 HEADINGS = ("Goals at a glance", "Machine", *(b[1] for b in BENCHMARKS))
 
