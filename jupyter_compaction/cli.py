@@ -35,6 +35,10 @@ def demo(args: argparse.Namespace) -> int:
     knobs = {name: getattr(args, name) for name in DEMO_KNOBS
              if getattr(args, name) is not None}
     try:
+        if args.base_url:
+            from .models.compatible import compatible_model
+
+            knobs["model"] = compatible_model(args.model or "", base_url=args.base_url)
         settings = DEFAULTS.with_changes(**knobs)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -101,8 +105,12 @@ def parser() -> argparse.ArgumentParser:
                                                 f"default {DEFAULTS.target}")
     d.add_argument("--strategy", choices=list(strategies.STRATEGIES),
                    help=f"default {DEFAULTS.strategy}")
-    d.add_argument("--model", help=f"'simulated' (offline) or a Claude model id (needs "
-                                   f"ANTHROPIC_API_KEY); default {DEFAULTS.model}")
+    d.add_argument("--model", help=f"'simulated' (offline), a Claude model id (needs "
+                                   f"ANTHROPIC_API_KEY), 'ollama:NAME' (a local Ollama "
+                                   f"model), or any name with --base-url; "
+                                   f"default {DEFAULTS.model}")
+    d.add_argument("--base-url", help="an Anthropic-compatible server (llama.cpp, vLLM, "
+                                      "Ollama), e.g. http://127.0.0.1:8080")
     d.add_argument("--task-state", action=argparse.BooleanOptionalAction)
     d.add_argument("--summary-role", choices=SUMMARY_ROLES)
     d.add_argument("--max-turns", type=_positive, help=f"default {DEFAULTS.max_turns}")

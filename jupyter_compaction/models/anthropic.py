@@ -239,6 +239,7 @@ class AnthropicModel:
         self.name = model
         self.cache = cache
         self.edits = list(edits)  # context-management edits sent with every request
+        self.native = True  # send the betas (False: a server that refuses them)
         self.max_retries = max_retries
         self.timeout = timeout
         self._client = client
@@ -272,7 +273,7 @@ class AnthropicModel:
         A history with tool blocks and no `tools` is refused here, unsent, as the API
         would refuse it."""
         _check_tools(messages, tools)
-        tools, extra = native_tools(tools, self.edits)
+        tools, extra = native_tools(tools, self.edits) if self.native else (tools, {})
         kwargs = build_request(
             system=system, messages=messages, tools=tools,
             cache=self.cache if cache is None else cache,
@@ -295,7 +296,7 @@ class AnthropicModel:
     ) -> int:
         """The exact input-token count of a request, from the API's count endpoint."""
         _check_tools(messages, tools)
-        tools, extra = native_tools(tools, self.edits)
+        tools, extra = native_tools(tools, self.edits) if self.native else (tools, {})
         kwargs = build_request(system=system, messages=messages, tools=tools, cache=False)
         client = self.client
         try:

@@ -27,6 +27,10 @@ speaks enough of the API for `anthropic.Anthropic(base_url=fake.base_url, ...)`:
   breakpoint as `cache_creation_input_tokens`, and what follows as `input_tokens`.
 - Faults can be injected (`Fault`): 429 / 529 / 500 / 400 responses, a timeout, a dropped
   connection, a malformed 200 body.
+- `compatible=True` behaves as Ollama, llama.cpp or vLLM do behind `/v1/messages`: usage
+  without cache fields, a 400 for any `anthropic-beta` header or `context_management`,
+  no `count_tokens` (404), and, at the requests listed in `malformed_at`, tool calls with
+  their arguments missing (as small models write them).
 
 Left out: streaming, images and documents (accepted, counted as JSON), thinking, batches,
 the 4096-token minimum cacheable prefix (settable with `min_cacheable_tokens`), cache TTLs.
@@ -592,8 +596,12 @@ class FakeMessagesAPI:
         timeout_sleep: float = 2.0,
         retry_after_ms: int = 10,
         min_cacheable_tokens: int = 0,
+        compatible: bool = False,
+        malformed_at: tuple[int, ...] = (),
     ) -> None:
         self.responder: Responder = responder or default_responder
+        self.compatible = compatible
+        self.malformed_at = set(malformed_at)
         self.timeout_sleep = timeout_sleep
         self.retry_after_ms = retry_after_ms
         self.min_cacheable_tokens = min_cacheable_tokens
@@ -726,6 +734,12 @@ class FakeMessagesAPI:
         if body is None:
             return error(400, "invalid_request_error", "The request body is not valid JSON.")
         counting = path.endswith("/count_tokens")
+        if self.compatible and counting:
+            return error(404, "not_found_error", f"Not found: POST {path}")
+        if self.compatible and (handler.headers.get("anthropic-beta")
+                                or "context_management" in body):
+            return error(400, "invalid_request_error",
+                         "unknown field: context_management (anthropic-beta is not supported)")
         problem = validate_request(body, count_tokens=counting)
         if problem is None and isinstance(body, dict):
             problem = check_context_management(body, handler.headers.get("anthropic-beta", ""))
@@ -739,7 +753,10 @@ class FakeMessagesAPI:
             except Exception as err:  # the responder's bug becomes a 500, and is recorded
                 self.errors.append(f"{type(err).__name__}: {err}")
                 return error(500, "api_error", f"responder failed: {type(err).__name__}: {err}")
-            return reply(200, self._billed(self._message(seen, answer), steps))
+            message = self._billed(self._message(seen, answer), steps)
+            if self.compatible:
+                self._as_compatible(message, record["index"])
+            return reply(200, message)
 
     def _take_fault(self, index: int) -> Fault | None:
         for k, fault in enumerate(self.faults):
@@ -784,6 +801,18 @@ class FakeMessagesAPI:
             "stop_sequence": None,
             "usage": {**self._usage(body), "output_tokens": output_tokens},
         }
+
+    def _as_compatible(self, message: dict[str, Any], index: int) -> None:
+        """What a compatible server answers: usage without cache fields, and, at the
+        requests in `malformed_at`, tool calls whose arguments are missing."""
+        usage = message["usage"]
+        message["usage"] = {"input_tokens": sum(v for k, v in usage.items()
+                                                if k.endswith("input_tokens")),
+                            "output_tokens": usage["output_tokens"]}
+        if index in self.malformed_at:
+            for block in message["content"]:
+                if block.get("type") == "tool_use":
+                    block["input"] = {}
 
     @staticmethod
     def _billed(message: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
