@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from jupyter_compaction import runner, scenarios
@@ -54,3 +56,14 @@ def test_without_the_line_the_model_never_asks():
     with runner.start("debug", budget=8_000, compact_at=0.7) as session:
         run = session.play()
     assert not [e for e in run.of(ToolCalled) if e.name == "compact"]
+
+
+def test_context_shows_the_lines_wording_and_cost():
+    from jupyter_compaction.jupyter.context_view import rows, view
+
+    with runner.start("logistics", budget=100_000, usage_line=True, compact_at=0.7) as session:
+        run = session.play()
+    marked = [r for r in rows(run) if "usage line" in r.marker]
+    assert marked and all(re.search(r"usage line \d+ tok", r.marker) for r in marked)
+    assert all("[context usage: " in r.text for r in marked)  # the wording, with --full
+    assert "usage line" in view(run).text
