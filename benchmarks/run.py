@@ -14,6 +14,7 @@ the same machine state. The benchmarks, in the report's order:
   7. bench_summarizer_cost.py  who writes the summary: aux vs same (appended), in dollars
   8. bench_engine.py    how often each strategy compacts and how far down, before/after
   9. bench_suite.py     the test suite's wall time: collection, quick subset, whole suite
+ 10. bench_asked_restore.py  model-asked vs automatic compaction, restore, the memory tool
 
 `--quick` uses fewer sizes, repeats and budgets (and skips the lessons and the test
 suite) and finishes in under two minutes on a 2-core machine; `--out` writes the two
@@ -56,6 +57,7 @@ BENCHMARKS = (
     ("summarizer", "7. Who writes the summary: aux vs same", "bench_summarizer_cost"),
     ("engine", "8. The engine: how often and how far it compacts", "bench_engine"),
     ("suite", "9. The test suite: collection, quick subset, whole suite", "bench_suite"),
+    ("asked", "10. Who decides when, what comes back, memory", "bench_asked_restore"),
 )
 HEADINGS = ("Goals at a glance", "Machine", *(b[1] for b in BENCHMARKS))
 

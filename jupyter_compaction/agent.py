@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import strategies as strategies_module
+from .asked_compaction import compact_tool, usage_line
 from .backoff import Resting, SummaryBackoff
 from .evaluation import dropped_facts
 from .events import (
@@ -49,9 +50,11 @@ from .events import (
     TurnStarted,
 )
 from .fallback_summary import FALLBACK_TOKENS, with_fallback
-from .history import Message, blocks, call_key
+from .history import COMPACTION, Message, blocks, call_key
 from .loop_guard import LoopGuard
+from .memory_tool import MemoryFolder
 from .models.base import Model, Reply, Usage
+from .restore import hook_texts, restore
 from .settings import DEFAULTS, Settings
 from .store import SessionStore
 from .strategies import (
@@ -73,8 +76,10 @@ from .tools import Toolbox, truncate
 from .usage_anchor import UsageAnchor
 from .workspace import Workspace
 
+MEMORY_FOLDER = "memories"  # the memory tool's folder, inside the workspace
 MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
 HTTP_BAD_REQUEST, HTTP_TOO_LARGE = 400, 413
+PAUSED_AFTER_COMPACTION = "compaction"  # the stop reason of a reply paused by the API
 PROMPT_TOO_LONG = "prompt is too long"  # the API's words when a request is over the window
 SYSTEM_PROMPT = (
     "You are a careful agent working on the user's task with tools. Finish the task, then "
@@ -165,11 +170,19 @@ class Agent:
         self.settings = settings = settings.with_changes(**knobs)
         if settings.notes and workspace is None:
             raise ValueError("notes=True needs a workspace to keep the notes file in")
+        if settings.memory and workspace is None:
+            raise ValueError("memory=True needs a workspace to keep the memory folder in")
         self.model, self.system, self.budget = model, system, settings.budget
         self.user_tools = list(tools)
         self.workspace, self.on_event, self.store = workspace, on_event, store
         self.counter = check_counter(counter) if counter is not None else TokenCounter()
         self.strategy = self._configured(settings.strategy)
+        self.memory = (MemoryFolder(workspace.root / MEMORY_FOLDER)
+                       if settings.memory and workspace else None)
+        self._asked: str | None = None  # the focus of a compaction the model asked for
+        self.pinned: list[str] = []  # texts re-attached after every compaction (restore.py)
+        self.before_compaction: list[Callable[[Run], str | None]] = []  # hooks whose text ...
+        self.after_compaction: list[Callable[[Run, Compaction], str | None]] = []  # ... comes back
 
     # --- building one request -------------------------------------------------------
     def _toolbox(self, state: TaskState | None) -> Toolbox:
@@ -178,6 +191,10 @@ class Agent:
             box.add(fn)
         for fn in (notes_tools(self.workspace) if self.settings.notes else []):
             box.add(fn)
+        if self.memory:
+            box.add(self.memory.tool())
+        if self.settings.compact_at is not None:
+            box.add(compact_tool(self._ask))
         return box
 
     def _system(self, state: TaskState | None) -> str:
@@ -236,6 +253,8 @@ class Agent:
             if reply is None:
                 return run
             self._record_reply(run, reply, sent=overhead + self._tally(run).total)
+            if reply.stop_reason == PAUSED_AFTER_COMPACTION:
+                continue  # the API compacted and paused: send the request again to go on
             if not reply.tool_uses:
                 run.answer, run.status = reply.text, "finished"
                 self._emit(run, Finished(run.turn, reply.text))
@@ -257,6 +276,8 @@ class Agent:
         if (not isinstance(self.strategy, NoCompaction)
                 and run.anchor.over(overhead + self._tally(run).total, trigger)
                 and self._compact(run, schemas, overhead) is None):
+            return None
+        if self._asked is not None and self._compact_as_asked(run, schemas, overhead) is None:
             return None
         local = overhead + self._tally(run).total
         self._emit(run, TurnStarted(run.turn, local, self.budget, trigger,
@@ -337,11 +358,13 @@ class Agent:
                 raise _Stuck(f"compaction is stuck: the system prompt and tools alone take "
                              f"{overhead} tokens, over the budget of {self.budget}; "
                              f"raise the budget")
+            early = hook_texts(self.before_compaction, run)
             result, fallback = self._shrink(run, schemas, goal, strategy)
             check_stuck(result, room)
         except (CompressionStuck, _Stuck) as exc:
             return self._stuck(run, str(exc))
         if result.changed:
+            result = self._restored(run, result, goal, early)
             self._accept(run, result)
         if result.changed or fallback:  # else: under the budget, nothing worth doing yet
             self._announce(run, before, result, fallback)
@@ -422,7 +445,8 @@ class Agent:
         (a refusal for length may have compacted it since the turn started)."""
         run.usage.append(reply.usage)
         run.anchor.observe(sent, reply.usage.total_input)
-        self._append(run, reply.as_message())
+        if not self._continue_paused(run, reply.as_message()):
+            self._append(run, reply.as_message())
         self._emit(run, ModelReplied(run.turn, reply.usage, reply.stop_reason, reply.text,
                                      len(reply.tool_uses)))
 
@@ -441,8 +465,60 @@ class Agent:
             self._emit(run, ToolReturned(
                 run.turn, call["name"], call["id"], bool(result.get("is_error")),
                 self.counter.count_text(result["content"]), truncated=len(text) > limit))
-        self._append(run, {"role": "user", "content": results})
+        self._append(run, {"role": "user", "content": results + self._usage(run, results,
+                                                                            toolbox)})
         self._save_state(run)
+
+    # --- compaction the model asks for (asked_compaction.py) ------------------------------
+    def _ask(self, focus: str) -> None:
+        self._asked = focus
+
+    def _compact_as_asked(self, run: Run, schemas: list[dict[str, Any]], overhead: int
+                          ) -> Compaction | None:
+        """The compaction the model asked for with `compact`, with its focus (None: stuck)."""
+        focus, self._asked = " ".join((self._asked or "").split()), None
+        chosen = configure(self.strategy, focus=focus) if focus else self.strategy
+        return self._compact(run, schemas, overhead, chosen)
+
+    def _usage(self, run: Run, results: list[dict[str, Any]], toolbox: Toolbox
+               ) -> list[dict[str, Any]]:
+        """The context-usage line for this round of results, when `usage_line` is on."""
+        if not self.settings.usage_line:
+            return []
+        used = (self.counter.count([], run.system, toolbox.schemas) + self._tally(run).total
+                + self.counter.count_message({"role": "user", "content": results}))
+        return [{"type": "text", "text": usage_line(used, self.budget,
+                                                    self.settings.compact_at)}]
+
+    def _continue_paused(self, run: Run, message: Message) -> bool:
+        """Join a reply to the assistant turn the API paused after a server compaction (a
+        message of `compaction` blocks alone, sent back as the turn's start, which the
+        reply continues); False when the last message is no such pause."""
+        last = run.messages[-1] if run.messages else None
+        if not last or last["role"] != "assistant" or not all(
+                b.get("type") == COMPACTION for b in blocks(last)):
+            return False
+        joined = {"role": "assistant", "content": [*blocks(last), *message["content"]]}
+        run.messages[-1] = joined
+        if run.transcript and run.transcript[-1] is last:
+            run.transcript[-1] = joined
+        run.tally = None
+        if self.store and run.session_id:  # the store keeps the wire: pause, then the rest
+            self.store.append_message(run.session_id, message)
+        return True
+
+    # --- what comes back after a compaction (restore.py) ----------------------------------
+    def _restored(self, run: Run, result: Compaction, goal: int, early: list[str]
+                  ) -> Compaction:
+        """`result` with the newest files read again, the pinned texts and the hooks' texts
+        after it (the transcript records the round the agent added)."""
+        texts = [*self.pinned, *early, *hook_texts(self.after_compaction, run, result)]
+        if not self.settings.restore and not texts:
+            return result
+        out = restore(result, run.transcript, self._toolbox(run.task_state), self.counter,
+                      files=self.settings.restore, goal=goal, texts=texts, tag=str(run.turn))
+        run.transcript.extend(out.messages[len(result.messages):])
+        return out
 
     # --- bookkeeping ------------------------------------------------------------------
     def _save_state(self, run: Run) -> None:

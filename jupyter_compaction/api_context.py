@@ -11,17 +11,21 @@ The Claude API can do three of the things this course builds by hand, on its sid
   the counterpart of `CompactAll` (and of `SummarizeMiddle` without a kept tail).
   `compact_edit()` writes it; its optional `instructions` replace the API's summary
   prompt, as `summaries.INSTRUCTIONS` is ours.
+- **thinking clearing** (`clear_thinking_20251015`): drop the thinking blocks of older
+  assistant turns, keeping the newest `keep` thinking turns (or "all"); the counterpart
+  of `history.drop_old_thinking(messages, keep)`, which does the same on our side (lesson
+  9's real session is full of thinking blocks). `clear_thinking_edit()` writes one.
 - the **memory tool** (`memory_20250818`): files under `/memories` that the model reads
-  and writes with tool calls, which the client executes; the counterpart of the notes
-  file and the task state kept outside the messages. `memory_tool()` is its definition.
+  and writes with tool calls, which the client executes (`memory_tool.MemoryFolder`);
+  the counterpart of the notes file and the task state kept outside the messages.
+  `memory_tool()` is its definition.
 
 `context_request()` puts them together as the keyword arguments of
 `client.beta.messages.create()`: the `betas` each feature needs, `context_management`
 with its `edits`, and the tools.
 
-Left out: `clear_thinking_20251015` (this library does not use extended thinking),
-running the memory tool's commands, and reading the `compaction` blocks and
-`context_management` report that come back (the caller appends the reply as usual).
+Left out: reading the `compaction` blocks and `context_management` report that come
+back (the caller appends the reply as usual).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from .strategies.clear import ClearToolResults
 CONTEXT_EDITING_BETA = "context-management-2025-06-27"  # context editing and the memory tool
 COMPACTION_BETA = "compact-2026-01-12"
 CLEAR_TOOL_USES = "clear_tool_uses_20250919"
+CLEAR_THINKING = "clear_thinking_20251015"
 COMPACT = "compact_20260112"
 MEMORY_TOOL = "memory_20250818"
 MIN_COMPACT_TRIGGER = 50_000  # the API refuses a smaller compaction trigger
@@ -57,6 +62,17 @@ def clear_tool_edit(clear: ClearToolResults, trigger: int, *,
     if clear_inputs:
         edit["clear_tool_inputs"] = True
     return edit
+
+
+def clear_thinking_edit(keep: int | str = 1) -> dict[str, Any]:
+    """A `clear_thinking_20251015` edit keeping the thinking of the newest `keep` thinking
+    turns, or "all" of them (as `history.drop_old_thinking(messages, keep)` does here)."""
+    if keep == "all":
+        return {"type": CLEAR_THINKING, "keep": "all"}
+    if not isinstance(keep, int) or isinstance(keep, bool) or keep < 1:
+        raise ValueError(f"keep must be a positive number of thinking turns or 'all', "
+                         f"not {keep!r}")
+    return {"type": CLEAR_THINKING, "keep": _tokens("thinking_turns", keep)}
 
 
 def compact_edit(trigger: int, instructions: str | None = None) -> dict[str, Any]:

@@ -19,7 +19,8 @@ from .redact import strip_control
 from .settings import DEFAULTS, add_arguments, read_given
 
 DEMO_SETTINGS = ("model", "budget", "trigger", "target", "strategy", "task_state", "notes",
-                 "summary_role", "summarizer", "max_turns")
+                 "memory", "usage_line", "compact_at", "restore", "summary_role", "summarizer",
+                 "max_turns")
 REPLAY_SETTINGS = ("budget", "strategy")
 
 
@@ -38,7 +39,13 @@ def demo(args: argparse.Namespace) -> int:
     from .runner import play
 
     try:
-        settings = DEFAULTS.with_changes(**read_given(args, DEMO_SETTINGS))
+        # with --base-url, --model names whatever model that server serves
+        given = read_given(args, [n for n in DEMO_SETTINGS if n != "model" or not args.base_url])
+        if args.base_url:
+            from .models.compatible import compatible_model
+
+            given["model"] = compatible_model(args.model or "", base_url=args.base_url)
+        settings = DEFAULTS.with_changes(**given)
     except ValueError as exc:
         print(f"error: {strip_control(str(exc))}", file=sys.stderr)
         return 2
@@ -115,6 +122,9 @@ def parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="play a scenario in the terminal, turn by turn")
     d.add_argument("--scenario", default=scenarios.names()[0], choices=scenarios.names())
     add_arguments(d, DEMO_SETTINGS)
+    d.add_argument("--base-url", help="an Anthropic-compatible server (llama.cpp, vLLM, "
+                                      "Ollama), e.g. http://127.0.0.1:8080; --model names "
+                                      "the model it serves")
     d.add_argument("--task", default=None, help=argparse.SUPPRESS)
     d.set_defaults(func=demo)
     from .grading.commands import add_commands

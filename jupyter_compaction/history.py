@@ -234,12 +234,16 @@ def turns(messages: Sequence[Message]) -> list[tuple[int, int]]:
 # its results) is never altered, as the API requires; older thinking may be dropped
 # (`drop_old_thinking`). Server tools run on the API's side: a `server_tool_use` and its
 # `web_search_tool_result` sit in the same assistant message, so they need no user
-# message. A `search_result` (source, title, text blocks) is a user block or part of a
-# tool result. How these blocks count as tokens is documented in tokens.py.
+# message. A `compaction` block (the API's server-side summary) opens an assistant
+# message; the API ignores everything before it. A `search_result` (source, title, text
+# blocks) is a user block or part of a tool result. How these blocks count as tokens is
+# documented in tokens.py.
 
 THINKING_TYPES = ("thinking", "redacted_thinking")
 SERVER_RESULT_TYPES = ("web_search_tool_result",)
-BLOCK_TYPES["assistant"] |= {*THINKING_TYPES, "server_tool_use", *SERVER_RESULT_TYPES}
+COMPACTION = "compaction"  # the API's server-side summary (`server_compaction.py`)
+BLOCK_TYPES["assistant"] |= {*THINKING_TYPES, "server_tool_use", *SERVER_RESULT_TYPES,
+                             COMPACTION}
 BLOCK_TYPES["user"] |= {"search_result"}
 RESULT_PART_TYPES |= {"search_result"}
 
@@ -269,6 +273,7 @@ BLOCK_RULES = {
     "web_search_tool_result": lambda i, b: (_require(i, b, str, "tool_use_id"),
                                             _require(i, b, (list, dict), "content")),
     "search_result": _check_search_result,
+    COMPACTION: lambda i, b: _require(i, b, str, "content"),
 }
 
 BLOCK_TEXT = {
@@ -278,6 +283,7 @@ BLOCK_TEXT = {
     "web_search_tool_result": lambda b: json.dumps(b.get("content"), sort_keys=True),
     "search_result": lambda b: "\n".join(
         [b.get("title", ""), b.get("source", ""), *(p.get("text", "") for p in b["content"])]),
+    COMPACTION: lambda b: b["content"],
 }
 
 
@@ -297,13 +303,27 @@ def ongoing_tool_loop(messages: Sequence[Message]) -> bool:
     return len(messages) >= 2 and bool(tool_result_ids(messages[-1]))
 
 
-def drop_old_thinking(messages: Sequence[Message]) -> list[Message]:
+def drop_old_thinking(messages: Sequence[Message], keep: int | str | None = None
+                      ) -> list[Message]:
     """The history without thinking blocks, except in the newest assistant message of an
-    ongoing tool loop (the API needs that one back). A message of thinking alone keeps it."""
-    keep = len(messages) - 2 if ongoing_tool_loop(messages) else -1
+    ongoing tool loop (the API needs that one back). A message of thinking alone keeps it.
+
+    `keep` is `clear_thinking_20251015`'s: a number keeps the thinking of that many of the
+    newest assistant messages that hold some ("thinking turns"), "all" keeps every one."""
+    if keep == "all":
+        return list(messages)
+    if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 0):
+        raise ValueError(f"keep must be a number of thinking turns or 'all', not {keep!r}")
+    thinking = [i for i, m in enumerate(messages) if m["role"] == "assistant"
+                and not isinstance(m["content"], str)
+                and any(b.get("type") in THINKING_TYPES for b in m["content"])]
+    keeping = set(thinking[len(thinking) - keep:] if keep else [])
+    if ongoing_tool_loop(messages):
+        keeping.add(len(messages) - 2)
     out = []
     for i, message in enumerate(messages):
-        if i != keep and message["role"] == "assistant" and not isinstance(message["content"], str):
+        if (i not in keeping and message["role"] == "assistant"
+                and not isinstance(message["content"], str)):
             kept = [b for b in message["content"] if b.get("type") not in THINKING_TYPES]
             if kept and len(kept) < len(message["content"]):
                 message = {**message, "content": kept}

@@ -9,7 +9,8 @@ writes and cache reads, and each part is priced at its own rate; output has its 
 price. This is how lesson 5 compares a cached same-model summary with a cheap model's.
 
 Left out: price tables for named models (prices change: pass your own), batch
-discounts and long-context surcharges.
+discounts and long-context surcharges. A call that compacted on the server reports
+`usage.iterations`, one entry per sampling step; its price is their sum.
 """
 
 from __future__ import annotations
@@ -36,8 +37,11 @@ def rates(prices: Mapping[str, float]) -> dict[str, float]:
 
 
 def dollars(usages: Iterable[Usage], prices: Mapping[str, float]) -> float:
-    """What the calls with these usages cost, in dollars."""
+    """What the calls with these usages cost, in dollars. A call with `iterations` (server
+    compaction's summary step, then the reply) is priced step by step, as it is billed."""
     rate = rates(prices)
-    return sum(u.input_tokens * rate["input"] + u.cache_creation_input_tokens * rate["cache_write"]
-               + u.cache_read_input_tokens * rate["cache_read"] + u.output_tokens * rate["output"]
-               for u in usages) / PER_TOKENS
+    steps = [step for u in usages for step in (u.iterations or [u.to_dict()])]
+    return sum(step.get("input_tokens", 0) * rate["input"]
+               + step.get("cache_creation_input_tokens", 0) * rate["cache_write"]
+               + step.get("cache_read_input_tokens", 0) * rate["cache_read"]
+               + step.get("output_tokens", 0) * rate["output"] for step in steps) / PER_TOKENS

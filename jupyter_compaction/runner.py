@@ -34,7 +34,8 @@ WORKSPACE_PREFIX = "compaction-"
 
 
 def make_model(model: str | Model, scenario: str) -> Model:
-    """`"simulated"` plays `scenario` offline; a `claude-…` id uses the Anthropic API."""
+    """`"simulated"` plays `scenario` offline; a `claude-…` id uses the Anthropic API;
+    `ollama:NAME` a local Ollama model (`models/compatible.py`)."""
     if not isinstance(model, str):
         return model
     if model == "simulated":
@@ -43,8 +44,12 @@ def make_model(model: str | Model, scenario: str) -> Model:
         from .models.anthropic import AnthropicModel
 
         return AnthropicModel(model)
-    raise ValueError(f"unknown model {model!r}; use 'simulated' or a Claude model id such as "
-                     "'claude-haiku-4-5'")
+    if model.startswith("ollama:"):
+        from .models.compatible import compatible_model
+
+        return compatible_model(model)
+    raise ValueError(f"unknown model {model!r}; use 'simulated', a Claude model id such as "
+                     "'claude-haiku-4-5', or 'ollama:NAME' for a local Ollama model")
 
 
 @dataclass

@@ -34,6 +34,7 @@ SUMMARY_ROLES = ("assistant", "user")
 SUMMARIZERS = ("aux", "same")
 MODELS = ("simulated",)
 CLAUDE_PREFIX = "claude"
+OLLAMA_PREFIX = "ollama:"  # a local Ollama model, models/compatible.py
 WHOLE_NUMBER = re.compile(r"\+?\d+(?:_\d+)*")  # 8000, 20_000
 SHOWN_CHARS = 40  # how much of a bad value an error message repeats
 
@@ -48,11 +49,11 @@ def shown(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Option:
-    """How one setting is typed and checked: `kind` is int (a positive whole number up
-    to `most`), float (a share of the budget), bool (on/off) or str (a name from
-    `choices`, or a name starting with `prefix`, which `also` describes; `objects` says
-    which objects are accepted instead of a name, and `accepts` tells them apart).
-    `optional`: None is allowed (and means "not set")."""
+    """How one setting is typed and checked: `kind` is int (a whole number from `least`,
+    1 unless set, up to `most`), float (a share of the budget), bool (on/off) or str (a
+    name from `choices`, or a name starting with `prefix`, one or a tuple, which `also`
+    describes; `objects` says which objects are accepted instead of a name, and `accepts`
+    tells them apart). `optional`: None is allowed (and means "not set")."""
 
     help: str
     kind: type = str
@@ -60,8 +61,9 @@ class Option:
     choices: tuple[str, ...] = ()
     noun: str = ""
     unit: str = ""
+    least: int = 1
     most: int | None = None
-    prefix: str = ""
+    prefix: str | tuple[str, ...] = ""
     also: str = ""
     objects: str = ""
     accepts: Callable[[Any], bool] | None = None
@@ -73,9 +75,11 @@ class Option:
         if value is None and self.optional:
             return
         if self.kind is int:
-            if (not isinstance(value, int) or isinstance(value, bool) or value <= 0
+            if (not isinstance(value, int) or isinstance(value, bool) or value < self.least
                     or (self.most is not None and value > self.most)):
-                raise ValueError(f"{label} must be a positive whole number of {self.unit}"
+                whole = "a positive whole number" if self.least == 1 else (
+                    f"a whole number (at least {self.least})")
+                raise ValueError(f"{label} must be {whole} of {self.unit}"
                                  + (f", at most {self.most:_} {self.unit}" if self.most else "")
                                  + f"; got {shown(value)}")
         elif self.kind is float:
@@ -127,10 +131,12 @@ class Settings:
     """How to run an agent: the model, its budget, when and how to compact, how long."""
 
     model: Any = knob(
-        "simulated", metavar="ID", noun="model", choices=MODELS, prefix=CLAUDE_PREFIX,
-        also="a Claude model id such as claude-haiku-4-5", objects="a Model object",
-        accepts=_is_model, help="the model: 'simulated' (offline) or a Claude model id such "
-                                "as claude-haiku-4-5 (needs ANTHROPIC_API_KEY)")
+        "simulated", metavar="ID", noun="model", choices=MODELS,
+        prefix=(CLAUDE_PREFIX, OLLAMA_PREFIX),
+        also="a Claude model id such as claude-haiku-4-5, or ollama:NAME",
+        objects="a Model object", accepts=_is_model,
+        help="the model: 'simulated' (offline), a Claude model id such as claude-haiku-4-5 "
+             "(needs ANTHROPIC_API_KEY), or 'ollama:NAME' (a local Ollama model)")
     budget: int = knob(
         20_000, kind=int, metavar="N", unit="tokens", most=MAX_BUDGET,
         help="tokens the whole request (system prompt, tools, messages) may take")
@@ -147,6 +153,17 @@ class Settings:
         True, kind=bool, help="keep a goal and todo list outside the messages")
     notes: bool = knob(
         False, kind=bool, help="give the agent a notes file that survives compaction")
+    memory: bool = knob(
+        False, kind=bool, help="give the agent the memory tool (a /memories folder in its "
+                               "workspace)")
+    usage_line: bool = knob(
+        False, kind=bool, help="tell the model how full its context is after each tool round")
+    compact_at: float | None = knob(
+        None, kind=float, metavar="SHARE", optional=True,
+        help="offer the model a compact tool; it calls it past this share of the budget")
+    restore: int = knob(
+        0, kind=int, metavar="N", unit="files", least=0,
+        help="after a summary, re-attach this many of the newest files read (0: none)")
     summary_role: str | None = knob(
         None, metavar="ROLE", noun="summary role", choices=SUMMARY_ROLES, optional=True,
         help="role of inserted summaries, assistant or user (none: the strategy's own)")
@@ -168,6 +185,9 @@ class Settings:
             raise ValueError(f"trigger and target must be shares of the budget with "
                              f"0 < target < trigger <= 1; got target {self.target!r}, "
                              f"trigger {self.trigger!r}")
+        if self.compact_at is not None and not 0 < self.compact_at <= 1:
+            raise ValueError(f"compact_at must be a share of the budget in (0, 1], or None "
+                             f"(no compact tool), not {shown(self.compact_at)}")
 
     @property
     def trigger_at(self) -> int:

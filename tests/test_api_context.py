@@ -9,11 +9,13 @@ from jupyter_compaction import ClearToolResults
 from jupyter_compaction.api_context import (
     COMPACTION_BETA,
     CONTEXT_EDITING_BETA,
+    clear_thinking_edit,
     clear_tool_edit,
     compact_edit,
     context_request,
     memory_tool,
 )
+from jupyter_compaction.history import drop_old_thinking
 from tests.support.fake_messages_api import FakeMessagesAPI
 
 anthropic = pytest.importorskip("anthropic")
@@ -61,6 +63,36 @@ def test_context_request_names_the_betas_each_feature_needs():
         CONTEXT_EDITING_BETA, COMPACTION_BETA]
 
 
+THINKING_HISTORY = [
+    {"role": "user", "content": "Find the handler table."},
+    *[m for n in (1, 2, 3) for m in (
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": f"step {n}", "signature": f"sig{n}"},
+            {"type": "tool_use", "id": f"toolu_{n}", "name": "read_file", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{n}",
+                                      "content": f"result {n}"}]})],
+    {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+]
+
+
+def thoughts(messages) -> list[str]:
+    return [b["thinking"] for m in messages if isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "thinking"]
+
+
+def test_clear_thinking_edit_and_drop_old_thinking_share_keep():
+    assert clear_thinking_edit(2) == {"type": "clear_thinking_20251015",
+                                      "keep": {"type": "thinking_turns", "value": 2}}
+    assert clear_thinking_edit("all") == {"type": "clear_thinking_20251015", "keep": "all"}
+    assert context_request([clear_thinking_edit()])["betas"] == [CONTEXT_EDITING_BETA]
+    assert thoughts(drop_old_thinking(THINKING_HISTORY, keep=2)) == ["step 2", "step 3"]
+    assert thoughts(drop_old_thinking(THINKING_HISTORY, keep="all")) == [
+        "step 1", "step 2", "step 3"]
+    assert thoughts(drop_old_thinking(THINKING_HISTORY, keep=0)) == []
+    with pytest.raises(ValueError, match="positive number of thinking turns or 'all'"):
+        clear_thinking_edit(0)
+
+
 def send(api: FakeMessagesAPI, **extra):
     client = anthropic.Anthropic(api_key="sk-ant-test-key", base_url=api.base_url, max_retries=0)
     return client.beta.messages.create(model="claude-haiku-4-5", max_tokens=64,
@@ -70,7 +102,7 @@ def send(api: FakeMessagesAPI, **extra):
 def test_the_sdk_sends_the_exact_parameters_and_the_api_accepts_them():
     request = context_request(
         [clear_tool_edit(ClearToolResults(keep_last=1, exclude_tools=("read_file",)), 30_000),
-         compact_edit(60_000)], TOOLS, memory=True)
+         clear_thinking_edit(2), compact_edit(60_000)], TOOLS, memory=True)
     with FakeMessagesAPI() as api:
         send(api, **request)
     (record,) = api.message_requests
@@ -88,6 +120,9 @@ def test_the_sdk_sends_the_exact_parameters_and_the_api_accepts_them():
     ({"betas": [CONTEXT_EDITING_BETA], "context_management": {"edits": [
         {"type": "clear_tool_uses_20250919", "keep_last": 3}]}}, "Extra inputs are not permitted"),
     ({"tools": [*TOOLS, memory_tool()]}, "the memory tool needs the context-management"),
+    ({"betas": [CONTEXT_EDITING_BETA], "context_management": {"edits": [
+        {"type": "clear_thinking_20251015", "keep": {"type": "tool_uses", "value": 1}}]}},
+     "thinking_turns"),
 ])
 def test_the_fake_api_refuses_what_the_real_one_refuses(extra, error):
     extra.setdefault("tools", TOOLS)

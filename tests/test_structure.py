@@ -21,6 +21,8 @@ HOME = PACKAGE / "settings.py"
 DATA = PACKAGE / "scenarios" / "workspaces"  # the scenarios' files, not the package's code
 NOT_KNOBS = {("jupyter_compaction.models.base", "model"),  # Reply.model: who replied
              ("jupyter_compaction.models.anthropic", "model"),  # which Claude, once chosen
+             # whether one API request carries the memory tool's definition
+             ("jupyter_compaction.api_context", "memory"),
              # a recorded session's budget: real sessions run far past the agent's default
              ("jupyter_compaction.replay", "budget")}
 FLAGS = {flag(name): name for name in NAMES}
@@ -91,7 +93,8 @@ def literal_defaults(tree: ast.Module) -> list[tuple[str, int]]:
 
 def test_each_knob_default_is_written_once_in_settings():
     home = {name for name, _ in literal_defaults(ast.parse(HOME.read_text()))}
-    assert home == set(NAMES) - {"summary_role"}  # None (the strategy's own) is its default
+    # None is their default: the strategy's own role; no compact tool
+    assert home == set(NAMES) - {"summary_role", "compact_at"}
     elsewhere = [f"{path.relative_to(PACKAGE.parent)}:{line} {name}"
                  for module, path in modules().items() if path != HOME
                  for name, line in literal_defaults(ast.parse(path.read_text()))

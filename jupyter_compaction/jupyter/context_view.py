@@ -2,7 +2,8 @@
 
 A row shows the message's index, role, block kinds (e.g. "text, tool_use x2"), its
 tokens, and a marker: "task" for message 0, "summary" for a compaction summary,
-"cleared N" for tool results whose content was replaced by the placeholder. With
+"cleared N" for tool results whose content was replaced by the placeholder, "usage line
+N tok" for a message that ends with the context-usage line the model was shown. With
 `full=True` each row also carries the message text (escaped in HTML, truncated with a
 visible "… N more characters"). Under the title, a line compares the last request's two
 sizes: "local N, reported M, ratio r", the local count against the input tokens the
@@ -17,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from ..asked_compaction import USAGE_LINE
 from ..history import Message, block_text, blocks
 from ..strategies import PLACEHOLDER
 from ..summaries import is_summary
@@ -54,9 +56,18 @@ def marker(index: int, message: Message) -> str:
     return ", ".join(marks)
 
 
+def usage_mark(message: Message, counter: TokenCounter) -> str:
+    """"usage line N tok" when the message ends with the context-usage line the model was
+    shown (`asked_compaction.py`): what that line costs ('' otherwise)."""
+    lines = [b["text"] for b in blocks(message)
+             if b.get("type") == "text" and USAGE_LINE.fullmatch(b.get("text", ""))]
+    return f"usage line {sum(counter.count_text(t) for t in lines)} tok" if lines else ""
+
+
 def rows(run: Any, counter: TokenCounter | None = None) -> list[Row]:
     counter = counter or TokenCounter()
-    return [Row(i, m["role"], kinds(m), counter.count_message(m), marker(i, m),
+    return [Row(i, m["role"], kinds(m), counter.count_message(m),
+                ", ".join(x for x in (marker(i, m), usage_mark(m, counter)) if x),
                 "\n".join(block_text(b) for b in blocks(m)))
             for i, m in enumerate(run.messages)]
 

@@ -47,7 +47,8 @@ EMPTY_TASK = "write a task in the cell or pass --scenario NAME"
 NO_RUN = "no run to compact yet; run %%agent (or %agent --scenario NAME) first"
 SUMMARY_LINES = 6  # %compact shows this many lines of the new summary
 AGENT_SETTINGS = ("budget", "strategy", "model", "trigger", "target", "max_turns",
-                  "task_state", "summary_role", "summarizer", "notes")  # %%agent's, in order
+                  "task_state", "summary_role", "summarizer", "notes", "memory", "usage_line",
+                  "compact_at", "restore")  # %%agent's, in order
 BUDGET_DEFAULT = f"{check.BUDGET_VAR}, else {DEFAULTS.budget}"
 
 

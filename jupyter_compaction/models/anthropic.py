@@ -5,7 +5,9 @@ into a `Reply` of plain dicts, so the agent loop cannot tell it from the simulat
 With caching on it marks three prompt-cache breakpoints, the system prompt, the last tool
 definition and the last block of the last message, so every turn re-reads the long,
 stable prefix from the cache instead of paying for it again (the "same" summarizer
-relies on this). `count_tokens()` asks the API for the exact count.
+relies on this). `count_tokens()` asks the API for the exact count. A tool named
+`memory` (`MemoryFolder.tool()`) is sent as the API's own memory tool, `memory_20250818`,
+with the beta it needs: Claude knows that tool's commands, and the client runs them.
 
 Nothing happens at import time: `anthropic` is imported, the key is looked up and the
 client is built on the first call. The key never appears in `repr()`, in our errors or in
@@ -20,9 +22,12 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Sequence
 from typing import Any
 
+from ..api_context import CONTEXT_EDITING_BETA, context_request, memory_tool
 from ..history import InvalidHistory, check_tools_defined
+from ..memory_tool import MEMORY_TOOL_NAME
 from .base import Reply, Usage
 
 DEFAULT_MODEL = "claude-haiku-4-5"
@@ -39,6 +44,7 @@ _BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "document": ("type", "source", "title", "context"),
     "thinking": ("type", "thinking", "signature"),
     "redacted_thinking": ("type", "data"),
+    "compaction": ("type", "content"),
 }
 _TOOL_KEYS = ("type", "name", "description", "input_schema", "strict")
 
@@ -114,6 +120,22 @@ def _clean_tool(tool: dict[str, Any]) -> dict[str, Any]:
     return {k: copy.deepcopy(tool[k]) for k in _TOOL_KEYS if k in tool}
 
 
+def native_tools(tools: list[dict[str, Any]], edits: Sequence[dict[str, Any]] = ()
+                 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """`tools` with our `memory` tool swapped for the API's memory tool definition, and the
+    extra keyword arguments (`betas`, `context_management`) that switch it and `edits` on
+    (none when there is neither)."""
+    memory = any(t.get("name") == MEMORY_TOOL_NAME for t in tools)
+    if not memory and not edits:
+        return tools, {}
+    tools = [memory_tool() if t.get("name") == MEMORY_TOOL_NAME else t for t in tools]
+    request = context_request(list(edits), memory=memory)
+    extra: dict[str, Any] = {"betas": request["betas"] or [CONTEXT_EDITING_BETA]}
+    if edits:
+        extra["context_management"] = request["context_management"]
+    return tools, extra
+
+
 def build_request(
     *, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], cache: bool
 ) -> dict[str, Any]:
@@ -161,13 +183,22 @@ def _block_to_dict(block: Any) -> dict[str, Any]:
     return dict(block)
 
 
+def _plain(value: Any) -> dict[str, Any]:
+    """An SDK object (or dict) as a plain dict without None values."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", exclude_none=True)
+    return {k: v for k, v in dict(value).items() if v is not None}
+
+
 def to_reply(message: Any) -> Reply:
-    """An SDK `Message` as a `Reply` (plain-dict blocks; missing cache counts become 0)."""
+    """An SDK `Message` as a `Reply` (plain-dict blocks; missing cache counts become 0;
+    server compaction's `usage.iterations` kept as plain dicts)."""
     usage = getattr(message, "usage", None)
 
     def count(name: str) -> int:
         return int(getattr(usage, name, None) or 0)
 
+    steps = getattr(usage, "iterations", None) or []
     return Reply(
         content=[_block_to_dict(b) for b in message.content],
         stop_reason=message.stop_reason or "end_turn",
@@ -176,6 +207,7 @@ def to_reply(message: Any) -> Reply:
             output_tokens=count("output_tokens"),
             cache_creation_input_tokens=count("cache_creation_input_tokens"),
             cache_read_input_tokens=count("cache_read_input_tokens"),
+            iterations=[_plain(step) for step in steps],
         ),
         model=str(message.model),
     )
@@ -188,6 +220,8 @@ class AnthropicModel:
     say otherwise; a call's own `create(..., cache=True/False)` wins over it. `api_key=None`
     lets the SDK find the key itself (`ANTHROPIC_API_KEY`). `client` replaces the SDK
     client altogether (then `api_key`, `base_url`, `max_retries` and `timeout` are unused).
+    `edits` (from `api_context`, e.g. `[compact_edit(60_000)]`) go with every request,
+    with the betas they need.
     """
 
     def __init__(
@@ -200,9 +234,12 @@ class AnthropicModel:
         max_retries: int = 2,
         timeout: float = 60.0,
         cache: bool = True,
+        edits: Sequence[dict[str, Any]] = (),
     ) -> None:
         self.name = model
         self.cache = cache
+        self.edits = list(edits)  # context-management edits sent with every request
+        self.native = True  # send the betas (False: a server that refuses them)
         self.max_retries = max_retries
         self.timeout = timeout
         self._client = client
@@ -236,13 +273,15 @@ class AnthropicModel:
         A history with tool blocks and no `tools` is refused here, unsent, as the API
         would refuse it."""
         _check_tools(messages, tools)
+        tools, extra = native_tools(tools, self.edits) if self.native else (tools, {})
         kwargs = build_request(
             system=system, messages=messages, tools=tools,
             cache=self.cache if cache is None else cache,
         )
         client = self.client
         try:
-            message = client.messages.create(model=self.name, max_tokens=max_tokens, **kwargs)
+            api = client.beta.messages if extra else client.messages
+            message = api.create(model=self.name, max_tokens=max_tokens, **kwargs, **extra)
         except Exception as err:  # every SDK failure becomes one ModelError
             raise self._error(err) from err
         if not hasattr(message, "content"):  # a 2xx body that was not a Message
@@ -257,10 +296,12 @@ class AnthropicModel:
     ) -> int:
         """The exact input-token count of a request, from the API's count endpoint."""
         _check_tools(messages, tools)
+        tools, extra = native_tools(tools, self.edits) if self.native else (tools, {})
         kwargs = build_request(system=system, messages=messages, tools=tools, cache=False)
         client = self.client
         try:
-            result = client.messages.count_tokens(model=self.name, **kwargs)
+            api = client.beta.messages if extra else client.messages
+            result = api.count_tokens(model=self.name, **kwargs, **extra)
         except Exception as err:
             raise self._error(err) from err
         if not hasattr(result, "input_tokens"):

@@ -23,14 +23,21 @@ class Usage:
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+    # With server-side compaction the API bills each sampling step on its own: these are
+    # the steps ({"type": "compaction" or "message", "input_tokens": ...}); the fields
+    # above are the "message" step's alone. Empty when the call had one step.
+    iterations: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def total_input(self) -> int:
         """Every input token the call carried, cached or not."""
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        if not self.iterations:
+            del out["iterations"]
+        return out
 
 
 @dataclass

@@ -21,7 +21,10 @@ call the model reads the request it was given, and nothing else:
 
 With the task-state tools offered it writes a todo list of the calls it can name so far
 (rewritten when a listing reveals more) and ticks each with a note of its facts; with the
-notes tools it writes its facts down and reads them back after a compaction.
+notes tools it writes its facts down and reads them back after a compaction; with the
+memory tool it does the same in `/memories/findings.md`, viewing the folder first. Offered
+the `compact` tool, it calls it (with its task's first sentence as the focus) when the
+newest context-usage line says it is past the share the line gives.
 
 Asked for a summary (recognised by what the request asks, in any wording), it writes
 the sections the prompt names, in that order, under the length the prompt states
@@ -60,7 +63,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..asked_compaction import COMPACT_TOOL, read_usage_line
 from ..history import Message, blocks, call_key, result_text
+from ..memory_tool import MEMORY_ROOT, MEMORY_TOOL_NAME
 from ..scenarios import load
 from ..scenarios.base import Call, Scenario
 from ..summaries import message_goal
@@ -83,6 +88,8 @@ from .base import Reply, Usage
 from .simulated_summary import SUMMARY_WORDS, summary_prompt, write_summary
 
 MAX_SAME_CALL = 2  # an identical call with an identical result, at most this many in a row
+FOCUS_CHARS = 120  # the focus it gives `compact`: its task's first sentence, cut to this
+MEMORY_FILE = f"{MEMORY_ROOT}/findings.md"  # where it keeps its findings with the memory tool
 USER_SUMMARY = ("trust", "redo_last", "redo_all")
 DEFAULT_USER_SUMMARY = "trust"
 
@@ -175,7 +182,7 @@ class SimulatedModel:
                     names[block["id"]] = call_key(block["name"], block["input"])
                 elif kind == "tool_result" and block["tool_use_id"] in names:
                     key, text = names[block["tool_use_id"]], result_text(block)
-                    if key[0] == READ_NOTES:
+                    if key[0] == READ_NOTES or key[0] == MEMORY_TOOL_NAME:
                         records.append(text)
                     elif text != PLACEHOLDER and not block.get("is_error"):
                         seen[key] = text
@@ -203,13 +210,17 @@ class SimulatedModel:
         book = self._bookkeeping(system, messages, offered, r, news) if todo else []
         if todo:
             head = [self._text(f"{said}Next: {todo[0].label}.")]
-            action = self._call(todo[0].tool, dict(todo[0].args))
-            while book and self._tokens([*head, *book, action]) > max_tokens:
+            action = [self._call(todo[0].tool, dict(todo[0].args))]
+            if any(_views_memory(b) for b in book):
+                action = []  # what its memory holds may make the step needless: look first
+            while book and self._tokens([*head, *book, *action]) > max_tokens:
                 if said:  # the bookkeeping records the same facts: say less
                     said, head = "", [self._text(f"Next: {todo[0].label}.")]
                     continue
                 book.pop()  # bookkeeping that does not fit waits for a later turn
-            return [*head, *book, action]
+            if not any(b["type"] == "tool_use" for b in [*book, *action]):
+                action = [self._call(todo[0].tool, dict(todo[0].args))]
+            return [*head, *book, *action]
         return [self._text(self.scenario.answer(r.facts))]
 
     def _news(self, messages: list[Message], r: Reading) -> dict[str, str]:
@@ -267,6 +278,12 @@ class SimulatedModel:
         called = {b["name"] for m in messages for b in blocks(m) if b.get("type") == "tool_use"}
         if READ_NOTES in offered and compacted and READ_NOTES not in called:
             calls.append(self._call(READ_NOTES, {}))
+        if MEMORY_TOOL_NAME in offered:
+            calls += [self._call(MEMORY_TOOL_NAME, args)
+                      for args in _memory_steps(messages, news)]
+        if COMPACT_TOOL in offered and _past_compact_line(messages):
+            focus = _text_of(messages[0]).split("\n")[0].split(". ")[0][:FOCUS_CHARS]
+            calls.append(self._call(COMPACT_TOOL, {"focus": focus}))
         return calls
 
     @staticmethod
@@ -329,6 +346,63 @@ class SimulatedModel:
         return Usage(input_tokens=0, output_tokens=output,
                      cache_creation_input_tokens=total - read_tokens,
                      cache_read_input_tokens=read_tokens)
+
+
+def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[str, Any]]:
+    """The memory tool's inputs for this turn, as a model told to check its memory first
+    uses it: view the folder when neither a view of it nor its findings file is visible;
+    read the findings file when it is known to exist (the folder lists it, a write to it
+    is visible) unless a read of it is visible (a cleared read is no read: after a
+    compaction it reads its memory again, looking before it acts); write the
+    news to it (create it, or insert at the top once it is known to exist). A create
+    refused because the file exists is redone as an insert."""
+    uses = _memory_uses(messages)
+    viewed = {args.get("path") for args, text, _ in uses
+              if args.get("command") == "view" and text != PLACEHOLDER}
+    known = any(MEMORY_FILE in text and (not error or "already exists" in text)
+                for _, text, error in uses)
+    listed = any(args.get("path") == MEMORY_ROOT and MEMORY_FILE in text
+                 for args, text, _ in uses)
+    inserted = {args.get("insert_text") for args, _, _ in uses if args.get("command") == "insert"}
+    texts = [args["file_text"] for args, text, error in uses
+             if args.get("command") == "create" and error and "already exists" in text
+             and args.get("file_text") not in inserted]
+    texts += [f"- {fact_line(news)}\n"] if news else []
+    steps: list[dict[str, Any]] = []
+    if MEMORY_ROOT not in viewed and not known:
+        steps.append({"command": "view", "path": MEMORY_ROOT})
+    if MEMORY_FILE not in viewed and (listed or known):
+        steps.append({"command": "view", "path": MEMORY_FILE})
+    for text in texts:
+        steps.append({"command": "insert", "path": MEMORY_FILE, "insert_line": 0,
+                      "insert_text": text} if known else
+                     {"command": "create", "path": MEMORY_FILE, "file_text": text})
+        known = True
+    return steps
+
+
+def _views_memory(block: dict[str, Any]) -> bool:
+    return block.get("name") == MEMORY_TOOL_NAME and block["input"].get("command") == "view"
+
+
+def _past_compact_line(messages: list[Message]) -> bool:
+    """Whether the newest context-usage line says the context is past the share at which
+    to call `compact`, and the reply it answers did not call it already."""
+    if len(messages) < 2 or messages[-1]["role"] != "user":
+        return False
+    if any(b.get("name") == COMPACT_TOOL for b in blocks(messages[-2])):
+        return False
+    read = read_usage_line(_text_of(messages[-1]))
+    return read is not None and read[1] is not None and read[0] >= read[1]
+
+
+def _memory_uses(messages: list[Message]) -> list[tuple[dict[str, Any], str, bool]]:
+    """(input, result text, is_error) of every visible memory-tool call with its result."""
+    calls = {b["id"]: b["input"] for m in messages for b in blocks(m)
+             if b.get("type") == "tool_use" and b.get("name") == MEMORY_TOOL_NAME}
+    return [(calls[b["tool_use_id"]], result_text(b), bool(b.get("is_error")))
+            for m in messages for b in blocks(m)
+            if b.get("type") == "tool_result" and b.get("tool_use_id") in calls]
 
 
 def _text_of(message: Message) -> str:

@@ -720,3 +720,29 @@ def test_images_and_documents_reach_the_api_as_sent(fake):
     assert ask(claude(fake, cache=False), history).text
     sent = fake.message_requests[-1]["body"]["messages"]
     assert sent[2]["content"][0]["content"][1] == shot and sent[4]["content"][0] == doc
+
+
+# -- the memory tool -------------------------------------------------------------------------
+
+
+def test_the_memory_tool_is_sent_as_the_apis_own_and_run_by_the_agent(tmp_path):
+    from jupyter_compaction import scenarios
+    from jupyter_compaction.agent import Agent
+    from jupyter_compaction.models.simulated import SimulatedModel
+
+    spec = scenarios.load("logistics")
+    workspace = spec.prepare(tmp_path / "ws")
+    with FakeMessagesAPI(model_responder(SimulatedModel("logistics"))) as api:
+        agent = Agent(claude(api), tools=spec.tools(workspace), workspace=workspace,
+                      task_state=False, memory=True, budget=100_000)
+        run = agent.run(spec.task)
+        first = api.message_requests[0]
+        counted = agent.model.count_tokens(system="s", messages=[QUESTION],
+                                           tools=agent._toolbox(None).schemas)
+    native = [t for t in first["body"]["tools"] if t.get("name") == "memory"]
+    assert [(t["type"], set(t) - {"cache_control"}) for t in native] == [
+        ("memory_20250818", {"type", "name"})]
+    assert "context-management-2025-06-27" in first["headers"]["anthropic-beta"]
+    assert spec.outcome(run, workspace) == "correct"
+    assert "waybill = " in (agent.memory.root / "findings.md").read_text()
+    assert counted > 0 and api.refusals == []

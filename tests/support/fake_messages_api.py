@@ -13,7 +13,11 @@ speaks enough of the API for `anthropic.Anthropic(base_url=fake.base_url, ...)`:
   so they catch the library's bugs instead of sharing them.
 - `context_management` (context editing and compaction edits) and the memory tool are
   accepted with the `anthropic-beta` header each needs and checked for shape
-  (`check_context_management`); the edits are recorded with the body, not applied.
+  (`check_context_management`). Compaction (`compact_20260112`) is applied as the API
+  documents it (`jupyter_compaction.server_compaction.serve`: what precedes a `compaction`
+  block is ignored, a summary is made past the trigger, `pause_after_compaction` stops
+  the reply, `usage.iterations` bills each step); the other edits are recorded, not
+  applied.
 - Answers come from a `responder` (request JSON -> partial response JSON); `model_responder`
   turns any `jupyter_compaction` `Model` into one.
 - Usage is deterministic. Tokens are approximated as characters / 4 of a canonical
@@ -23,6 +27,10 @@ speaks enough of the API for `anthropic.Anthropic(base_url=fake.base_url, ...)`:
   breakpoint as `cache_creation_input_tokens`, and what follows as `input_tokens`.
 - Faults can be injected (`Fault`): 429 / 529 / 500 / 400 responses, a timeout, a dropped
   connection, a malformed 200 body.
+- `compatible=True` behaves as Ollama, llama.cpp or vLLM do behind `/v1/messages`: usage
+  without cache fields, a 400 for any `anthropic-beta` header or `context_management`,
+  no `count_tokens` (404), and, at the requests listed in `malformed_at`, tool calls with
+  their arguments missing (as small models write them).
 
 Left out: streaming, images and documents (accepted, counted as JSON), thinking, batches,
 the 4096-token minimum cacheable prefix (settable with `min_cacheable_tokens`), cache TTLs.
@@ -44,6 +52,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from jupyter_compaction.server_compaction import PAUSED, serve
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -86,9 +96,10 @@ _BLOCK_KEYS: dict[str, set[str]] = {
     "tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
     "thinking": {"type", "thinking", "signature"},
     "redacted_thinking": {"type", "data"},
+    "compaction": {"type", "content", "cache_control"},
 }
 _USER_ONLY = {"tool_result"}
-_ASSISTANT_ONLY = {"tool_use", "thinking", "redacted_thinking"}
+_ASSISTANT_ONLY = {"tool_use", "thinking", "redacted_thinking", "compaction"}
 _TOOL_KEYS = {"type", "name", "description", "input_schema", "cache_control", "strict"}
 MAX_CACHE_BREAKPOINTS = 4
 TOOLS_REQUIRED = "Requests which include `tool_use` or `tool_result` blocks must define tools."
@@ -170,6 +181,8 @@ def _check_block(block: Any, role: str, where: str) -> None:
             raise _Invalid(f"{where}.name: Field required")
         if not isinstance(block.get("input"), dict):
             raise _Invalid(f"{where}.input: Input should be a valid dictionary")
+    elif kind == "compaction" and not isinstance(block.get("content"), str):
+        raise _Invalid(f"{where}.content: Input should be a valid string")
     elif kind == "tool_result":
         if not isinstance(block.get("tool_use_id"), str):
             raise _Invalid(f"{where}.tool_use_id: Field required")
@@ -385,6 +398,7 @@ _EDIT_BETA = {"clear_tool_uses_20250919": "context-management-2025-06-27",
               "compact_20260112": "compact-2026-01-12"}
 _THRESHOLDS = {"trigger": {"input_tokens", "tool_uses"}, "keep": {"tool_uses"},
                "clear_at_least": {"input_tokens"}}
+_THINKING_KEEP = {"thinking_turns"}  # clear_thinking's `keep`: these, or the string "all"
 _MEMORY_TOOL, _MIN_COMPACT_TRIGGER = "memory_20250818", 50_000
 
 
@@ -412,6 +426,10 @@ def check_context_management(body: dict[str, Any], betas: str) -> str | None:
             return f"{where}.{sorted(extra)[0]}: Extra inputs are not permitted"
         for key, kinds in _THRESHOLDS.items():
             value = edit.get(key)
+            if kind == "clear_thinking_20251015" and key == "keep":
+                if value == "all":
+                    continue
+                kinds = _THINKING_KEEP
             if key in edit and not (isinstance(value, dict) and value.get("type") in kinds
                                     and type(value.get("value")) is int and value["value"] >= 0):
                 return f"{where}.{key}: expected {{'type': one of {sorted(kinds)}, 'value': int}}"
@@ -578,8 +596,12 @@ class FakeMessagesAPI:
         timeout_sleep: float = 2.0,
         retry_after_ms: int = 10,
         min_cacheable_tokens: int = 0,
+        compatible: bool = False,
+        malformed_at: tuple[int, ...] = (),
     ) -> None:
         self.responder: Responder = responder or default_responder
+        self.compatible = compatible
+        self.malformed_at = set(malformed_at)
         self.timeout_sleep = timeout_sleep
         self.retry_after_ms = retry_after_ms
         self.min_cacheable_tokens = min_cacheable_tokens
@@ -712,6 +734,12 @@ class FakeMessagesAPI:
         if body is None:
             return error(400, "invalid_request_error", "The request body is not valid JSON.")
         counting = path.endswith("/count_tokens")
+        if self.compatible and counting:
+            return error(404, "not_found_error", f"Not found: POST {path}")
+        if self.compatible and (handler.headers.get("anthropic-beta")
+                                or "context_management" in body):
+            return error(400, "invalid_request_error",
+                         "unknown field: context_management (anthropic-beta is not supported)")
         problem = validate_request(body, count_tokens=counting)
         if problem is None and isinstance(body, dict):
             problem = check_context_management(body, handler.headers.get("anthropic-beta", ""))
@@ -721,11 +749,14 @@ class FakeMessagesAPI:
             return reply(200, {"input_tokens": approx_tokens(body)})
         with self._respond_lock:
             try:
-                answer = self.responder(copy.deepcopy(body))
+                seen, answer, steps = serve(copy.deepcopy(body), self.responder, approx_tokens)
             except Exception as err:  # the responder's bug becomes a 500, and is recorded
                 self.errors.append(f"{type(err).__name__}: {err}")
                 return error(500, "api_error", f"responder failed: {type(err).__name__}: {err}")
-            return reply(200, self._message(body, answer))
+            message = self._billed(self._message(seen, answer), steps)
+            if self.compatible:
+                self._as_compatible(message, record["index"])
+            return reply(200, message)
 
     def _take_fault(self, index: int) -> Fault | None:
         for k, fault in enumerate(self.faults):
@@ -770,6 +801,33 @@ class FakeMessagesAPI:
             "stop_sequence": None,
             "usage": {**self._usage(body), "output_tokens": output_tokens},
         }
+
+    def _as_compatible(self, message: dict[str, Any], index: int) -> None:
+        """What a compatible server answers: usage without cache fields, and, at the
+        requests in `malformed_at`, tool calls whose arguments are missing."""
+        usage = message["usage"]
+        message["usage"] = {"input_tokens": sum(v for k, v in usage.items()
+                                                if k.endswith("input_tokens")),
+                            "output_tokens": usage["output_tokens"]}
+        if index in self.malformed_at:
+            for block in message["content"]:
+                if block.get("type") == "tool_use":
+                    block["input"] = {}
+
+    @staticmethod
+    def _billed(message: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
+        """`message` with server compaction's `usage.iterations`: the summary step, then
+        the reply's own (the top-level counts), or none when it paused after compacting."""
+        if not steps:
+            return message
+        usage = message["usage"]
+        if message["stop_reason"] == PAUSED:
+            usage.update({k: 0 for k in usage if k.endswith("input_tokens")})
+            usage["output_tokens"] = steps[0]["output_tokens"]
+            usage["iterations"] = steps[:1]
+        else:
+            usage["iterations"] = [steps[0], {"type": "message", **usage}]
+        return message
 
     def _usage(self, body: dict[str, Any]) -> dict[str, int]:
         """The input split of a request, and the cache updated with its breakpoints."""

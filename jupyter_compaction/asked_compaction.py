@@ -1,0 +1,59 @@
+"""Compaction the model asks for: a line that says how full the context is, a `compact` tool.
+
+Usually the loop decides when to compact (`Settings.trigger`). Claude Code, Hermes and
+learn-claude-code also let the *model* see how full its context is and ask for a
+compaction itself. Two opt-in knobs do that here:
+
+- `usage_line`: after each round of tool results the agent adds one text line to that
+  user message, `[context usage: 14,210 of 20,000 tokens (71%)]`, so the model reads its
+  own fill level (it is part of the messages: it costs tokens, shows in `%context`, and
+  the newest one is what a model reads);
+- `compact_at`: offer the `compact` tool, and end the line with the share past which the
+  model should call it (`; call compact past 70%`). Calling it with a `focus` asks the
+  agent to compact before the next turn with its configured strategy and that focus,
+  through the same steps, events, session store and stuck rules as an automatic
+  compaction (`Agent.compact`).
+
+Left out: a token count in the model's own tokenizer (the line shows the agent's local
+count) and a reminder that grows more urgent as the context fills.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+COMPACT_TOOL = "compact"
+_LINE = "[context usage: {used:,} of {budget:,} tokens ({share}%){advice}]"
+_ADVICE = "; call compact past {at}%"
+USAGE_LINE = re.compile(r"^\[context usage: ([\d,]+) of ([\d,]+) tokens \((\d+)%\)"
+                        r"(?:; call compact past (\d+)%)?\]$", re.M)
+
+
+def usage_line(used: int, budget: int, compact_at: float | None = None) -> str:
+    """The line that tells the model how full its context is (and when to compact)."""
+    advice = _ADVICE.format(at=round(compact_at * 100)) if compact_at is not None else ""
+    return _LINE.format(used=used, budget=budget, share=round(100 * used / budget),
+                        advice=advice)
+
+
+def read_usage_line(text: str) -> tuple[int, int | None] | None:
+    """(share used in %, share to compact past in % or None) of the last line in `text`."""
+    found = list(USAGE_LINE.finditer(text))
+    if not found:
+        return None
+    share, at = found[-1].group(3), found[-1].group(4)
+    return int(share), int(at) if at else None
+
+
+def compact_tool(ask: Callable[[str], None]) -> Callable[..., str]:
+    """The `compact` tool: `ask(focus)` records the request; the loop compacts next turn."""
+
+    def compact(focus: str = "") -> str:
+        """Compact your context before your next turn (older turns are summarized or
+        dropped); `focus` names what to keep in most detail."""
+        ask(focus if isinstance(focus, str) else str(focus))
+        return "Compaction requested: it runs before your next turn."
+
+    compact.__name__ = COMPACT_TOOL
+    return compact

@@ -1,0 +1,103 @@
+"""What comes back after a compaction: the newest files read, pinned text, hooks' content.
+
+A summary says "read config/checkout-api.yaml" but not what the file holds, so an agent
+whose summary replaced its reads reads them again. Claude Code re-attaches the files it
+read most recently after it compacts; `restore` does the same: after a compaction that
+wrote a summary (summarizing the middle, or the whole history), the newest `files`
+distinct files read with `READ_TOOLS` (and no longer visible in the context) are read
+again through the agent's own tools, newest first, within `RESTORE_SHARE` of the
+compaction's goal. They come back as one tool round appended after the compacted context
+(an assistant message with the read calls and a user message with their results), so
+any model reads them as it reads its own tool results. Pinned instructions and the text
+returned by the agent's compaction hooks are added to that user message as text blocks
+(after any compaction that changed the context, summary or not).
+What came back is counted in the compaction's `tokens_after` and named in its note, so
+the `Compacted` event and the chart show it.
+
+The round is written by the agent, not by the model: the assistant message is marked
+with `RESTORED` so a reader can tell. Left out: restoring anything after a compaction
+whose context ends with an assistant message (a finished run compacted on demand), and
+files read by tools other than `READ_TOOLS`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .history import Message, blocks, result_text
+from .strategies import Compaction
+from .tokens import TokenCounter
+from .tools import Toolbox
+from .vocab import PLACEHOLDER
+
+READ_TOOLS = ("read_file",)  # calls whose `path` input names a file read
+RESTORE_SHARE = 0.25  # restored files may fill at most this share of the compaction goal
+RESTORED = "[restored after compaction: the files read most recently, read again]"
+
+
+def recent_reads(transcript: Sequence[Message], context: Sequence[Message], files: int
+                 ) -> list[dict[str, Any]]:
+    """Of the newest `files` distinct read calls of `transcript` (newest first), those
+    whose result is not visible in `context` any more."""
+    shown = {b.get("tool_use_id") for m in context for b in blocks(m)
+             if b.get("type") == "tool_result" and result_text(b) != PLACEHOLDER}
+    visible = {_key(b) for m in context for b in blocks(m)
+               if b.get("type") == "tool_use" and b["id"] in shown}
+    newest: dict[tuple[str, str], dict[str, Any]] = {}
+    for message in reversed(transcript):
+        for block in reversed(blocks(message)):
+            if (block.get("type") == "tool_use" and block.get("name") in READ_TOOLS
+                    and len(newest) < files):
+                newest.setdefault(_key(block), block)
+    return [block for key, block in newest.items() if key not in visible]
+
+
+def _key(block: dict[str, Any]) -> tuple[str, str]:
+    return block["name"], json.dumps(block.get("input") or {}, sort_keys=True)
+
+
+def restore(result: Compaction, transcript: Sequence[Message], toolbox: Toolbox,
+            counter: TokenCounter, *, files: int, goal: int, texts: Sequence[str] = (),
+            tag: str = "r") -> Compaction:
+    """`result` with the newest read files (read again; only when it wrote a summary) and
+    `texts` appended after it, counted and noted; unchanged when there is nothing to add."""
+    context = result.messages
+    if not context or context[-1]["role"] != "user":
+        return result
+    calls, results, used = [], [], 0
+    reads = recent_reads(transcript, context, files) if files and result.summary else []
+    for n, old in enumerate(reads):
+        call = {"type": "tool_use", "id": f"toolu_restore_{tag}_{n}", "name": old["name"],
+                "input": dict(old.get("input") or {})}
+        answer = toolbox.call(call)
+        size = counter.count_text(result_text(answer))
+        if answer.get("is_error") or used + size > RESTORE_SHARE * goal:
+            continue
+        calls.append(call)
+        results.append(answer)
+        used += size
+    extra = [{"type": "text", "text": t} for t in texts if t and t.strip()]
+    if not calls and not extra:
+        return result
+    if calls:
+        added: list[Message] = [
+            {"role": "assistant", "content": [{"type": "text", "text": RESTORED}, *calls]},
+            {"role": "user", "content": [*results, *extra]}]
+        messages = [*context, *added]
+    else:
+        last = context[-1]
+        messages = [*context[:-1], {**last, "content": [*blocks(last), *extra]}]
+    names = [c["input"].get("path", c["name"]) for c in calls]
+    note = "; ".join(n for n in (result.note, f"restored {len(calls)} files" + (
+        f" ({', '.join(names)})" if names else "") + (
+        f" and {len(extra)} pinned or hook texts" if extra else "")) if n)
+    return dataclasses.replace(result, messages=messages, note=note,
+                               tokens_after=counter.count(messages))
+
+
+def hook_texts(hooks: Sequence[Callable[..., str | None]], *args: Any) -> list[str]:
+    """The text each hook returns for `args` (None or '' adds nothing)."""
+    return [text for hook in hooks if (text := hook(*args))]

@@ -1,0 +1,69 @@
+"""Compaction the model asks for: the context-usage line and the `compact` tool in a run."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from jupyter_compaction import runner, scenarios
+from jupyter_compaction.asked_compaction import read_usage_line, usage_line
+from jupyter_compaction.events import Compacted, ToolCalled
+from jupyter_compaction.history import blocks, validate
+from jupyter_compaction.settings import DEFAULTS
+
+
+def test_the_line_reads_back_what_it_says():
+    line = usage_line(14_210, 20_000, 0.7)
+    assert line == "[context usage: 14,210 of 20,000 tokens (71%); call compact past 70%]"
+    assert read_usage_line(f"results\n{line}") == (71, 70)
+    assert read_usage_line(usage_line(500, 20_000)) == (2, None)
+    assert read_usage_line("no line here") is None
+
+
+@pytest.mark.parametrize("bad", [0, 1.5, True, "half"])
+def test_compact_at_must_be_a_share(bad):
+    with pytest.raises(ValueError, match="compact_at must be a share"):
+        DEFAULTS.with_changes(compact_at=bad)
+
+
+def test_each_round_of_results_ends_with_the_line_and_it_is_counted():
+    with runner.start("logistics", budget=100_000, usage_line=True) as session:
+        run = session.play()
+    rounds = [m for m in run.transcript if m["role"] == "user" and isinstance(m["content"], list)]
+    assert rounds and all(read_usage_line(blocks(m)[-1]["text"]) for m in rounds)
+    shares = [read_usage_line(blocks(m)[-1]["text"])[0] for m in rounds]
+    assert shares == sorted(shares)  # nothing compacted at this budget: it only grows
+    validate(run.messages)
+
+
+def test_the_model_asks_and_the_agent_compacts_with_its_focus():
+    with runner.start("debug", budget=8_000, usage_line=True, compact_at=0.7,
+                      trigger=1.0, strategy="summarize") as session:
+        run = session.play()
+    asks = [e for e in run.of(ToolCalled) if e.name == "compact"]
+    compactions = run.of(Compacted)
+    assert asks and compactions
+    assert all(c.turn == a.turn + 1 for a, c in zip(asks, compactions, strict=False))
+    focus = asks[0].input["focus"]
+    assert focus and focus in scenarios.load("debug").task
+    prompts = [c.summary_prompt for c in compactions if c.summary_prompt]
+    assert prompts and all(focus.split()[0].lower() in p.lower() for p in prompts)
+    assert scenarios.load("debug").outcome(run) == "correct"
+
+
+def test_without_the_line_the_model_never_asks():
+    with runner.start("debug", budget=8_000, compact_at=0.7) as session:
+        run = session.play()
+    assert not [e for e in run.of(ToolCalled) if e.name == "compact"]
+
+
+def test_context_shows_the_lines_wording_and_cost():
+    from jupyter_compaction.jupyter.context_view import rows, view
+
+    with runner.start("logistics", budget=100_000, usage_line=True, compact_at=0.7) as session:
+        run = session.play()
+    marked = [r for r in rows(run) if "usage line" in r.marker]
+    assert marked and all(re.search(r"usage line \d+ tok", r.marker) for r in marked)
+    assert all("[context usage: " in r.text for r in marked)  # the wording, with --full
+    assert "usage line" in view(run).text
