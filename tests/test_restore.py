@@ -18,7 +18,7 @@ def play(**knobs):
 
 
 def test_restore_must_be_a_number_of_files():
-    with pytest.raises(ValueError, match="restore must be a number of files"):
+    with pytest.raises(ValueError, match=r"restore must be a whole number \(at least 0\) of files"):
         DEFAULTS.with_changes(restore=-1)
 
 

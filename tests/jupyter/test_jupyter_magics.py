@@ -211,6 +211,8 @@ BAD_OPTIONS = {
     "max_turns": ("0", "--max-turns must be a positive whole number of turns"),
     "summary_role": ("system", "unknown summary role 'system': --summary-role must be one of"),
     "summarizer": ("cheap", "unknown summarizer 'cheap': --summarizer must be one of aux, same"),
+    "compact_at": ("soon", "--compact-at must be a number"),
+    "restore": ("-1", "--restore must be a whole number (at least 0) of files"),
 }
 
 
