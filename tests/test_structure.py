@@ -14,7 +14,7 @@ from jupyter_compaction.settings import NAMES
 
 PACKAGE = Path(jupyter_compaction.__file__).parent
 HOME = PACKAGE / "settings.py"
-DATA = PACKAGE / "scenarios" / "workspaces"  # the scenarios' files, not the package's code
+DATA = PACKAGE / "scenario-data"  # the scenarios' files, not the package's code
 NOT_KNOBS = {("jupyter_compaction.models.base", "model"),  # Reply.model: who replied
              ("jupyter_compaction.models.anthropic", "model"),  # which Claude, once chosen
              # a recorded session's budget: real sessions run far past the agent's default
@@ -142,3 +142,13 @@ def test_the_cycle_check_sees_a_type_checking_import(tmp_path):
     graph = {"pkg.summarizers": imports("pkg.summarizers", module, known),
              "pkg.agent": {"pkg.summarizers"}}
     assert cycles(graph) == [["pkg.agent", "pkg.summarizers", "pkg.agent"]]
+
+
+def test_no_scenario_workspace_file_is_a_module_of_the_package():
+    """The scenarios' files are data: no import path reaches them, code scans skip them."""
+    from jupyter_compaction.scenarios.base import WORKSPACES_DIR
+
+    assert WORKSPACES_DIR == DATA and not DATA.name.isidentifier()
+    assert not (DATA / "__init__.py").exists()
+    assert sorted(DATA.rglob("*.py"))  # the vendored sources are there, as data
+    assert not any(DATA in path.parents for path in modules().values())

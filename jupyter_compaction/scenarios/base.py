@@ -35,7 +35,9 @@ from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
-WORKSPACES_DIR = Path(__file__).resolve().parent / "workspaces"
+# The bundled files live in a data folder, not a package: its name is no Python identifier,
+# so nothing in it can be imported, and the wheel ships it as package data.
+WORKSPACES_DIR = Path(__file__).resolve().parent.parent / "scenario-data"
 MAX_GREP_LINES = 200  # more matches than this are counted, not shown
 LIST_SEPARATOR = ", "  # how the items of a list fact are joined into one value
 ITEM = "item"  # the name a step with `each` gives the current item in its templates

@@ -1,7 +1,7 @@
 """Scenario "markdown": map the internal imports of a real package nobody here wrote.
 
 The workspace is a vendored snapshot of Python-Markdown 3.5.2 (BSD 3-Clause; see
-`workspaces/markdown/VENDORED.md`): its 33 modules and its 14 extension tests, about
+`scenario-data/markdown/VENDORED.md`): its 33 modules and its 14 extension tests, about
 520 KB of real code. The task is to read all 47 files and say, for each, which modules of
 the package it imports at the top level. That takes one listing and 47 reads, so
 uncompacted the context grows far past any small budget: this is the scenario where
