@@ -94,7 +94,7 @@ class Run:
     summary_usage: list[Usage] = field(default_factory=list)
     compactions: list[Compaction] = field(default_factory=list)
     answer: str | None = None
-    status: str = "running"  # "finished", "failed" or "max_turns"
+    status: str = "running"  # "finished", "unsupported", "failed" or "max_turns"
     error: str | None = None
     session_id: str | None = None
     turn: int = 0
@@ -222,8 +222,10 @@ class Agent:
                 return run
             self._record_reply(run, reply, sent=overhead + self._tally(run).total)
             if not reply.tool_uses:
-                run.answer, run.status = reply.text, "finished"
-                self._emit(run, Finished(run.turn, reply.text))
+                declined = reply.stop_reason == "refusal"  # the task is outside its scope
+                run.answer, run.status = reply.text, "unsupported" if declined else "finished"
+                self._emit(run, Finished(run.turn, reply.text,
+                                         reason="unsupported" if declined else "end_turn"))
                 return run
             self._run_tools(run, run.messages[-1], toolbox)
         run.status = "max_turns"

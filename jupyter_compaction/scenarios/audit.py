@@ -20,6 +20,7 @@ from jupyter_compaction.scenarios.base import (
     LIST_SEPARATOR,
     Fact,
     Known,
+    Question,
     Scenario,
     Step,
     make_list_files,
@@ -147,7 +148,13 @@ STEPS = (
         Fact("release[{item_1}]", ALLOWED_RELEASE, default=NONE),), each="check[*]"),
     Step("read {exceptions-file}", "read_file", {"path": "{exceptions-file}"}, (
         Fact("exceptions", EXCEPTION, many=True),)),
+    Step("licence report for {manifest}", "license_report", {"manifest": "{manifest}"}, (
+        Fact("count-of-manifest", r"^(\d+) packages in "),
+        Fact("flagged-of-manifest", FLAG, default=NONE, many=True))),
 )
+SERVICES = Fact("services", r"(?i)\b(?:under|in|of|across)\s+(?:the\s+)?`?(services)/?`?")
+POLICY = Fact("policy", r"(?i)\b(?:in|under|from|of|against)\s+(?:the\s+)?`?(policy)/?`?")
+MANIFEST = Fact("manifest", r"`?(services/[\w./-]+(?:requirements\.txt|package\.json|go\.mod))`?")
 
 
 def _verdict(f: Known, manifest: str, flagged: str) -> str:
@@ -180,6 +187,50 @@ def compose(f: Known) -> str:
     return f"Licence audit ({scope}). " + ". ".join(verdicts or [f"Findings: {UNKNOWN}"]) + "."
 
 
+def one_manifest(f: Known) -> str:
+    flagged = f["flagged-of-manifest"]
+    return (f"{f['manifest']}: {f['count-of-manifest']} packages; needing attention: "
+            f"{flagged}.")
+
+
+def rules(f: Known) -> str:
+    return (f"Licence policy ({f['policy-file']}): forbidden licences {f['forbidden-rule']}, "
+            f"weak copyleft {f['exception-rule']}, no licence {f['no-licence-rule']}.")
+
+
+def exceptions(f: Known) -> str:
+    return f"Exceptions on record ({f['exceptions-file']}): {f['exceptions']}."
+
+
+def manifests(f: Known) -> str:
+    return f"Manifests under {f['services']}/: {f['manifests']}."
+
+
+AUDIT = r"\baudit\w*|\bcheck\w*|\breview\w*|\bverif\w*|\bcompl\w*|\bbreak\w*|\bviolat\w*"
+LICENCE = r"\blicen[cs]\w*"
+QUESTIONS = (
+    Question("manifest", "the licences one manifest needs attention for",
+             (LICENCE,), ("count-of-manifest", "flagged-of-manifest"), one_manifest,
+             slots=(MANIFEST,), example="Which licences in services/web/package.json need "
+                                        "attention?"),
+    Question("audit", "the licence audit of every service against the policy",
+             (AUDIT, LICENCE), ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
+                                "release[{item_1}]", "forbidden-rule", "exception-rule",
+                                "no-licence-rule"), compose, slots=(SERVICES, POLICY),
+             example="Audit the licences of the services under services/ against policy/."),
+    Question("rules", "which rules the licence policy sets",
+             (r"\brules?\b|\bsays?\b|\bforbid\w*|\ballow\w*", r"\bpolic\w*"),
+             ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
+             slots=(POLICY,), example="What rules does the licence policy in policy/ set?"),
+    Question("exceptions", "which licence exceptions are on record",
+             (r"\bexceptions?\b|\bwaivers?\b",), ("exceptions", "exceptions-file"), exceptions,
+             slots=(POLICY,), example="Which licence exceptions are recorded in policy/?"),
+    Question("manifests", "which dependency manifests the services have",
+             (r"\bmanifests?\b|\bdependency files?\b|\block ?files?\b",),
+             ("manifests",), manifests, slots=(SERVICES,),
+             example="List the dependency manifests under services/."),
+)
+
 SCENARIO = Scenario(
     name="audit",
     title="Licence audit of three services",
@@ -189,7 +240,7 @@ SCENARIO = Scenario(
         "that breaks the policy or needs an exception, with its exact version, its manifest, "
         "the rule that applies and the fix."
     ),
-    given=(Fact("services", r"under `(\w+)/`"), Fact("policy", r"in `(\w+)/`")),
+    given=(),
     steps=STEPS,
     must_keep=(
         "pdfmill 2.1.0",
@@ -205,4 +256,5 @@ SCENARIO = Scenario(
     ),
     compose=compose,
     make_tools=make_tools,
+    questions=QUESTIONS,
 )

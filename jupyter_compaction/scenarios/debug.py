@@ -17,6 +17,7 @@ from jupyter_compaction.scenarios.base import (
     LIST_SEPARATOR,
     Fact,
     Known,
+    Question,
     Scenario,
     Step,
     make_grep,
@@ -65,14 +66,12 @@ STEPS = (
           Fact("endpoint", r"ReadTimeout after \d+ ms calling POST \S+?:\d+(/\S+)")),
     _read("deployment", Fact("image", r"^\s+image: \S+:(\d+\.\d+\.\d+)"),
           Fact("previous", r"previous-image: \S+:(\d+\.\d+\.\d+)")),
-    Step("grep the reserve requests in {inventory-log}", "grep",
-         {"pattern": "stock/reserve", "path": "{inventory-log}"},
+    Step("grep the {endpoint} requests in {inventory-log}", "grep",
+         {"pattern": "{endpoint}", "path": "{inventory-log}"},
          (Fact("abandoned", r"duration_ms=(\d{5,})\b.*client_gone=true", many=True),)),
     _read("inventory-config", Fact("index", r"(use_reservation_index: \w+)", decision=True)),
-    Step("grep the timeouts in {gateway-config}", "grep",
-         {"pattern": "location|proxy_read_timeout", "path": "{gateway-config}"},
-         (Fact("gateway-timeout", r"location /api/v1/checkout \{\n\d+: +proxy_read_timeout "
-                                  r"(\w+);"),)),
+    _read("gateway-config", Fact("gateway-timeout", r"location /api/v1/checkout \{\n(?:.*\n)*?"
+                                                    r"\s+proxy_read_timeout (\w+);")),
 )
 
 
@@ -84,23 +83,98 @@ def _span(values: str) -> str:
     return f"{numbers[0]} to {numbers[-1]}"
 
 
+def root_cause(f: Known) -> str:
+    """Rule: the calls checkout-api abandoned took longer than its timeout, so the timeout
+    is where checkout fails; otherwise the timeout does not explain the failures."""
+    if UNKNOWN in (f["timeout"], f["abandoned"]):
+        return UNKNOWN
+    slowest = max(int(v) for v in f["abandoned"].split(LIST_SEPARATOR))
+    if slowest > int(f["timeout"]) * 1000:
+        return (f"checkout-api gives up on inventory-service after timeout_seconds: "
+                f"{f['timeout']} (retries: {f['retries']}, {f['checkout-config']}), but the "
+                f"POST {f['endpoint']} calls it gave up on took duration_ms="
+                f"{_span(f['abandoned'])} ({f['inventory-log']})")
+    return (f"not the checkout-api timeout: timeout_seconds: {f['timeout']} "
+            f"({f['checkout-config']}) is longer than the POST {f['endpoint']} calls, which "
+            f"took duration_ms={_span(f['abandoned'])} ({f['inventory-log']})")
+
+
+def fix(f: Known) -> str:
+    """Rule: a release that runs without its index until a migration is fixed by the
+    migration or a roll-back."""
+    if f["index"] == "use_reservation_index: false" and UNKNOWN not in (f["migration"],
+                                                                       f["previous"]):
+        return (f"apply migration {f['migration']} or roll back to {f['previous']}; raising "
+                "the timeout would only hide the slow query")
+    return UNKNOWN
+
+
 def compose(f: Known) -> str:
-    """The incident finding, every number and file name taken from the facts."""
+    """The incident finding: numbers and files from the facts, conclusions from rules."""
     return (
-        f"{f['incident']} ({f['severity']}). Root cause: checkout-api gives up on "
-        f"inventory-service after timeout_seconds: {f['timeout']} (retries: {f['retries']}, "
-        f"{f['checkout-config']}), but the POST {f['endpoint']} calls it gave up on took "
-        f"duration_ms={_span(f['abandoned'])} ({f['inventory-log']}). The slowdown came "
+        f"{f['incident']} ({f['severity']}). Root cause: {root_cause(f)}. The slowdown came "
         f"with inventory-service {f['release']} ({f['change']}), deployed {f['deployed']}, "
         f"running with {f['index']} ({f['inventory-config']}) until index migration "
         f"{f['migration']} is applied. Each such call ends in ReadTimeout after "
         f"{f['read-timeout']} ({f['checkout-log']}); the gateway answers with errors from "
         f"{f['first-error']} UTC ({f['gateway-log']}) and itself waits {f['gateway-timeout']} "
         f"({f['gateway-config']}), so it is not the limit. Production runs "
-        f"inventory-service:{f['image']} ({f['deployment']}). Fix: apply migration "
-        f"{f['migration']} or roll back to {f['previous']}; raising the timeout would only "
-        "hide the slow query."
+        f"inventory-service:{f['image']} ({f['deployment']}). Fix: {fix(f)}."
     )
+
+
+def timeout(f: Known) -> str:
+    return (f"checkout-api waits timeout_seconds: {f['timeout']} for inventory-service "
+            f"(retries: {f['retries']}, {f['checkout-config']}).")
+
+
+def gateway(f: Known) -> str:
+    return f"The gateway waits {f['gateway-timeout']} for checkout ({f['gateway-config']})."
+
+
+def release(f: Known) -> str:
+    return (f"Production runs inventory-service:{f['image']} ({f['deployment']}); the "
+            f"previous image was {f['previous']}.")
+
+
+def incident(f: Known) -> str:
+    return f"The incident is {f['incident']} ({f['severity']}, {f['incident-file']})."
+
+
+def durations(f: Known) -> str:
+    return (f"The POST {f['endpoint']} calls checkout-api abandoned took duration_ms="
+            f"{_span(f['abandoned'])} ({f['inventory-log']}).")
+
+
+TIMEOUT = r"\btime-?outs?\b|\bwait\w*|\blimit\b"
+QUESTIONS = (
+    Question("gateway", "how long the gateway waits for checkout",
+             (r"\bgateway\b|\bnginx\b|\bproxy\b", TIMEOUT), ("gateway-timeout", "gateway-config"),
+             gateway, example="What read timeout does the gateway use for checkout?"),
+    Question("timeout", "how long checkout-api waits for inventory-service",
+             (r"\bcheckout\b", TIMEOUT), ("timeout", "retries", "checkout-config"), timeout,
+             example="How long does checkout-api wait for inventory-service before timing out?"),
+    Question("root-cause", "the root cause of the checkout failures, with numbers and files",
+             (r"\broot cause\b|\bwhy\b|\bdiagnos\w*|\bdebug\w*|\binvestigat\w*|"
+              r"\bwhat(?: is)? caus\w*|\bfind (?:out )?what\b",),
+             ("incident", "severity", "timeout", "retries", "checkout-config", "endpoint",
+              "abandoned", "inventory-log", "release", "change", "deployed", "index",
+              "inventory-config", "migration", "read-timeout", "checkout-log", "first-error",
+              "gateway-log", "gateway-timeout", "gateway-config", "image", "deployment",
+              "previous"), compose,
+             example="Why is checkout failing? Find the root cause."),
+    Question("durations", "how long the abandoned stock calls took",
+             (r"\bhow (?:long|slow)\b|\bduration\w*|\blatency\b|\btook\b|\bslow\w*",),
+             ("abandoned", "endpoint", "inventory-log"), durations,
+             example="How long did the inventory calls that checkout gave up on take?"),
+    Question("release", "which inventory-service version production runs",
+             (r"\bversion\b|\brelease\b|\bimage\b|\bdeployed\b|\brunning\b|\bruns\b",),
+             ("image", "previous", "deployment"), release,
+             example="Which inventory-service version is deployed in production?"),
+    Question("incident", "which incident this is and its severity",
+             (r"\bincident\b|\bseverity\b|\bsev\b",), ("incident", "severity", "incident-file"),
+             incident, example="Which incident is this, and what is its severity?"),
+)
 
 
 SCENARIO = Scenario(
@@ -127,4 +201,5 @@ SCENARIO = Scenario(
     ),
     compose=compose,
     make_tools=make_tools,
+    questions=QUESTIONS,
 )

@@ -18,6 +18,7 @@ from jupyter_compaction.scenarios.base import (
     LIST_SEPARATOR,
     Fact,
     Known,
+    Question,
     Scenario,
     Step,
     make_list_files,
@@ -38,14 +39,60 @@ STEPS = (
         Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),)),
     Step("read {item}", "read_file", {"path": "{item}"}, (
         Fact("imports[{item}]", IMPORT, default=NONE, many=True, joiner=""),), each="files"),
+    Step("read {path}", "read_file", {"path": "{path}"}, (
+        Fact("imports-of-path", IMPORT, default=NONE, many=True, joiner=""),)),
 )
+PATH = Fact("path", r"(?i)\b(?:does|is|in|of|file|by|inside|check|read)\s+`?((?:markdown|tests)/"
+                    r"[\w./-]+\.py)\b")
+MODULE = Fact("module", r"(?i)\bimports?\s+(?:the\s+)?(?:module\s+)?`?(\.+\w[\w.]*|markdown"
+                        r"(?:\.\w+)*)`?")
+LISTING = r"\b(?:list|which|what|enumerate|inventory|how many)\b"
+
+
+def _files(f: Known) -> list[str]:
+    return f["files"].split(LIST_SEPARATOR) if "files" in f else []
 
 
 def compose(f: Known) -> str:
     """One line per file: the package modules it imports."""
-    files = f["files"].split(LIST_SEPARATOR) if "files" in f else []
-    lines = "; ".join(f"{p} imports {f[f'imports[{p}]']}" for p in files)
+    lines = "; ".join(f"{p} imports {f[f'imports[{p}]']}" for p in _files(f))
     return f"Top-level imports of each Python file: {lines or UNKNOWN}."
+
+
+def one_file(f: Known) -> str:
+    return f"{f['path']} imports {f['imports-of-path']} at the top level."
+
+
+def importers(f: Known) -> str:
+    """Rule: a file imports the module when its import list names it exactly."""
+    files = _files(f)
+    if not files or any(f[f"imports[{p}]"] == UNKNOWN for p in files):
+        return f"Files that import {f['module']} at the top level: {UNKNOWN}."
+    found = [p for p in files if f["module"] in f[f"imports[{p}]"].split(LIST_SEPARATOR)]
+    return f"Files that import {f['module']} at the top level: {', '.join(found) or NONE}."
+
+
+def listing(f: Known) -> str:
+    files = _files(f)
+    return (f"Python files in the workspace ({len(files) if files else UNKNOWN}): "
+            f"{', '.join(files) or UNKNOWN}.")
+
+
+QUESTIONS = (
+    Question("imports-of-file", "which package modules one file imports",
+             (r"\bimport\w*",), ("imports-of-path",), one_file, slots=(PATH,),
+             example="What does markdown/core.py import?"),
+    Question("importers", "which files import a given module of the package",
+             (r"\bwhich\b|\bwhat\b|\blist\b|\bfind\b", r"\bfiles?\b|\bmodules?\b"),
+             ("files", "imports[{item}]"), importers, slots=(MODULE,),
+             example="Which files import .util?"),
+    Question("imports", "the top-level package imports of every Python file",
+             (r"\bimport\w*", r"\bevery\b|\ball\b|\beach\b|\bmap\b"),
+             ("files", "imports[{item}]"), compose,
+             example="Map the top-level imports of every Python file in this package."),
+    Question("files", "which Python files the package holds", (LISTING, r"\bfiles?\b|\bmodules?\b"),
+             ("files",), listing, example="List the Python files of this package."),
+)
 
 
 def make_tools(ws: Workspace) -> list[Callable[..., str]]:
@@ -69,4 +116,5 @@ SCENARIO = Scenario(
     ),
     compose=compose,
     make_tools=make_tools,
+    questions=QUESTIONS,
 )
