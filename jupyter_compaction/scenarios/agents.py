@@ -35,8 +35,8 @@ CONCEPTS = (
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
     ("retry policy", r"retr(?:y|ies)|back-?off", "retry", r"^class (\w*Retry\w*)"),
 )
-FOLDER = Fact("folder", r"(?i)\b(?:under|in|inside|within|from|of|across)\s+(?:the\s+)?"
-                        r"`?([\w.-]+)/")
+FOLDER = Fact("folder", r"(?i)\b(?:(?:under|in|inside|within|from|of|across)\s+(?:the\s+)?|"
+                        r"the\s+)`?([\w.-]+)/")
 PATH = Fact("path", r"(?i)\b(?:does|is|in|of|file|inside|check|read)\s+`?([\w.-]+/[\w./-]+\.py)\b")
 EXCLUDING = Fact(EXCLUDE, r"(?i)\b(?:except(?: for)?|excluding|ignor(?:e|ing)|skip(?:ping)?|"
                  r"without|leav(?:e|ing) out|but not)\s+`?([\w.-]+/[\w./-]+\.py)", many=True)

@@ -152,8 +152,8 @@ STEPS = (
         Fact("count-of-manifest", r"^(\d+) packages in "),
         Fact("flagged-of-manifest", FLAG, default=NONE, many=True))),
 )
-SERVICES = Fact("services", r"(?i)\b(?:under|in|of|across)\s+(?:the\s+)?`?(services)/?`?")
-POLICY = Fact("policy", r"(?i)\b(?:in|under|from|of|against)\s+(?:the\s+)?`?(policy)/?`?")
+SERVICES = Fact("services", r"\b(services)\b(?!/\w)")  # the folder, not a path inside it
+POLICY = Fact("policy", r"\b(policy)/")
 MANIFEST = Fact("manifest", r"`?(services/[\w./-]+(?:requirements\.txt|package\.json|go\.mod))`?")
 
 

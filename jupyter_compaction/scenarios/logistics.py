@@ -182,7 +182,7 @@ QUESTIONS = (
              clauses, optional=RECORDS, example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
              (r"\b(?:slot|date|when|book\w*|schedul\w*|earliest|next free)\b",
-              r"\b(?:re-?deliver\w*|deliver\w* again|send it again|resend|re-?book\w*)\b", ID),
+              r"\b(?:re-?deliver\w*|again|resend|re-?book\w*)\b", ID),
              ("slot", "depot", "hold", "order"), first_slot, optional=RECORDS,
              example="When is the first free redelivery slot for order ORD-1042?"),
     Question("failure", "why the delivery failed, and whether the order was late",

@@ -72,6 +72,15 @@ def importers(f: Known) -> str:
     return f"Files that import {f['module']} at the top level: {', '.join(found) or NONE}."
 
 
+def standalone(f: Known) -> str:
+    """Rule: a file with no package import stands alone."""
+    files = _files(f)
+    if not files or any(f[f"imports[{p}]"] == UNKNOWN for p in files):
+        return f"Files that import nothing from the package: {UNKNOWN}."
+    found = [p for p in files if f[f"imports[{p}]"] == NONE]
+    return f"Files that import nothing from the package: {', '.join(found) or NONE}."
+
+
 def listing(f: Known) -> str:
     files = _files(f)
     return (f"Python files in the workspace ({len(files) if files else UNKNOWN}): "
@@ -86,6 +95,11 @@ QUESTIONS = (
              (r"\bwhich\b|\bwhat\b|\blist\b|\bfind\b", r"\bfiles?\b|\bmodules?\b"),
              ("files", "imports[{item}]"), importers, slots=(MODULE,),
              example="Which files import .util?"),
+    Question("standalone", "which files import nothing from the package",
+             (r"\bnothing\b|\bno (?:package |internal )?imports?\b|\bstand(?:s)? alone\b|"
+              r"\bself-contained\b|\bdo not import\b|\bdon't import\b",),
+             ("files", "imports[{item}]"), standalone,
+             example="Which files import nothing from the package?"),
     Question("imports", "the top-level package imports of every Python file",
              (r"\bimport\w*", r"\bevery\b|\ball\b|\beach\b|\bmap\b"),
              ("files", "imports[{item}]"), compose,
