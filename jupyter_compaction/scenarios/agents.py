@@ -10,7 +10,9 @@ and every file read is a finding that a lossy summary can drop.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ast
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from jupyter_compaction.scenarios.base import (
     EXCLUDE,
@@ -23,6 +25,8 @@ from jupyter_compaction.scenarios.base import (
     make_list_files,
     make_read_file,
 )
+from jupyter_compaction.scenarios.truth import files as workspace_files
+from jupyter_compaction.scenarios.truth import module_body
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
@@ -111,6 +115,47 @@ def make_tools(ws: Workspace) -> list[Callable[..., str]]:
     return [make_list_files(ws), make_read_file(ws)]
 
 
+def _is_table(node: ast.stmt) -> str | None:
+    """The name of a top-level `NAME: dict[str, Callable[...] | Handler] = ...`."""
+    if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+            and node.target.id.isupper() and isinstance(node.annotation, ast.Subscript)
+            and ast.unparse(node.annotation.value) == "dict"):
+        return None
+    pair = node.annotation.slice
+    if not (isinstance(pair, ast.Tuple) and len(pair.elts) == 2):
+        return None
+    key, value = (ast.unparse(e) for e in pair.elts)
+    return node.target.id if key == "str" and value.startswith(("Callable", "Handler")) else None
+
+
+def _is_retry(node: ast.stmt) -> str | None:
+    return node.name if isinstance(node, ast.ClassDef) and "Retry" in node.name else None
+
+
+FINDERS = {"table": _is_table, "retry": _is_retry}
+
+
+def _defines(root: Path, path: str, prefix: str) -> str:
+    """What a file defines of a concept, read with `ast` (strings and comments are not
+    code), or "none"."""
+    found = [name for node in module_body(root, path) if (name := FINDERS[prefix](node))]
+    return found[0] if found else NONE
+
+
+def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
+    """Each Python file of the folder, and what each defines, read with `ast`."""
+    facts = dict(slots)
+    if "folder" in slots and (root / slots["folder"]).is_dir():
+        paths = workspace_files(root, slots["folder"], ".py")
+        facts["files"] = LIST_SEPARATOR.join(paths)
+        facts |= {f"{prefix}[{p}]": _defines(root, p, prefix) for p in paths
+                  for prefix in FINDERS}
+    if "path" in slots and (root / slots["path"]).is_file():
+        facts |= {f"{prefix}-of-path": _defines(root, slots["path"], prefix)
+                  for prefix in FINDERS}
+    return facts
+
+
 SCENARIO = Scenario(
     name="agents",
     title="Find the tool dispatch tables in an agent codebase",
@@ -134,4 +179,5 @@ SCENARIO = Scenario(
     compose=compose,
     make_tools=make_tools,
     questions=QUESTIONS,
+    read_truth=truth,
 )

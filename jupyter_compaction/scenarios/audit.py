@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from jupyter_compaction.scenarios.base import (
     LIST_SEPARATOR,
@@ -26,6 +27,7 @@ from jupyter_compaction.scenarios.base import (
     make_list_files,
     make_read_file,
 )
+from jupyter_compaction.scenarios.truth import files as workspace_files
 from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
@@ -128,7 +130,8 @@ CHECK = (r"^\d+ packages in \S+ \((\w+), registry[\s\S]*?^- (\S+) \S+: "
          r"(?:AGPL|GPL|SSPL|LGPL|NOASSERTION)")
 # The newest release (the registry lists newest first) under a licence LP-1 allows.
 ALLOWED_RELEASE = r'"(v?[\d.]+)": \{\s*"license": "(?:MIT|BSD-[23]-Clause|Apache-2\.0|ISC)"'
-EXCEPTION = r"^\| (EX-\d+) \| (\S+) \| [^|]+\| [^|]+\| (services/\S+) \| [^|]+\| ([\d-]+) \|"
+EXCEPTION = (r"^\| (EX-\d+) \| (\S+)(?: \([^)|]*\))? \| [^|]+\| [^|]+\| (services/\S+) \| [^|]+\| "
+             r"([\d-]+) \|")
 
 STEPS = (
     Step("list the {services}/ folder", "list_files", {"folder": "{services}"}, (
@@ -185,6 +188,88 @@ def compose(f: Known) -> str:
                 f"{m}: {UNKNOWN}" for m in manifests
                 for item in f[f"flagged[{m}]"].split(LIST_SEPARATOR) if item != NONE]
     return f"Licence audit ({scope}). " + ". ".join(verdicts or [f"Findings: {UNKNOWN}"]) + "."
+
+
+FLAGGED = ("AGPL", "GPL", "SSPL", "LGPL")  # licence families the policy looks at
+NO_LICENCE = ("NOASSERTION", "NOT IN SNAPSHOT")
+ALLOWED = ("MIT", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0", "ISC")
+
+
+def _licences(root: Path, manifest: str) -> list[tuple[str, str, str, str]]:
+    """(ecosystem, package, version, licence) of each pin of a manifest, in name order."""
+    ecosystem, pins = parse_manifest(manifest, (root / manifest).read_text())
+    registry = json.loads((root / f"registry/{ecosystem}.json").read_text())["packages"]
+    rows = []
+    for package, version, _ in sorted(pins):
+        info = registry.get(package, {}).get("versions", {}).get(version)
+        rows.append((ecosystem, package, version, info["license"] if info else NO_LICENCE[1]))
+    return rows
+
+
+def _flagged(rows: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
+    return [r for r in rows if r[3].startswith(FLAGGED) or r[3] in NO_LICENCE]
+
+
+def _allowed_release(root: Path, ecosystem: str, package: str) -> str:
+    """The newest release (the registry lists newest first) under an allowed licence."""
+    registry = json.loads((root / f"registry/{ecosystem}.json").read_text())["packages"]
+    versions = registry.get(package, {}).get("versions", {})
+    return next((v for v, info in versions.items() if info["license"] in ALLOWED), NONE)
+
+
+def _rules(text: str) -> dict[str, str]:
+    """Rule ids by heading: "## LP-2 Forbidden" gives forbidden-rule = LP-2."""
+    names = {"Forbidden": "forbidden-rule", "Weak copyleft": "exception-rule",
+             "No licence": "no-licence-rule"}
+    found = {}
+    for line in text.splitlines():
+        if line.startswith("## LP-"):
+            rule, _, title = line[3:].partition(" ")
+            found |= {fact: rule for start, fact in names.items() if title.startswith(start)}
+    return found
+
+
+def _exceptions(text: str, services: str) -> list[str]:
+    """Exceptions on record for services under `services`/: "id package service ends"."""
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.startswith("| EX-")]
+    return [f"{r[0]} {r[1].split()[0]} {r[4]} {r[6]}" for r in rows
+            if len(r) >= 7 and r[4].startswith(f"{services}/")]
+
+
+def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
+    """The audit's facts, from the manifests, the registry snapshot and the policy files."""
+    facts = dict(slots)
+    services, policy = slots.get("services", "services"), slots.get("policy", "policy")
+    manifests = workspace_files(root, services) if (root / services).is_dir() else []
+    facts["manifests"] = LIST_SEPARATOR.join(manifests)
+    for manifest in manifests:
+        rows = _licences(root, manifest)
+        flagged = _flagged(rows)
+        facts[f"count[{manifest}]"] = str(len(rows))
+        facts[f"flagged[{manifest}]"] = LIST_SEPARATOR.join(
+            f"{p} {v} {lic}" for _, p, v, lic in flagged) or NONE
+        checked = [r for r in flagged if r[3] != NO_LICENCE[1]]
+        if checked:
+            ecosystem, package = checked[0][:2]
+            facts[f"check[{manifest}]"] = f"{ecosystem} {package}"
+            facts[f"release[{package}]"] = _allowed_release(root, ecosystem, package)
+    papers = workspace_files(root, policy) if (root / policy).is_dir() else []
+    for path in papers:
+        name = path.rsplit("/", 1)[-1]
+        if "exceptions" in name:
+            facts["exceptions-file"] = path
+            facts["exceptions"] = LIST_SEPARATOR.join(_exceptions((root / path).read_text(),
+                                                                  services))
+        elif "policy" in name:
+            facts["policy-file"] = path
+            facts |= _rules((root / path).read_text())
+    if "manifest" in slots and (root / slots["manifest"]).is_file():
+        rows = _licences(root, slots["manifest"])
+        facts["count-of-manifest"] = str(len(rows))
+        facts["flagged-of-manifest"] = LIST_SEPARATOR.join(
+            f"{p} {v} {lic}" for _, p, v, lic in _flagged(rows)) or NONE
+    return {k: v for k, v in facts.items() if v}
 
 
 def one_manifest(f: Known) -> str:
@@ -257,4 +342,5 @@ SCENARIO = Scenario(
     compose=compose,
     make_tools=make_tools,
     questions=QUESTIONS,
+    read_truth=truth,
 )

@@ -215,7 +215,10 @@ class Scenario:
     must_keep: tuple[str, ...]
     compose: Callable[[Known], str]
     make_tools: Callable[[Workspace], list[Callable[..., str]]]
-    questions: tuple[Question, ...] = ()  # the scope: what it can answer, full task first
+    questions: tuple[Question, ...] = ()  # the scope: what it can answer, narrowest first
+    # The independent truth: every fact, read from the workspace root with ordinary Python
+    # (given the task's slots), written apart from the steps and extractors above.
+    read_truth: Callable[[Path, Mapping[str, str]], dict[str, str]] | None = None
 
     def tools(self, workspace: Workspace) -> list[Callable[..., str]]:
         """The scenario's tools, bound to `workspace`."""
@@ -317,9 +320,19 @@ class Scenario:
 
     def truth(self, workspace: Workspace | None = None, task: str | None = None
               ) -> dict[str, str]:
-        """Every fact `task` (default: the scenario's own) needs, read with the scenario's
-        extractors from `workspace` (by default the bundled files), playing each call once
-        with the real tools."""
+        """The facts of `workspace` (by default the bundled files) for `task` (default: the
+        scenario's own): read by the scenario's independent truth where it has one, else
+        by its extractors (`extracted`)."""
+        ws = workspace or Workspace(self.workspace_dir)
+        task = self.task if task is None else task
+        if self.read_truth is None:
+            return self.extracted(ws, task)
+        return self.read_truth(ws.root, self.read_task(task))
+
+    def extracted(self, workspace: Workspace | None = None, task: str | None = None
+                  ) -> dict[str, str]:
+        """Every fact `task` needs, read with the model's own extractors, playing each of
+        its calls once with the real tools: what a faultless run of the model would see."""
         ws = workspace or Workspace(self.workspace_dir)
         tools = {fn.__name__: fn for fn in self.tools(ws)}
         task = self.task if task is None else task

@@ -11,7 +11,9 @@ without reading the logs again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from jupyter_compaction.scenarios.base import (
     LIST_SEPARATOR,
@@ -24,6 +26,7 @@ from jupyter_compaction.scenarios.base import (
     make_list_files,
     make_read_file,
 )
+from jupyter_compaction.scenarios.truth import files, live, yaml_value
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
@@ -37,21 +40,21 @@ def _read(name: str, *facts: Fact) -> Step:
 
 
 def _path(name: str, pattern: str) -> Fact:
-    """A file of the listing, recognised by its name."""
+    """A file of the listing, recognised by its name (one suffix: "x.old.yaml" is a copy)."""
     return Fact(name, rf"^({pattern})  [\d,]+ bytes$")
 
 
 STEPS = (
     Step("list the bundle", "list_files", {"folder": "."}, (
         _path("incident-file", r"\S*INCIDENT\.md"),
-        _path("gateway-log", r"logs/gateway\S*\.log"),
-        _path("checkout-config", r"config/checkout\S*\.yaml"),
+        _path("gateway-log", r"logs/gateway[\w-]*\.log"),
+        _path("checkout-config", r"config/checkout[\w-]*\.yaml"),
         _path("changelog", r"\S*CHANGELOG\.md"),
-        _path("checkout-log", r"logs/checkout\S*\.log"),
+        _path("checkout-log", r"logs/checkout[\w-]*\.log"),
         _path("deployment", r"deploy/\S*\.k8s\.yaml"),
-        _path("inventory-log", r"logs/inventory\S*\.log"),
-        _path("inventory-config", r"config/inventory\S*\.yaml"),
-        _path("gateway-config", r"config/gateway\S*\.conf"))),
+        _path("inventory-log", r"logs/inventory[\w-]*\.log"),
+        _path("inventory-config", r"config/inventory[\w-]*\.yaml"),
+        _path("gateway-config", r"config/gateway[\w-]*\.conf"))),
     _read("incident-file", Fact("incident", r"^# (INC-\d+)"),
           Fact("severity", r"Severity: (SEV-\d)")),
     _read("gateway-log", Fact("first-error", r'(\d\d:\d\d:\d\d) \+0000\] "POST '
@@ -177,6 +180,80 @@ QUESTIONS = (
 )
 
 
+def _first(pattern: str, text: str, group: int = 1) -> str | None:
+    found = re.search(pattern, text, re.M)
+    return found.group(group) if found else None
+
+
+def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
+    """The incident's facts, read as an engineer would: the live configs (a copy marked
+    superseded is skipped), the log lines themselves, the changelog's newest entry."""
+    every = files(root)
+
+    def pick(folder: str, prefix: str, suffix: str) -> str | None:
+        return live(root, [p for p in every if p.startswith(f"{folder}/{prefix}")
+                           and p.endswith(suffix)])
+
+    paths = {"incident-file": live(root, [p for p in every if p.endswith("INCIDENT.md")]),
+             "gateway-log": pick("logs", "gateway", ".log"),
+             "checkout-config": pick("config", "checkout", ".yaml"),
+             "changelog": live(root, [p for p in every if p.endswith("CHANGELOG.md")]),
+             "checkout-log": pick("logs", "checkout", ".log"),
+             "deployment": pick("deploy", "inventory", ".k8s.yaml"),
+             "inventory-log": pick("logs", "inventory", ".log"),
+             "inventory-config": pick("config", "inventory", ".yaml"),
+             "gateway-config": pick("config", "gateway", ".conf")}
+    text = {name: (root / p).read_text() for name, p in paths.items() if p}
+    facts: dict[str, str | None] = {k: v for k, v in paths.items() if v}
+    if "incident-file" in text:
+        facts["incident"] = _first(r"^# (INC-\d+)", text["incident-file"])
+        facts["severity"] = _first(r"Severity: (SEV-\d)", text["incident-file"])
+    if "gateway-log" in text:
+        facts["first-error"] = next((line.split("[", 1)[1].split(" ", 1)[0].split(":", 1)[1]
+                                     for line in text["gateway-log"].splitlines()
+                                     if '"POST /api/v1/checkout ' in line
+                                     and line.split('" ', 1)[-1].startswith("504")), None)
+    if "checkout-config" in text:
+        for name, key in (("timeout", "timeout_seconds"), ("retries", "retries")):
+            facts[name] = yaml_value(text["checkout-config"], "upstreams", "inventory-service",
+                                     key)
+    if "changelog" in text:
+        head = _first(r"^## (\S+) \(([\d-]+), deployed (\d\d:\d\d UTC)\)", text["changelog"], 0)
+        if head:
+            version, _, rest = head[3:].partition(" (")
+            day, _, time = rest.rstrip(")").partition(", deployed ")
+            facts |= {"release": version, "deployed": f"{day} {time}"}
+            entry = text["changelog"].split(head, 1)[1].split("\n## ", 1)[0]
+            facts["change"] = _first(r"^- (INV-\d+):", entry)
+            facts["migration"] = _first(r"migration (\d{4})", entry)
+    if "checkout-log" in text:
+        timeouts = [line for line in text["checkout-log"].splitlines() if "ReadTimeout" in line]
+        if timeouts:
+            words = timeouts[0].split("ReadTimeout after ", 1)[1].split()
+            facts["read-timeout"] = f"{words[0]} {words[1]}"
+            url = words[4]
+            facts["endpoint"] = "/" + url.split("://", 1)[1].split("/", 1)[1]
+    if "deployment" in text:
+        images = [line.split(":")[-1].strip() for line in text["deployment"].splitlines()
+                  if line.strip().startswith("image:")]
+        facts["image"] = images[0] if images else None
+        facts["previous"] = yaml_value(text["deployment"], "metadata", "annotations",
+                                       "deployctl/previous-image").rsplit(":", 1)[1]
+    if "inventory-log" in text and facts.get("endpoint"):
+        durations = [field.split("=")[1] for line in text["inventory-log"].splitlines()
+                     if f"path={facts['endpoint']} " in line and "client_gone=true" in line
+                     for field in line.split() if field.startswith("duration_ms=")]
+        facts["abandoned"] = LIST_SEPARATOR.join(dict.fromkeys(durations)) or None
+    if "inventory-config" in text:
+        value = yaml_value(text["inventory-config"], "reservations", "use_reservation_index") \
+            or _first(r"use_reservation_index: (\w+)", text["inventory-config"])
+        facts["index"] = f"use_reservation_index: {value}" if value else None
+    if "gateway-config" in text:
+        block = text["gateway-config"].split("location /api/v1/checkout {", 1)[-1].split("}")[0]
+        facts["gateway-timeout"] = _first(r"proxy_read_timeout (\w+);", block)
+    return {k: v for k, v in facts.items() if v is not None} | dict(slots)
+
+
 SCENARIO = Scenario(
     name="debug",
     title="Debug checkout 504s from configs and logs",
@@ -202,4 +279,5 @@ SCENARIO = Scenario(
     compose=compose,
     make_tools=make_tools,
     questions=QUESTIONS,
+    read_truth=truth,
 )

@@ -10,9 +10,12 @@ again, or writes a resolution without it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from jupyter_compaction.scenarios.base import Fact, Known, Question, Scenario, Step, read_record
+from jupyter_compaction.scenarios.truth import find
 from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
@@ -197,6 +200,52 @@ QUESTIONS = (
 )
 
 
+def _record(root: Path, folder: str, key: object) -> dict | None:
+    path = root / folder / f"{key}.json"
+    return json.loads(path.read_text()) if isinstance(key, str) and path.is_file() else None
+
+
+def _clause(root: Path, says: str) -> tuple[str, str] | None:
+    """(id, what it grants) of the policy clause, in any policy file, whose rule says
+    `says`; what it grants is the rule's text before those words."""
+    for path in sorted((root / "policies").glob("*.json")):
+        for clause in json.loads(path.read_text()).get("clauses", []):
+            if says in clause.get("rule", ""):
+                return clause["id"], clause["rule"].split(says, 1)[0]
+    return None
+
+
+def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
+    """The case's facts, read from the JSON records by key: ticket, order, waybill (its
+    failed-attempt event), depot calendar, customer, and the policy clauses by content."""
+    facts: dict[str, object] = dict(slots)
+    if ticket := _record(root, "tickets", slots.get("ticket")):
+        facts |= {"order": facts.get("order") or find(ticket, "order_id"),
+                  "customer": find(ticket, "customer_id"),
+                  "request": find(ticket, "requested_resolution")}
+    if order := _record(root, "orders", facts.get("order")):
+        facts.setdefault("customer", find(order, "customer_id"))
+        facts |= {"waybill": find(order, "waybill"),
+                  "promised": find(order, "promised_delivery_date")}
+    if waybill := _record(root, "waybills", facts.get("waybill")):
+        attempt = next((e for e in find(waybill, "events") or [] if e.get("code") == "DA"), {})
+        facts |= {"attempt": attempt.get("at", "").split("T")[0] or None,
+                  "reason": attempt.get("reason_code"), "depot": find(waybill, "depot"),
+                  "hold": find(waybill, "hold_until")}
+    if refund := _clause(root, " when the carrier attempted delivery by the promised date"):
+        facts["refund-clause"], facts["refund"] = refund
+    if redelivery := _clause(root, " per order when the first attempt failed"):
+        facts["redelivery-clause"], facts["redelivery"] = redelivery
+    if depot := _record(root, "depots", facts.get("depot")):
+        free = [s for s in depot.get("redelivery_calendar", []) if s.get("free", 0) > 0]
+        facts["slot"] = f"{free[0]['date']} {free[0]['slot']}" if free else None
+    if customer := _record(root, "customers", facts.get("customer")):
+        addresses = customer.get("addresses") or [{}]
+        facts |= {"address": addresses[0].get("address_id"),
+                  "tier": (customer.get("loyalty") or {}).get("tier")}
+    return {k: str(v) for k, v in facts.items() if v is not None}
+
+
 SCENARIO = Scenario(
     name="logistics",
     title="Resolve a late-delivery support ticket",
@@ -225,4 +274,5 @@ SCENARIO = Scenario(
     compose=compose,
     make_tools=make_tools,
     questions=QUESTIONS,
+    read_truth=truth,
 )

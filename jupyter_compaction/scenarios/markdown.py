@@ -12,7 +12,9 @@ Left out: imports inside functions and names imported from outside the package.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ast
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from jupyter_compaction.scenarios.base import (
     LIST_SEPARATOR,
@@ -24,6 +26,8 @@ from jupyter_compaction.scenarios.base import (
     make_list_files,
     make_read_file,
 )
+from jupyter_compaction.scenarios.truth import files as workspace_files
+from jupyter_compaction.scenarios.truth import module_body
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
@@ -113,6 +117,36 @@ def make_tools(ws: Workspace) -> list[Callable[..., str]]:
     return [make_list_files(ws), make_read_file(ws)]
 
 
+def _imported(node: ast.stmt) -> list[str]:
+    """The package modules one top-level import statement names, as the task writes
+    them: `from . import util` is .util (one module per line: the first name),
+    `from ..util import x` is ..util, `import markdown.x` is markdown.x."""
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            return ["." * node.level + (node.module or node.names[0].name)]
+        return [node.module] if (node.module or "").split(".")[0] == "markdown" else []
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.split(".")[0] == "markdown"]
+    return []
+
+
+def _imports(root: Path, path: str) -> str:
+    """A file's top-level package imports, read with `ast` (an import written inside a
+    string or a comment is not one), or "none"."""
+    found = [name for node in module_body(root, path) for name in _imported(node)]
+    return LIST_SEPARATOR.join(dict.fromkeys(found)) or NONE
+
+
+def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
+    """Every Python file of the workspace and its top-level package imports."""
+    paths = workspace_files(root, ".", ".py")
+    facts = dict(slots) | {"files": LIST_SEPARATOR.join(paths)}
+    facts |= {f"imports[{p}]": _imports(root, p) for p in paths}
+    if "path" in slots and (root / slots["path"]).is_file():
+        facts["imports-of-path"] = _imports(root, slots["path"])
+    return facts
+
+
 SCENARIO = Scenario(
     name="markdown",
     title="Map the imports of a real package (Python-Markdown 3.5.2)",
@@ -131,4 +165,5 @@ SCENARIO = Scenario(
     compose=compose,
     make_tools=make_tools,
     questions=QUESTIONS,
+    read_truth=truth,
 )

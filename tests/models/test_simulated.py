@@ -131,7 +131,7 @@ def test_a_wrong_value_in_a_summary_gives_a_wrong_answer():
                          [("trust", None), ("redo_last", "lookup_customer"),
                           ("redo_all", "get_ticket")])
 def test_user_role_summary_trust_is_an_option(user_summary, redoes):
-    truth = LOGISTICS.truth()
+    truth = LOGISTICS.extracted()  # the facts the model would note
     lines = "\n".join(f"- {k} = {v}" for k, v in truth.items() if k != "ticket")
     messages = [{"role": "user", "content": [{"type": "text", "text": LOGISTICS.task},
                                              summary_block(f"## Progress\n{lines}", "user")]}]

@@ -73,7 +73,7 @@ def test_a_renamed_policy_is_found_through_the_error_list():
     def rename(root: Path) -> None:
         (root / "policies/late-delivery.json").rename(root / "policies/late-delivery-v2.json")
 
-    run, _ = play_edited("logistics", RESOLVE, rename)
+    run, result = play_edited("logistics", RESOLVE, rename)
     topics = [e.input.get("topic") for e in run.of(ToolCalled) if e.name == "get_policy"]
     assert topics.count("late-delivery") == 1 and topics.count("late-delivery-v2") == 1
-    assert "policy LD-2.3 applies: No refund" in run.answer
+    assert result == "correct" and "policy LD-2.3 applies: No refund" in run.answer
