@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from jupyter_compaction import runner, scenarios
-from jupyter_compaction.scenarios.base import Fact
 
 ROOMY = 200_000
 
@@ -43,9 +42,9 @@ def test_the_superseded_config_copy_is_bundled_and_skipped():
 def test_a_superseded_copy_that_fools_the_model_is_graded_wrong():
     def decoy(root: Path) -> None:  # a retired copy whose name the model's extractor takes
         live = (root / "config/checkout-api.yaml").read_text()
+        old = live.replace("timeout_seconds: 30\n    connect", "timeout_seconds: 90\n    connect")
         (root / "config/checkout-api-2023.yaml").write_text(
-            "# SUPERSEDED: kept for reference, not deployed.\n" +
-            live.replace("    timeout_seconds: 30\n    connect", "    timeout_seconds: 90\n    connect"))
+            "# SUPERSEDED: kept for reference, not deployed.\n" + old)
 
     result, answer, truth = played("debug", "How long does checkout-api wait for "
                                    "inventory-service before timing out?", decoy)
