@@ -447,13 +447,16 @@ def _task(messages: list[Message]) -> str:
 
 
 def _visible(system: str, messages: list[Message], tools: list[dict[str, Any]]) -> str:
-    """Every text the request shows: system prompt, texts, tool results, tool
-    descriptions (not the model's own call arguments)."""
+    """Every text the request shows: system prompt, the user's texts, tool results, tool
+    descriptions; of its own words only the values it noted (not its prose, not its call
+    arguments)."""
     texts = [system, json.dumps(tools)]
     for message in messages:
         for block in blocks(message):
-            if block.get("type") == "text":
+            if block.get("type") == "text" and message["role"] == "user":
                 texts.append(block["text"])
+            elif block.get("type") == "text":
+                texts += [value for _, _, value in read_facts(block["text"])]
             elif block.get("type") == "tool_result":
                 texts.append(result_text(block))
     return "\n".join(texts)
