@@ -101,6 +101,7 @@ class Run:
     system: str = ""
     task_state: TaskState | None = None
     scenario: str | None = None
+    outcome: str | None = None  # against the truth of its workspace: "correct", "wrong (...)"
     calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
     tally: Tally | None = field(default=None, repr=False)  # running token count of messages
     anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
@@ -130,8 +131,9 @@ class Run:
         return next((c.summary for c in reversed(self.compactions) if c.summary), None)
 
     def __repr__(self) -> str:
-        return (f"<Run {self.status}: {self.turn} turns, peak {self.peak_context} tokens, "
-                f"{len(self.compactions)} compactions, {self.repeats} repeats>")
+        graded = f", {self.outcome}" if self.outcome else ""
+        return (f"<Run {self.status}{graded}: {self.turn} turns, peak {self.peak_context} "
+                f"tokens, {len(self.compactions)} compactions, {self.repeats} repeats>")
 
 
 class Agent:

@@ -391,6 +391,14 @@ class Scenario:
             return "stuck" if reasons and reasons[-1] == "stuck" else "failed"
         return run.status
 
+    def verdict(self, run: Any, workspace: Workspace | None = None) -> str:
+        """`outcome`, with what is wrong or missing named for a wrong or partial answer
+        ("wrong (wrong: 90; missing: 30)")."""
+        result = self.outcome(run, workspace)
+        if result in ("wrong", "partial"):
+            return str(self.grade(run.answer, workspace, getattr(run, "task", None)))
+        return result
+
     @property
     def workspace_dir(self) -> Path:
         """The bundled files (inside the package: read them, never write there)."""
