@@ -1,19 +1,29 @@
 """The offline model: a deterministic agent policy that reads only its request.
 
 `SimulatedModel(scenario)` plays a bundled scenario. It is a *reader*: the scenario says
-how to read (extractors over tool output, argument templates over facts), and on every
-call the model reads the request it was given, and nothing else:
+what it can answer (its declared questions) and how to read (extractors over tool
+output, argument templates over facts), and on every call the model reads the request
+it was given, and nothing else:
+
+- the question: the task text is mapped to one of the scenario's questions (intent
+  words and slots, in any wording); its first text says which one it understood. A task
+  that asks none of them gets, at once, an honest "I cannot do this offline" listing the
+  questions it can answer, with the stop reason "refusal" (the run ends `unsupported`);
 
 - known facts: the `given` facts in the task text; facts recorded in the request as
   "name = value" lines (its own notes in assistant text, summaries, todo notes in the
   system prompt, notes read back); and the facts its extractors find in every tool result
   still visible next to its call (those win: they are the freshest evidence);
-- the plan: every call whose arguments the known facts can fill; a call is done when its
-  result is visible or all its facts are known. It makes the first call not done (with
-  arguments filled from visible values only, so an id it lost is looked up again by
-  redoing the call that revealed it), and answers when nothing is left to do, from the
-  known facts as they are written: a wrong value in context gives a wrong answer, a
-  missing one a partial answer;
+- the plan, worked back from the facts the question needs: every call of those steps
+  whose arguments the known facts can fill, and whose own words (a literal such as a
+  policy topic) the request shows; a call is done when its result is visible, its needed
+  facts are known, or it failed. It makes the first call not done (with arguments filled
+  from visible values only, so an id it lost is looked up again by redoing the call that
+  revealed it), and answers when nothing is left to do, from the known facts as they are
+  written: a wrong value in context gives a wrong answer, a missing one a partial answer;
+- errors: a call whose error lists valid values ("topics: a, b") is retried once with
+  the closest listed value, whose result then stands for it; a call that keeps failing
+  otherwise is given up, and the answer says (unknown) for what it would have found;
 - honest endings: it never repeats a call a third time in a row when the same call
   already returned the same visible result twice; it answers with what it has instead.
   It calls only the tools offered (none offered: it answers), and caps its reply at

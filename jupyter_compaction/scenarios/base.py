@@ -1,17 +1,27 @@
-"""What a scenario is: a task, how to read its tools' output, and how to write the answer.
+"""What a scenario is: its scope, how to read its tools' output, and how to answer.
 
 A `Scenario` bundles a user task, a folder of real files (its workspace), the tools that
-read them, and a list of `Step`s that say *how to read*, never what to say:
-- a step's tool arguments are templates over facts already known ("{order}" is filled
-  with the order id read from the ticket), and a step with `each` runs once per item of a
-  list fact (one `read_file` per path of a listing);
-- a step's `Fact`s are extractors: a regular expression whose groups, found in the
-  call's output, are the fact's value (`default` when the output shows no match);
-- `given` facts are read from the task text itself (the ticket id, the folder).
-`compose(facts)` writes the final answer from fact values alone, with `UNKNOWN` where a
-value was never seen. `truth(workspace)` plays the steps with the real tools over the
-workspace files and reads them with the same extractors, so editing a file changes the
-right answer, and `grade()` tells a correct answer from a wrong or a partial one.
+read them, and:
+- its **scope**: the `Question`s it can answer, from narrow ones to the full task, each
+  recognised in a task's text by intent words (synonyms, any order) and slots read from
+  the text (ids, folders, paths); `understand(task)` maps a task to one, or to none (the
+  model then declines honestly);
+- `Step`s that say *how to read*, never what to say: a step's tool arguments are
+  templates over facts already known ("{order}" is filled with the order id read from
+  the task), a step with `each` runs once per item of a list fact, and a step's `Fact`s
+  are extractors (a regular expression whose groups, found in the call's output, are the
+  fact's value);
+- **plans worked back from the question** (`steps_for`): the steps that reveal the facts
+  a question needs, then those that reveal the facts their arguments need, so a narrower
+  question makes fewer calls;
+- answers written by the question's `compose` from fact values alone (`UNKNOWN` where a
+  value was never seen); the scenario modules draw their conclusions with rules over
+  facts, so a changed fact changes the conclusion.
+`truth(workspace, task)` is the scenario's **independent** reading of the files
+(`read_truth`, ordinary Python in each scenario module, helpers in `truth.py`), written
+apart from the steps and extractors, so a model mistake is graded wrong; `extracted()`
+replays the model's own steps. `grade()` tells a correct answer from a wrong or a partial
+one, `outcome()`/`verdict()` how a run ended.
 
 This module also holds the file tools several scenarios share (`list_files`, `read_file`,
 `grep`), built as closures over a `Workspace`.

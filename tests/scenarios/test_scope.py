@@ -346,3 +346,10 @@ def test_the_first_text_block_says_which_question_was_understood():
     first = next(b["text"] for m in run.transcript if m["role"] == "assistant"
                  for b in m["content"] if b["type"] == "text")
     assert first.startswith("Question understood: the customer's loyalty tier.")
+
+
+@pytest.mark.parametrize("name", scenarios.names())
+def test_each_scenario_declares_five_questions_and_an_independent_truth(name):
+    scenario = scenarios.load(name)
+    assert len(scenario.questions) >= 5 and scenario.read_truth is not None
+    assert scenario.question_of(scenario.task) is not None  # its own task is in scope
