@@ -171,7 +171,8 @@ TICKET, ORDER, CUSTOMER = (Fact(name, rf"\b({prefix}-\d+)\b") for name, prefix i
 RECORDS = (TICKET, ORDER)
 QUESTIONS = (
     Question("resolution", "the resolution of a late-delivery ticket: what we offer and why",
-             (r"\b(?:resol\w*|decid\w*|offer\w*|work (?:on )?(?:support )?ticket|handle|"
+             (r"\b(?:resol\w*|decid\w*|offer\w*|owed?|entitled|compensat\w*|"
+              r"work (?:on )?(?:support )?ticket|handle|"
               r"what (?:to|we can) (?:do|propose))\b", ID),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason", "depot", "hold", "slot", "customer", "address", "request",
