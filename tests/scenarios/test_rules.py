@@ -77,3 +77,14 @@ def test_a_renamed_policy_is_found_through_the_error_list():
     topics = [e.input.get("topic") for e in run.of(ToolCalled) if e.name == "get_policy"]
     assert topics.count("late-delivery") == 1 and topics.count("late-delivery-v2") == 1
     assert result == "correct" and "policy LD-2.3 applies: No refund" in run.answer
+
+
+def test_a_renamed_endpoint_is_grepped_by_its_new_name():
+    def rename(root: Path) -> None:
+        for log in ("logs/checkout-api.log", "logs/inventory-service.log"):
+            path = root / log
+            path.write_text(path.read_text().replace("stock/reserve", "stock/hold"))
+
+    run, result = play_edited("debug", scenarios.load("debug").task, rename)
+    patterns = [e.input["pattern"] for e in run.of(ToolCalled) if e.name == "grep"]
+    assert patterns == ["/v2/stock/hold"] and result == "correct"
