@@ -130,8 +130,7 @@ CHECK = (r"^\d+ packages in \S+ \((\w+), registry[\s\S]*?^- (\S+) \S+: "
          r"(?:AGPL|GPL|SSPL|LGPL|NOASSERTION)")
 # The newest release (the registry lists newest first) under a licence LP-1 allows.
 ALLOWED_RELEASE = r'"(v?[\d.]+)": \{\s*"license": "(?:MIT|BSD-[23]-Clause|Apache-2\.0|ISC)"'
-EXCEPTION = (r"^\| (EX-\d+) \| (\S+)(?: \([^)|]*\))? \| [^|]+\| [^|]+\| (services/\S+) \| [^|]+\| "
-             r"([\d-]+) \|")
+EXCEPTION = r"^\| (EX-\d+) \| (\S+) \| [^|]+\| [^|]+\| (services/\S+) \| [^|]+\| ([\d-]+) \|"
 
 STEPS = (
     Step("list the {services}/ folder", "list_files", {"folder": "{services}"}, (
@@ -229,12 +228,13 @@ def _rules(text: str) -> dict[str, str]:
     return found
 
 
-def _exceptions(text: str, services: str) -> list[str]:
-    """Exceptions on record for services under `services`/: "id package service ends"."""
+def _exceptions(root: Path, text: str) -> list[str]:
+    """Exceptions on record for the services in the workspace: "id package service ends"
+    (one for a service that is not here, or for a tool, is not this audit's)."""
     rows = [[cell.strip() for cell in line.strip().strip("|").split("|")]
             for line in text.splitlines() if line.startswith("| EX-")]
     return [f"{r[0]} {r[1].split()[0]} {r[4]} {r[6]}" for r in rows
-            if len(r) >= 7 and r[4].startswith(f"{services}/")]
+            if len(r) >= 7 and r[4].count("/") == 1 and (root / r[4]).is_dir()]
 
 
 def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
@@ -259,8 +259,8 @@ def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
         name = path.rsplit("/", 1)[-1]
         if "exceptions" in name:
             facts["exceptions-file"] = path
-            facts["exceptions"] = LIST_SEPARATOR.join(_exceptions((root / path).read_text(),
-                                                                  services))
+            facts["exceptions"] = LIST_SEPARATOR.join(_exceptions(root,
+                                                                  (root / path).read_text()))
         elif "policy" in name:
             facts["policy-file"] = path
             facts |= _rules((root / path).read_text())
@@ -298,7 +298,7 @@ QUESTIONS = (
              (LICENCE,), ("count-of-manifest", "flagged-of-manifest"), one_manifest,
              slots=(MANIFEST,), example="Which licences in services/web/package.json need "
                                         "attention?"),
-    Question("audit", "the licence audit of every service against the policy",
+    Question("audit", "a licence audit of the services",
              (AUDIT, LICENCE), ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
                                 "release[{item_1}]", "forbidden-rule", "exception-rule",
                                 "no-licence-rule"), compose, slots=(SERVICES, POLICY),
@@ -307,7 +307,7 @@ QUESTIONS = (
              (r"\brules?\b|\bsays?\b|\bforbid\w*|\ballow\w*", r"\bpolic\w*"),
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
              slots=(POLICY,), example="What rules does the licence policy in policy/ set?"),
-    Question("exceptions", "which licence exceptions are on record",
+    Question("exceptions", "which licence exceptions are on record for the services",
              (r"\bexceptions?\b|\bwaivers?\b",), ("exceptions", "exceptions-file"), exceptions,
              slots=(POLICY,), example="Which licence exceptions are recorded in policy/?"),
     Question("manifests", "which dependency manifests the services have",

@@ -70,9 +70,9 @@ STEPS = (
         Fact("customer", r'"customer_id": "(CUS-\d+)"'),
         Fact("request", r'"requested_resolution": "(\w+)"'))),
     Step("look up order {order}", "lookup_order", {"order_id": "{order}"}, (
-        Fact("customer", r'"customer_id": "(CUS-\d+)"'),
         Fact("waybill", r'"waybill": "(VD-\d+)"'),
-        Fact("promised", r'"promised_delivery_date": "([\d-]+)"'))),
+        Fact("promised", r'"promised_delivery_date": "([\d-]+)"'),
+        Fact("customer", r'"customer_id": "(CUS-\d+)"'))),
     Step("track waybill {waybill}", "track_waybill", {"waybill_id": "{waybill}"}, (
         Fact("attempt", r'"at": "([\d-]+)T[^"]*",\s*"code": "DA"'),
         Fact("reason", r'"reason_code": "(\w+)"'),
