@@ -26,6 +26,7 @@ from jupyter_compaction.scenarios.base import (
     Step,
     make_list_files,
     make_read_file,
+    template,
 )
 from jupyter_compaction.scenarios.truth import files as workspace_files
 from jupyter_compaction.tools import ToolError
@@ -272,23 +273,12 @@ def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in facts.items() if v}
 
 
-def one_manifest(f: Known) -> str:
-    flagged = f["flagged-of-manifest"]
-    return (f"{f['manifest']}: {f['count-of-manifest']} packages; needing attention: "
-            f"{flagged}.")
-
-
-def rules(f: Known) -> str:
-    return (f"Licence policy ({f['policy-file']}): forbidden licences {f['forbidden-rule']}, "
-            f"weak copyleft {f['exception-rule']}, no licence {f['no-licence-rule']}.")
-
-
-def exceptions(f: Known) -> str:
-    return f"Exceptions on record ({f['exceptions-file']}): {f['exceptions']}."
-
-
-def manifests(f: Known) -> str:
-    return f"Manifests under {f['services']}/: {f['manifests']}."
+one_manifest = template("{manifest}: {count-of-manifest} packages; needing attention: "
+                        "{flagged-of-manifest}.")
+rules = template("Licence policy ({policy-file}): forbidden licences {forbidden-rule}, weak "
+                 "copyleft {exception-rule}, no licence {no-licence-rule}.")
+exceptions = template("Exceptions on record ({exceptions-file}): {exceptions}.")
+manifests = template("Manifests under {services}/: {manifests}.")
 
 
 AUDIT = r"\baudit\w*|\bcheck\w*|\breview\w*|\bverif\w*|\bcompl\w*|\bbreak\w*|\bviolat\w*"

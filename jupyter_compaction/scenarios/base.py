@@ -172,6 +172,12 @@ def _literal_words(template: str) -> list[str]:
     return _LITERAL_WORD.findall(text)
 
 
+def template(text: str) -> Callable[[Known], str]:
+    """An answer written from a template over fact names ("tier {tier}"): a fact never
+    seen reads as UNKNOWN."""
+    return lambda facts: text.format_map(facts)
+
+
 def _items(each: str, facts: Mapping[str, str]) -> list[str | None]:
     """The items a step runs once for ([None]: a step without `each` runs once); items
     the task asked to leave out (the `exclude` slot) are not among them."""

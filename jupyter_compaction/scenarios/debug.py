@@ -25,6 +25,7 @@ from jupyter_compaction.scenarios.base import (
     make_grep,
     make_list_files,
     make_read_file,
+    template,
 )
 from jupyter_compaction.scenarios.truth import files, live, yaml_value
 from jupyter_compaction.vocab import UNKNOWN
@@ -126,22 +127,12 @@ def compose(f: Known) -> str:
     )
 
 
-def timeout(f: Known) -> str:
-    return (f"checkout-api waits timeout_seconds: {f['timeout']} for inventory-service "
-            f"(retries: {f['retries']}, {f['checkout-config']}).")
-
-
-def gateway(f: Known) -> str:
-    return f"The gateway waits {f['gateway-timeout']} for checkout ({f['gateway-config']})."
-
-
-def release(f: Known) -> str:
-    return (f"Production runs inventory-service:{f['image']} ({f['deployment']}); the "
-            f"previous image was {f['previous']}.")
-
-
-def incident(f: Known) -> str:
-    return f"The incident is {f['incident']} ({f['severity']}, {f['incident-file']})."
+timeout = template("checkout-api waits timeout_seconds: {timeout} for inventory-service "
+                   "(retries: {retries}, {checkout-config}).")
+gateway = template("The gateway waits {gateway-timeout} for checkout ({gateway-config}).")
+release = template("Production runs inventory-service:{image} ({deployment}); the previous "
+                   "image was {previous}.")
+incident = template("The incident is {incident} ({severity}, {incident-file}).")
 
 
 def durations(f: Known) -> str:

@@ -14,7 +14,15 @@ import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from jupyter_compaction.scenarios.base import Fact, Known, Question, Scenario, Step, read_record
+from jupyter_compaction.scenarios.base import (
+    Fact,
+    Known,
+    Question,
+    Scenario,
+    Step,
+    read_record,
+    template,
+)
 from jupyter_compaction.scenarios.truth import find
 from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
@@ -138,14 +146,9 @@ def clauses(f: Known) -> str:
             f"{f['redelivery-clause']} ({f['redelivery']}).")
 
 
-def first_slot(f: Known) -> str:
-    """The first free redelivery slot, and how long the depot holds the parcel."""
-    return (f"The parcel of order {f['order']} is held at depot {f['depot']} until "
-            f"{f['hold']}; the first free redelivery slot is {f['slot']}.")
-
-
-def loyalty(f: Known) -> str:
-    return f"Customer {f['customer']} is in loyalty tier {f['tier']}."
+first_slot = template("The parcel of order {order} is held at depot {depot} until {hold}; the "
+                      "first free redelivery slot is {slot}.")
+loyalty = template("Customer {customer} is in loyalty tier {tier}.")
 
 
 def compose(f: Known) -> str:

@@ -25,6 +25,7 @@ from jupyter_compaction.scenarios.base import (
     Step,
     make_list_files,
     make_read_file,
+    template,
 )
 from jupyter_compaction.scenarios.truth import files as workspace_files
 from jupyter_compaction.scenarios.truth import module_body
@@ -63,8 +64,7 @@ def compose(f: Known) -> str:
     return f"Top-level imports of each Python file: {lines or UNKNOWN}."
 
 
-def one_file(f: Known) -> str:
-    return f"{f['path']} imports {f['imports-of-path']} at the top level."
+one_file = template("{path} imports {imports-of-path} at the top level.")
 
 
 def importers(f: Known) -> str:
