@@ -107,13 +107,14 @@ class Run:
     summary_usage: list[Usage] = field(default_factory=list)
     compactions: list[Compaction] = field(default_factory=list)
     answer: str | None = None
-    status: str = "running"  # "finished", "failed" or "max_turns"
+    status: str = "running"  # "finished", "unsupported", "failed" or "max_turns"
     error: str | None = None
     session_id: str | None = None
     turn: int = 0
     system: str = ""
     task_state: TaskState | None = None
     scenario: str | None = None
+    outcome: str | None = None  # against the truth of its workspace: "correct", "wrong (...)"
     calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
     tally: Tally | None = field(default=None, repr=False)  # running token count of messages
     anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
@@ -142,8 +143,9 @@ class Run:
         return next((c.summary for c in reversed(self.compactions) if c.summary), None)
 
     def __repr__(self) -> str:
-        return (f"<Run {self.status}: {self.turn} turns, peak {self.peak_context} tokens, "
-                f"{len(self.compactions)} compactions, {self.repeats} repeats>")
+        graded = f", {self.outcome}" if self.outcome else ""
+        return (f"<Run {self.status}{graded}: {self.turn} turns, peak {self.peak_context} "
+                f"tokens, {len(self.compactions)} compactions, {self.repeats} repeats>")
 
 
 class Agent:
@@ -256,8 +258,10 @@ class Agent:
             if reply.stop_reason == PAUSED_AFTER_COMPACTION:
                 continue  # the API compacted and paused: send the request again to go on
             if not reply.tool_uses:
-                run.answer, run.status = reply.text, "finished"
-                self._emit(run, Finished(run.turn, reply.text))
+                declined = reply.stop_reason == "refusal"  # the task is outside its scope
+                run.answer, run.status = reply.text, "unsupported" if declined else "finished"
+                self._emit(run, Finished(run.turn, reply.text,
+                                         reason="unsupported" if declined else "end_turn"))
                 return run
             self._run_tools(run, run.messages[-1], toolbox)
             if loop := run.loop_guard.check(*run.messages[-2:], len(run.compactions)):

@@ -75,6 +75,7 @@ def totals(run: Run) -> list[tuple[str, str]]:
     over = sum(e.tokens > e.budget for e in run.of(TurnStarted))
     return [
         ("status", run.status + (f" ({run.error})" if run.error else "")),
+        *([("outcome", run.outcome)] if run.outcome else []),
         ("turns", str(run.turn)),
         ("peak context", f"{run.peak_context} tokens" + (f", over budget on {over} turns"
                                                            if over else "")),

@@ -67,13 +67,18 @@ class ScenarioRun:
         """Run the task to the end (or the settings' `max_turns`)."""
         self.run = self.agent.run(self.task)
         self.run.scenario = self.scenario
-        return self.run
+        return self._graded(self.run)
 
     def resume(self, max_turns: int | None = None) -> Run:
         """Continue the failed run with the same agent (and workspace)."""
         if self.run is None:
             raise ValueError("this scenario has not run yet; nothing to resume")
-        return self.agent.resume(self.run, max_turns=max_turns)
+        return self._graded(self.agent.resume(self.run, max_turns=max_turns))
+
+    def _graded(self, run: Run) -> Run:
+        """`run` with its outcome against the truth of the workspace it used."""
+        run.outcome = scenarios.load(self.scenario).verdict(run, self.agent.workspace)
+        return run
 
     def close(self) -> None:
         """Remove the temporary workspace this scenario run made (nothing else)."""

@@ -12,7 +12,7 @@ def test_demo_compacts_and_answers_each_scenario(name, capsys):
     assert main(["demo", "--scenario", name, "--budget", "8000"]) == 0
     out = capsys.readouterr().out
     assert out.count("compacted[") >= 2
-    assert "correct              yes" in out
+    assert "outcome              correct" in out
     assert scenarios.load(name).expected_answer in out
 
 

@@ -18,7 +18,7 @@ from jupyter_compaction.settings import NAMES, OPTIONS, flag
 
 PACKAGE = Path(jupyter_compaction.__file__).parent
 HOME = PACKAGE / "settings.py"
-DATA = PACKAGE / "scenarios" / "workspaces"  # the scenarios' files, not the package's code
+DATA = PACKAGE / "scenario-data"  # the scenarios' files, not the package's code
 NOT_KNOBS = {("jupyter_compaction.models.base", "model"),  # Reply.model: who replied
              ("jupyter_compaction.models.anthropic", "model"),  # which Claude, once chosen
              # whether one API request carries the memory tool's definition
@@ -276,3 +276,11 @@ def test_the_str_subclass_check_sees_one():
     source = ("class Prompt(str):\n    pass\nclass Kind(str, enum.Enum):\n    A = 'a'\n"
               "class Plain:\n    pass\n")
     assert str_subclasses(ast.parse(source)) == ["Prompt"]
+def test_no_scenario_workspace_file_is_a_module_of_the_package():
+    """The scenarios' files are data: no import path reaches them, code scans skip them."""
+    from jupyter_compaction.scenarios.base import WORKSPACES_DIR
+
+    assert WORKSPACES_DIR == DATA and not DATA.name.isidentifier()
+    assert not (DATA / "__init__.py").exists()
+    assert sorted(DATA.rglob("*.py"))  # the vendored sources are there, as data
+    assert not any(DATA in path.parents for path in modules().values())

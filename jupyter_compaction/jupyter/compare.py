@@ -79,8 +79,8 @@ class Comparison:
 
 def row(name: str, run: Run, must_keep: Sequence[str], correct: Callable[[str], bool]
         ) -> tuple[object, ...]:
-    answer = ("right" if run.answer and correct(run.answer)
-              else "wrong" if run.answer else run.status)
+    answer = run.outcome or ("correct" if run.answer and correct(run.answer)
+                             else "wrong" if run.answer else run.status)
     return (name, run.peak_context, run.tokens_sent, len(run.compactions), run.repeats,
             f"{recall(run, must_keep):.0%}", answer)
 

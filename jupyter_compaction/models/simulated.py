@@ -1,19 +1,29 @@
 """The offline model: a deterministic agent policy that reads only its request.
 
 `SimulatedModel(scenario)` plays a bundled scenario. It is a *reader*: the scenario says
-how to read (extractors over tool output, argument templates over facts), and on every
-call the model reads the request it was given, and nothing else:
+what it can answer (its declared questions) and how to read (extractors over tool
+output, argument templates over facts), and on every call the model reads the request
+it was given, and nothing else:
+
+- the question: the task text is mapped to one of the scenario's questions (intent
+  words and slots, in any wording); its first text says which one it understood. A task
+  that asks none of them gets, at once, an honest "I cannot do this offline" listing the
+  questions it can answer, with the stop reason "refusal" (the run ends `unsupported`);
 
 - known facts: the `given` facts in the task text; facts recorded in the request as
   "name = value" lines (its own notes in assistant text, summaries, todo notes in the
   system prompt, notes read back); and the facts its extractors find in every tool result
   still visible next to its call (those win: they are the freshest evidence);
-- the plan: every call whose arguments the known facts can fill; a call is done when its
-  result is visible or all its facts are known. It makes the first call not done (with
-  arguments filled from visible values only, so an id it lost is looked up again by
-  redoing the call that revealed it), and answers when nothing is left to do, from the
-  known facts as they are written: a wrong value in context gives a wrong answer, a
-  missing one a partial answer;
+- the plan, worked back from the facts the question needs: every call of those steps
+  whose arguments the known facts can fill, and whose own words (a literal such as a
+  policy topic) the request shows; a call is done when its result is visible, its needed
+  facts are known, or it failed. It makes the first call not done (with arguments filled
+  from visible values only, so an id it lost is looked up again by redoing the call that
+  revealed it), and answers when nothing is left to do, from the known facts as they are
+  written: a wrong value in context gives a wrong answer, a missing one a partial answer;
+- errors: a call whose error lists valid values ("topics: a, b") is retried once with
+  the closest listed value, whose result then stands for it; a call that keeps failing
+  otherwise is given up, and the answer says (unknown) for what it would have found;
 - honest endings: it never repeats a call a third time in a row when the same call
   already returned the same visible result twice; it answers with what it has instead.
   It calls only the tools offered (none offered: it answers), and caps its reply at
@@ -57,9 +67,11 @@ Left out: language understanding. It reads with regular expressions and fixed fo
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +79,7 @@ from ..asked_compaction import COMPACT_TOOL, read_usage_line
 from ..history import Message, blocks, call_key, result_text
 from ..memory_tool import MEMORY_ROOT, MEMORY_TOOL_NAME
 from ..scenarios import load
-from ..scenarios.base import Call, Scenario
+from ..scenarios.base import Call, Question, Scenario
 from ..summaries import message_goal
 from ..tokens import CHARS_PER_TOKEN, TokenCounter
 from ..vocab import (
@@ -90,6 +102,9 @@ from .simulated_summary import SUMMARY_WORDS, summary_prompt, write_summary
 MAX_SAME_CALL = 2  # an identical call with an identical result, at most this many in a row
 FOCUS_CHARS = 120  # the focus it gives `compact`: its task's first sentence, cut to this
 MEMORY_FILE = f"{MEMORY_ROOT}/findings.md"  # where it keeps its findings with the memory tool
+OUT_OF_SCOPE = "refusal"  # the stop reason of an honest "I cannot do this offline"
+# The valid values an error lists at its end: "...; topics: a, b." or "use one of a, b."
+LISTED = re.compile(r"(?:;\s*[\w ]+:|\bone of)\s+([\w./-]+(?:, [\w./-]+)*)\.?\s*$")
 USER_SUMMARY = ("trust", "redo_last", "redo_all")
 DEFAULT_USER_SUMMARY = "trust"
 
@@ -104,20 +119,28 @@ class Reading:
     seen: dict[tuple[str, str], str] = field(default_factory=dict)  # call key -> output
     plan: list[Call] = field(default_factory=list)
     extra: list[Call] = field(default_factory=list)  # seen calls the plan cannot name now
+    question: Question | None = None  # what the task asks (None: nothing in scope)
+    failed: set[tuple[str, str]] = field(default_factory=set)  # calls that answered an error
+    retry: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # calls to retry
 
     def done(self, call: Call) -> bool:
-        return call.key in self.seen or call.known(self.facts)
+        """Its result is visible, its facts are known, or it failed (the answer then says
+        what could not be found)."""
+        return call.key in self.seen or call.known(self.facts) or call.key in self.failed
 
 
 def read(scenario: Scenario, task: str, records: list[str],
-         seen: dict[tuple[str, str], str]) -> Reading:
-    """Known facts from the task, "name = value" records and visible results."""
+         seen: dict[tuple[str, str], str], visible: str | None = None) -> Reading:
+    """Known facts from the task, "name = value" records and visible results; the plan
+    is the question the task asks, worked back to calls (with `visible`, the request's
+    text, only calls whose own words it shows)."""
     facts = scenario.read_task(task)
+    question = scenario.question_of(task) if task else None
     for text in records:
         facts.update({name: value for _, name, value in read_facts(text)})
-    reading = Reading(facts, seen)
+    reading = Reading(facts, seen, question=question)
     while True:  # results fill arguments, which name more calls whose results may be visible
-        reading.plan, reading.extra = scenario.plan(facts), []
+        reading.plan, reading.extra = scenario.plan(facts, question, visible), []
         planned = {c.key for c in reading.plan}
         learned = {}
         for call in reading.plan:
@@ -159,20 +182,35 @@ class SimulatedModel:
                                                 default=str).encode()).hexdigest()[:12]
         self._calls = 0
         offered = {t["name"] for t in tools}
+        stop = ""
         if (prompt := summary_prompt(messages)) is not None:
             content = [self._text(self.summarize(prompt))]
+        elif self.scenario.question_of(message_goal(messages[0])) is None:
+            content, stop = [self._text(self.out_of_scope())], OUT_OF_SCOPE
         else:
-            content = self.act(system, messages, offered, max_tokens)
-        stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
+            content = self.act(system, messages, offered, max_tokens, _visible(system, messages,
+                                                                                tools))
+        stop = stop or ("tool_use" if any(b["type"] == "tool_use" for b in content)
+                        else "end_turn")
         content, stop = self._cap(content, stop, max_tokens)
         usage = self._usage(system, messages, tools, content,
                             self.cache if cache is None else cache)
         return Reply(content, stop, usage, self.name)
 
+    def out_of_scope(self) -> str:
+        """The honest answer to a task outside the scenario's declared questions."""
+        asks = "\n".join(f"- {q.ask} (e.g. \"{q.example}\")" for q in self.scenario.questions)
+        return (f"I cannot do this offline. I am the simulated model: I only answer the "
+                f"questions the {self.scenario.name!r} scenario declares, and this task asks "
+                f"none of them. I can answer:\n{asks}\nA real model (a Claude model id "
+                f"such as claude-haiku-4-5, with ANTHROPIC_API_KEY set) can take any task.")
+
     # --- reading a request ----------------------------------------------------------------
-    def reading(self, system: str, messages: list[Message]) -> Reading:
+    def reading(self, system: str, messages: list[Message], visible: str | None = None
+                ) -> Reading:
         """What `system` and `messages` show (see the module docstring)."""
         records, seen, names = [system], {}, {}
+        errors: list[tuple[tuple[str, str], str]] = []  # (call, error text), in order
         for message in messages:
             for block in blocks(message):
                 kind = block.get("type")
@@ -184,10 +222,21 @@ class SimulatedModel:
                     key, text = names[block["tool_use_id"]], result_text(block)
                     if key[0] == READ_NOTES or key[0] == MEMORY_TOOL_NAME:
                         records.append(text)
-                    elif text != PLACEHOLDER and not block.get("is_error"):
+                    elif block.get("is_error"):
+                        errors.append((key, text))
+                    elif text != PLACEHOLDER:
                         seen[key] = text
-        task = message_goal(messages[0])
-        return read(self.scenario, task, records, seen)
+        retried = _retries(errors, list(names.values()))
+        for failed, retry in retried.items():  # a retry's result stands for the failed call
+            if retry in seen:
+                seen[failed] = seen[retry]
+        r = read(self.scenario, message_goal(messages[0]), records, seen, visible)
+        failures = Counter(key for key, _ in errors)  # a passing error is tried again
+        r.failed = {key for key, text in errors if failures[key] >= MAX_SAME_CALL
+                    or _listed(text)} - set(seen)
+        r.retry = [_closest(key, text) for key, text in errors if key not in retried
+                   and key not in seen and key not in retried.values() and _listed(text)]
+        return r
 
     def _trusted(self, text: str) -> str:
         """The part of a text block whose records the model believes."""
@@ -200,14 +249,21 @@ class SimulatedModel:
 
     # --- acting -----------------------------------------------------------------------
     def act(self, system: str, messages: list[Message], offered: set[str],
-            max_tokens: int = 10**6) -> list[dict]:
-        r = self.reading(system, messages)
+            max_tokens: int = 10**6, visible: str | None = None) -> list[dict]:
+        r = self.reading(system, messages, visible)
         news = self._news(messages, r)
         said = f"Noted: {fact_line(news)}\n" if news else ""
+        if not any(m["role"] == "assistant" for m in messages) and r.question:
+            said = f"Question understood: {r.question.ask}.\n" + said
         todo = [c for c in r.plan if not r.done(c) and c.tool in offered]
         if todo and self._repeating(messages, todo[0]):
             todo = []  # the same call keeps giving the same result: answer with what we have
+        retry = [(tool, args) for tool, args in r.retry if tool in offered]
         book = self._bookkeeping(system, messages, offered, r, news) if todo else []
+        if retry:  # the error listed valid values: try the closest one, once
+            tool, args = retry[0]
+            return [self._text(f"{said}Retry: {tool} with a value the error listed."),
+                    self._call(tool, args)]
         if todo:
             head = [self._text(f"{said}Next: {todo[0].label}.")]
             action = [self._call(todo[0].tool, dict(todo[0].args))]
@@ -221,7 +277,7 @@ class SimulatedModel:
             if not any(b["type"] == "tool_use" for b in [*book, *action]):
                 action = [self._call(todo[0].tool, dict(todo[0].args))]
             return [*head, *book, *action]
-        return [self._text(self.scenario.answer(r.facts))]
+        return [self._text(self.scenario.answer(r.facts, r.question))]
 
     def _news(self, messages: list[Message], r: Reading) -> dict[str, str]:
         """Facts read from the results in the last message (what to note down now)."""
@@ -403,6 +459,52 @@ def _memory_uses(messages: list[Message]) -> list[tuple[dict[str, Any], str, boo
     return [(calls[b["tool_use_id"]], result_text(b), bool(b.get("is_error")))
             for m in messages for b in blocks(m)
             if b.get("type") == "tool_result" and b.get("tool_use_id") in calls]
+
+
+def _visible(system: str, messages: list[Message], tools: list[dict[str, Any]]) -> str:
+    """Every text the request shows: system prompt, the user's texts, tool results, tool
+    descriptions; of its own words only the values it noted (not its prose, not its call
+    arguments)."""
+    texts = [system, json.dumps(tools)]
+    for message in messages:
+        for block in blocks(message):
+            if block.get("type") == "text" and message["role"] == "user":
+                texts.append(block["text"])
+            elif block.get("type") == "text":
+                texts += [value for _, _, value in read_facts(block["text"])]
+            elif block.get("type") == "tool_result":
+                texts.append(result_text(block))
+    return "\n".join(texts)
+
+
+def _listed(error: str) -> list[str]:
+    """The valid values a tool error lists ("...; topics: a, b, c."), if any."""
+    found = LISTED.search(error.strip())
+    return found.group(1).split(", ") if found else []
+
+
+def _closest(key: tuple[str, str], error: str) -> tuple[str, dict[str, Any]]:
+    """The failed call again, its string argument closest to a listed value replaced."""
+    tool, args = key[0], json.loads(key[1])
+    listed = _listed(error)
+    pairs = [(difflib.SequenceMatcher(None, str(v), item).ratio(), name, item)
+             for name, v in args.items() if isinstance(v, str) for item in listed]
+    _, name, item = max(pairs, default=(0, None, None))
+    return tool, ({**args, name: item} if name else args)
+
+
+def _retries(errors: list[tuple[tuple[str, str], str]], calls: list[tuple[str, str]]
+             ) -> dict[tuple[str, str], tuple[str, str]]:
+    """Failed call -> the later call that retried it with a value its error listed."""
+    out = {}
+    for key, text in errors:
+        listed, args = _listed(text), json.loads(key[1])
+        for tool, other in calls[calls.index(key) + 1:] if key in calls else []:
+            changed = [k for k, v in json.loads(other).items() if args.get(k) != v]
+            if tool == key[0] and len(changed) == 1 and json.loads(other)[changed[0]] in listed:
+                out[key] = (tool, other)
+                break
+    return out
 
 
 def _text_of(message: Message) -> str:

@@ -14,17 +14,21 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from jupyter_compaction.scenarios.base import (
     LIST_SEPARATOR,
     Fact,
     Known,
+    Question,
     Scenario,
     Step,
     make_list_files,
     make_read_file,
+    template,
 )
+from jupyter_compaction.scenarios.truth import files as workspace_files
 from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
@@ -147,7 +151,13 @@ STEPS = (
         Fact("release[{item_1}]", ALLOWED_RELEASE, default=NONE),), each="check[*]"),
     Step("read {exceptions-file}", "read_file", {"path": "{exceptions-file}"}, (
         Fact("exceptions", EXCEPTION, many=True),)),
+    Step("licence report for {manifest}", "license_report", {"manifest": "{manifest}"}, (
+        Fact("count-of-manifest", r"^(\d+) packages in "),
+        Fact("flagged-of-manifest", FLAG, default=NONE, many=True))),
 )
+SERVICES = Fact("services", r"\b(services)\b(?!/\w)")  # the folder, not a path inside it
+POLICY = Fact("policy", r"\b(policy)/")
+MANIFEST = Fact("manifest", r"`?(services/[\w./-]+(?:requirements\.txt|package\.json|go\.mod))`?")
 
 
 def _verdict(f: Known, manifest: str, flagged: str) -> str:
@@ -180,6 +190,122 @@ def compose(f: Known) -> str:
     return f"Licence audit ({scope}). " + ". ".join(verdicts or [f"Findings: {UNKNOWN}"]) + "."
 
 
+FLAGGED = ("AGPL", "GPL", "SSPL", "LGPL")  # licence families the policy looks at
+NO_LICENCE = ("NOASSERTION", "NOT IN SNAPSHOT")
+ALLOWED = ("MIT", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0", "ISC")
+
+
+def _licences(root: Path, manifest: str) -> list[tuple[str, str, str, str]]:
+    """(ecosystem, package, version, licence) of each pin of a manifest, in name order."""
+    ecosystem, pins = parse_manifest(manifest, (root / manifest).read_text())
+    registry = json.loads((root / f"registry/{ecosystem}.json").read_text())["packages"]
+    rows = []
+    for package, version, _ in sorted(pins):
+        info = registry.get(package, {}).get("versions", {}).get(version)
+        rows.append((ecosystem, package, version, info["license"] if info else NO_LICENCE[1]))
+    return rows
+
+
+def _flagged(rows: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str, str]]:
+    return [r for r in rows if r[3].startswith(FLAGGED) or r[3] in NO_LICENCE]
+
+
+def _allowed_release(root: Path, ecosystem: str, package: str) -> str:
+    """The newest release (the registry lists newest first) under an allowed licence."""
+    registry = json.loads((root / f"registry/{ecosystem}.json").read_text())["packages"]
+    versions = registry.get(package, {}).get("versions", {})
+    return next((v for v, info in versions.items() if info["license"] in ALLOWED), NONE)
+
+
+def _rules(text: str) -> dict[str, str]:
+    """Rule ids by heading: "## LP-2 Forbidden" gives forbidden-rule = LP-2."""
+    names = {"Forbidden": "forbidden-rule", "Weak copyleft": "exception-rule",
+             "No licence": "no-licence-rule"}
+    found = {}
+    for line in text.splitlines():
+        if line.startswith("## LP-"):
+            rule, _, title = line[3:].partition(" ")
+            found |= {fact: rule for start, fact in names.items() if title.startswith(start)}
+    return found
+
+
+def _exceptions(root: Path, text: str) -> list[str]:
+    """Exceptions on record for the services in the workspace: "id package service ends"
+    (one for a service that is not here, or for a tool, is not this audit's)."""
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.startswith("| EX-")]
+    return [f"{r[0]} {r[1].split()[0]} {r[4]} {r[6]}" for r in rows
+            if len(r) >= 7 and r[4].count("/") == 1 and (root / r[4]).is_dir()]
+
+
+def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
+    """The audit's facts, from the manifests, the registry snapshot and the policy files."""
+    facts = dict(slots)
+    services, policy = slots.get("services", "services"), slots.get("policy", "policy")
+    manifests = workspace_files(root, services) if (root / services).is_dir() else []
+    facts["manifests"] = LIST_SEPARATOR.join(manifests)
+    for manifest in manifests:
+        rows = _licences(root, manifest)
+        flagged = _flagged(rows)
+        facts[f"count[{manifest}]"] = str(len(rows))
+        facts[f"flagged[{manifest}]"] = LIST_SEPARATOR.join(
+            f"{p} {v} {lic}" for _, p, v, lic in flagged) or NONE
+        checked = [r for r in flagged if r[3] != NO_LICENCE[1]]
+        if checked:
+            ecosystem, package = checked[0][:2]
+            facts[f"check[{manifest}]"] = f"{ecosystem} {package}"
+            facts[f"release[{package}]"] = _allowed_release(root, ecosystem, package)
+    papers = workspace_files(root, policy) if (root / policy).is_dir() else []
+    for path in papers:
+        name = path.rsplit("/", 1)[-1]
+        if "exceptions" in name:
+            facts["exceptions-file"] = path
+            facts["exceptions"] = LIST_SEPARATOR.join(_exceptions(root,
+                                                                  (root / path).read_text()))
+        elif "policy" in name:
+            facts["policy-file"] = path
+            facts |= _rules((root / path).read_text())
+    if "manifest" in slots and (root / slots["manifest"]).is_file():
+        rows = _licences(root, slots["manifest"])
+        facts["count-of-manifest"] = str(len(rows))
+        facts["flagged-of-manifest"] = LIST_SEPARATOR.join(
+            f"{p} {v} {lic}" for _, p, v, lic in _flagged(rows)) or NONE
+    return {k: v for k, v in facts.items() if v}
+
+
+one_manifest = template("{manifest}: {count-of-manifest} packages; needing attention: "
+                        "{flagged-of-manifest}.")
+rules = template("Licence policy ({policy-file}): forbidden licences {forbidden-rule}, weak "
+                 "copyleft {exception-rule}, no licence {no-licence-rule}.")
+exceptions = template("Exceptions on record ({exceptions-file}): {exceptions}.")
+manifests = template("Manifests under {services}/: {manifests}.")
+
+
+AUDIT = r"\baudit\w*|\bcheck\w*|\breview\w*|\bverif\w*|\bcompl\w*|\bbreak\w*|\bviolat\w*"
+LICENCE = r"\blicen[cs]\w*"
+QUESTIONS = (
+    Question("manifest", "the licences one manifest needs attention for",
+             (LICENCE,), ("count-of-manifest", "flagged-of-manifest"), one_manifest,
+             slots=(MANIFEST,), example="Which licences in services/web/package.json need "
+                                        "attention?"),
+    Question("audit", "a licence audit of the services",
+             (AUDIT, LICENCE), ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
+                                "release[{item_1}]", "forbidden-rule", "exception-rule",
+                                "no-licence-rule"), compose, slots=(SERVICES, POLICY),
+             example="Audit the licences of the services under services/ against policy/."),
+    Question("rules", "which rules the licence policy sets",
+             (r"\brules?\b|\bsays?\b|\bforbid\w*|\ballow\w*", r"\bpolic\w*"),
+             ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
+             slots=(POLICY,), example="What rules does the licence policy in policy/ set?"),
+    Question("exceptions", "which licence exceptions are on record for the services",
+             (r"\bexceptions?\b|\bwaivers?\b",), ("exceptions", "exceptions-file"), exceptions,
+             slots=(POLICY,), example="Which licence exceptions are recorded in policy/?"),
+    Question("manifests", "which dependency manifests the services have",
+             (r"\bmanifests?\b|\bdependency files?\b|\block ?files?\b",),
+             ("manifests",), manifests, slots=(SERVICES,),
+             example="List the dependency manifests under services/."),
+)
+
 SCENARIO = Scenario(
     name="audit",
     title="Licence audit of three services",
@@ -189,7 +315,7 @@ SCENARIO = Scenario(
         "that breaks the policy or needs an exception, with its exact version, its manifest, "
         "the rule that applies and the fix."
     ),
-    given=(Fact("services", r"under `(\w+)/`"), Fact("policy", r"in `(\w+)/`")),
+    given=(),
     steps=STEPS,
     must_keep=(
         "pdfmill 2.1.0",
@@ -205,4 +331,6 @@ SCENARIO = Scenario(
     ),
     compose=compose,
     make_tools=make_tools,
+    questions=QUESTIONS,
+    read_truth=truth,
 )

@@ -1,17 +1,27 @@
-"""What a scenario is: a task, how to read its tools' output, and how to write the answer.
+"""What a scenario is: its scope, how to read its tools' output, and how to answer.
 
 A `Scenario` bundles a user task, a folder of real files (its workspace), the tools that
-read them, and a list of `Step`s that say *how to read*, never what to say:
-- a step's tool arguments are templates over facts already known ("{order}" is filled
-  with the order id read from the ticket), and a step with `each` runs once per item of a
-  list fact (one `read_file` per path of a listing);
-- a step's `Fact`s are extractors: a regular expression whose groups, found in the
-  call's output, are the fact's value (`default` when the output shows no match);
-- `given` facts are read from the task text itself (the ticket id, the folder).
-`compose(facts)` writes the final answer from fact values alone, with `UNKNOWN` where a
-value was never seen. `truth(workspace)` plays the steps with the real tools over the
-workspace files and reads them with the same extractors, so editing a file changes the
-right answer, and `grade()` tells a correct answer from a wrong or a partial one.
+read them, and:
+- its **scope**: the `Question`s it can answer, from narrow ones to the full task, each
+  recognised in a task's text by intent words (synonyms, any order) and slots read from
+  the text (ids, folders, paths); `understand(task)` maps a task to one, or to none (the
+  model then declines honestly);
+- `Step`s that say *how to read*, never what to say: a step's tool arguments are
+  templates over facts already known ("{order}" is filled with the order id read from
+  the task), a step with `each` runs once per item of a list fact, and a step's `Fact`s
+  are extractors (a regular expression whose groups, found in the call's output, are the
+  fact's value);
+- **plans worked back from the question** (`steps_for`): the steps that reveal the facts
+  a question needs, then those that reveal the facts their arguments need, so a narrower
+  question makes fewer calls;
+- answers written by the question's `compose` from fact values alone (`UNKNOWN` where a
+  value was never seen); the scenario modules draw their conclusions with rules over
+  facts, so a changed fact changes the conclusion.
+`truth(workspace, task)` is the scenario's **independent** reading of the files
+(`read_truth`, ordinary Python in each scenario module, helpers in `truth.py`), written
+apart from the steps and extractors, so a model mistake is graded wrong; `extracted()`
+replays the model's own steps. `grade()` tells a correct answer from a wrong or a partial
+one, `outcome()`/`verdict()` how a run ended.
 
 This module also holds the file tools several scenarios share (`list_files`, `read_file`,
 `grep`), built as closures over a `Workspace`.
@@ -25,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import shutil
+import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,10 +46,14 @@ from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
-WORKSPACES_DIR = Path(__file__).resolve().parent / "workspaces"
+# The bundled files live in a data folder, not a package: its name is no Python identifier,
+# so nothing in it can be imported, and the wheel ships it as package data.
+WORKSPACES_DIR = Path(__file__).resolve().parent.parent / "scenario-data"
 MAX_GREP_LINES = 200  # more matches than this are counted, not shown
 LIST_SEPARATOR = ", "  # how the items of a list fact are joined into one value
 ITEM = "item"  # the name a step with `each` gives the current item in its templates
+EXCLUDE = "exclude"  # a slot: items of a list fact the task asks to leave out
+_LITERAL_WORD = re.compile(r"[A-Za-z0-9_]+(?:[-/][A-Za-z0-9_]+)*")  # words of a literal argument
 
 
 @dataclass(frozen=True)
@@ -116,13 +131,63 @@ class Known(dict):
         return UNKNOWN
 
 
+@dataclass(frozen=True)
+class Question:
+    """One question a scenario can answer, how a task asks it, and how it is answered.
+
+    A task asks it when every `intent` (a regular expression of synonyms, matched
+    case-insensitively, in any order) is found in its text and every `slots` fact can be
+    read from it; `optional` slots are read when present (a file to leave out). `needs`
+    names the facts the answer is made from (templates such as "table[{item}]" included):
+    the plan is worked back from them. `compose` writes the answer from fact values.
+    """
+
+    name: str
+    ask: str  # how the question is listed to a user ("why the delivery failed")
+    intents: tuple[str, ...]
+    needs: tuple[str, ...]
+    compose: Callable[[Known], str]
+    slots: tuple[Fact, ...] = ()
+    optional: tuple[Fact, ...] = ()
+    example: str = ""  # one wording of it, shown when a task is out of scope
+
+    def reads(self, task: str) -> dict[str, str] | None:
+        """The slot values `task` gives this question; None when the task does not ask it."""
+        if not all(re.search(intent, task, re.I) for intent in self.intents):
+            return None
+        found = {f.name: f.read(task) for f in (*self.slots, *self.optional)}
+        if any(found[f.name] is None for f in self.slots):
+            return None
+        return {name: value for name, value in found.items() if value is not None}
+
+
+def _fields(template: str) -> set[str]:
+    """The fact names a template fills in ("{order}" -> {"order"})."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def _literal_words(template: str) -> list[str]:
+    """The words a template writes itself, outside its {fields}."""
+    text = "".join(literal for literal, *_ in string.Formatter().parse(template))
+    return _LITERAL_WORD.findall(text)
+
+
+def template(text: str) -> Callable[[Known], str]:
+    """An answer written from a template over fact names ("tier {tier}"): a fact never
+    seen reads as UNKNOWN."""
+    return lambda facts: text.format_map(facts)
+
+
 def _items(each: str, facts: Mapping[str, str]) -> list[str | None]:
-    """The items a step runs once for ([None]: a step without `each` runs once)."""
+    """The items a step runs once for ([None]: a step without `each` runs once); items
+    the task asked to leave out (the `exclude` slot) are not among them."""
     if not each:
         return [None]
     if each.endswith("[*]"):
         return [v for k, v in facts.items() if k.startswith(each[:-2]) and k.endswith("]")]
-    return facts[each].split(LIST_SEPARATOR) if each in facts else []
+    left_out = set(facts.get(EXCLUDE, "").split(LIST_SEPARATOR)) - {""}
+    return [item for item in facts[each].split(LIST_SEPARATOR)
+            if item not in left_out] if each in facts else []
 
 
 def _fill(template: str, values: Mapping[str, str]) -> str | None:
@@ -166,20 +231,64 @@ class Scenario:
     must_keep: tuple[str, ...]
     compose: Callable[[Known], str]
     make_tools: Callable[[Workspace], list[Callable[..., str]]]
+    questions: tuple[Question, ...] = ()  # the scope: what it can answer, narrowest first
+    # The independent truth: every fact, read from the workspace root with ordinary Python
+    # (given the task's slots), written apart from the steps and extractors above.
+    read_truth: Callable[[Path, Mapping[str, str]], dict[str, str]] | None = None
 
     def tools(self, workspace: Workspace) -> list[Callable[..., str]]:
         """The scenario's tools, bound to `workspace`."""
         return self.make_tools(workspace)
 
-    def read_task(self, task: str) -> dict[str, str]:
-        """The `given` facts the task text states."""
-        found = {f.name: f.read(task) for f in self.given}
-        return {name: value for name, value in found.items() if value is not None}
+    def understand(self, task: str) -> tuple[Question, dict[str, str]] | None:
+        """The question `task` asks, with its slot values; None when it asks none of them.
+        The first declared question the task asks wins: the questions are declared from
+        the narrowest to the broadest, so a task that names a single file is asked about it."""
+        for question in self.questions:
+            if (slots := question.reads(task)) is not None:
+                return question, slots
+        return None
 
-    def plan(self, facts: Mapping[str, str]) -> list[Call]:
-        """Every call whose arguments `facts` can fill, in the order the steps come."""
+    def read_task(self, task: str) -> dict[str, str]:
+        """The `given` facts and the slots of the question the task text asks."""
+        found = {f.name: f.read(task) for f in self.given}
+        understood = self.understand(task)
+        slots = understood[1] if understood else {}
+        return {name: value for name, value in found.items() if value is not None} | slots
+
+    def steps_for(self, question: Question) -> tuple[Step, ...]:
+        """The steps `question` needs, worked back from its facts: the steps that reveal
+        them, then the steps that reveal what those steps' arguments are filled with; each
+        keeps only the facts that are needed."""
+        needed: dict[Step, None] = {}
+        wanted, asked = list(question.needs), set()
+        while wanted:
+            name = wanted.pop()
+            if name in asked:
+                continue
+            asked.add(name)
+            for step in self.steps:
+                if step in needed or all(f.name != name for f in step.facts):
+                    continue
+                needed[step] = None
+                inputs = set().union(_fields(step.label), *map(_fields, step.args.values()))
+                wanted += [n for n in inputs if not n.startswith(ITEM)]
+                if step.each:
+                    wanted.append(step.each.replace("[*]", f"[{{{ITEM}}}]"))
+        return tuple(dataclasses.replace(s, facts=tuple(f for f in s.facts if f.name in asked))
+                     for s in self.steps if s in needed)
+
+    def plan(self, facts: Mapping[str, str], question: Question | None = None,
+             visible: str | None = None) -> list[Call]:
+        """Every call of `question`'s steps (default: all steps) whose arguments `facts`
+        can fill, in the order the steps come. With `visible` (the request's text), a call
+        whose argument writes a word of its own is planned only when that word is visible."""
         calls, facts = [], {k: v for k, v in facts.items() if v != UNKNOWN}
-        for step in self.steps:
+        steps = self.steps_for(question) if question else self.steps
+        for step in steps:
+            if visible is not None and any(word not in visible for template in step.args.values()
+                                           for word in _literal_words(template)):
+                continue
             for item in _items(step.each, facts):
                 values = facts if item is None else {
                     **facts, ITEM: item,
@@ -214,17 +323,38 @@ class Scenario:
                     return found[0]
         return None
 
-    def answer(self, facts: Mapping[str, str]) -> str:
-        """The final answer written from `facts` alone (UNKNOWN where one is missing)."""
-        return self.compose(Known(facts))
+    def answer(self, facts: Mapping[str, str], question: Question | None = None) -> str:
+        """The answer to `question` (default: the full task) written from `facts` alone
+        (UNKNOWN where one is missing)."""
+        return (question.compose if question else self.compose)(Known(facts))
 
-    def truth(self, workspace: Workspace | None = None) -> dict[str, str]:
-        """Every fact, read with the scenario's own extractors from `workspace` (by
-        default the bundled files), playing each call once with the real tools."""
+    def question_of(self, task: str | None) -> Question | None:
+        """The question `task` asks (None for an out-of-scope task; the full task's first
+        question when no task is given)."""
+        understood = self.understand(self.task if task is None else task)
+        return understood[0] if understood else None
+
+    def truth(self, workspace: Workspace | None = None, task: str | None = None
+              ) -> dict[str, str]:
+        """The facts of `workspace` (by default the bundled files) for `task` (default: the
+        scenario's own): read by the scenario's independent truth where it has one, else
+        by its extractors (`extracted`)."""
+        ws = workspace or Workspace(self.workspace_dir)
+        task = self.task if task is None else task
+        if self.read_truth is None:
+            return self.extracted(ws, task)
+        return self.read_truth(ws.root, self.read_task(task))
+
+    def extracted(self, workspace: Workspace | None = None, task: str | None = None
+                  ) -> dict[str, str]:
+        """Every fact `task` needs, read with the model's own extractors, playing each of
+        its calls once with the real tools: what a faultless run of the model would see."""
         ws = workspace or Workspace(self.workspace_dir)
         tools = {fn.__name__: fn for fn in self.tools(ws)}
-        facts, done = self.read_task(self.task), set()
-        while pending := [c for c in self.plan(facts) if c.key not in done]:
+        task = self.task if task is None else task
+        question = self.question_of(task)
+        facts, done = self.read_task(task), set()
+        while pending := [c for c in self.plan(facts, question) if c.key not in done]:
             call = pending[0]
             done.add(call.key)
             try:
@@ -234,18 +364,24 @@ class Scenario:
             facts.update(call.learn(output))
         return facts
 
-    def expected(self, workspace: Workspace | None = None) -> str:
-        """The right answer for the files in `workspace` (default: the bundled ones)."""
-        return self.answer(self.truth(workspace))
+    def expected(self, workspace: Workspace | None = None, task: str | None = None) -> str:
+        """The right answer to `task` (default: the scenario's own) for the files in
+        `workspace` (default: the bundled ones)."""
+        question = self.question_of(task)
+        if question is None:
+            raise ValueError("the task asks no question this scenario declares; "
+                             "see Scenario.questions")
+        return self.answer(self.truth(workspace, task), question)
 
     @property
     def expected_answer(self) -> str:
         return self.expected()
 
-    def grade(self, answer: str | None, workspace: Workspace | None = None) -> Grade:
+    def grade(self, answer: str | None, workspace: Workspace | None = None,
+              task: str | None = None) -> Grade:
         """Correct when it is the right answer; wrong when it states a word the right
         answer does not (a wrong slot, a wrong file); partial when it only lacks some."""
-        truth, answer = self.expected(workspace).strip(), (answer or "").strip()
+        truth, answer = self.expected(workspace, task).strip(), (answer or "").strip()
         if answer == truth:
             return Grade("correct")
         wrong = _words(answer) - _words(truth) - _UNKNOWN_WORDS
@@ -253,18 +389,31 @@ class Scenario:
         return Grade("wrong" if wrong else "partial", tuple(sorted(wrong)),
                      tuple(sorted(missing)))
 
-    def is_correct(self, answer: str | None, workspace: Workspace | None = None) -> bool:
-        return self.grade(answer, workspace).status == "correct"
+    def is_correct(self, answer: str | None, workspace: Workspace | None = None,
+                   task: str | None = None) -> bool:
+        return self.grade(answer, workspace, task).status == "correct"
 
     def outcome(self, run: Any, workspace: Workspace | None = None) -> str:
-        """How a `Run` ended: "correct", "wrong", "partial", "max_turns", "stuck" or
-        "failed" (a model error or an interrupt)."""
+        """How a `Run` ended: "correct", "wrong", "partial", "unsupported", "max_turns",
+        "stuck", "failed" (a model error or an interrupt) or "not graded" (a finished run
+        whose task asks no declared question, as a real model may answer)."""
         if run.status == "finished":
-            return self.grade(run.answer, workspace).status
+            task = getattr(run, "task", None)
+            if task is not None and self.question_of(task) is None:
+                return "not graded"
+            return self.grade(run.answer, workspace, task).status
         if run.status == "failed":
             reasons = [getattr(e, "reason", "") for e in run.events if hasattr(e, "reason")]
             return "stuck" if reasons and reasons[-1] == "stuck" else "failed"
         return run.status
+
+    def verdict(self, run: Any, workspace: Workspace | None = None) -> str:
+        """`outcome`, with what is wrong or missing named for a wrong or partial answer
+        ("wrong (wrong: 90; missing: 30)")."""
+        result = self.outcome(run, workspace)
+        if result in ("wrong", "partial"):
+            return str(self.grade(run.answer, workspace, getattr(run, "task", None)))
+        return result
 
     @property
     def workspace_dir(self) -> Path:

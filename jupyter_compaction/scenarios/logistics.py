@@ -10,11 +10,33 @@ again, or writes a resolution without it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
-from jupyter_compaction.scenarios.base import Fact, Known, Scenario, Step, read_record
+from jupyter_compaction.scenarios.base import (
+    Fact,
+    Known,
+    Question,
+    Scenario,
+    Step,
+    read_record,
+    template,
+)
+from jupyter_compaction.scenarios.truth import find
 from jupyter_compaction.tools import ToolError
+from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
+
+# Carrier reason codes for a failed attempt that lie on the recipient's side, and what to
+# ask the customer before booking the redelivery in each case (the rules' facts).
+ADVICE = {
+    "NO_ACCESS": "ask customer {customer} for the building access code and add it to saved "
+                 "address {address}",
+    "NOBODY_HOME": "ask customer {customer} for a slot when someone can receive the parcel",
+    "INCOMPLETE_ADDRESS": "ask customer {customer} to complete saved address {address}",
+}
+ID = r"\b(?:TCK|ORD|CUS)-\d+\b"  # a task about this desk names one of its records
 
 
 def make_tools(ws: Workspace) -> list[Callable[..., str]]:
@@ -57,7 +79,8 @@ STEPS = (
         Fact("request", r'"requested_resolution": "(\w+)"'))),
     Step("look up order {order}", "lookup_order", {"order_id": "{order}"}, (
         Fact("waybill", r'"waybill": "(VD-\d+)"'),
-        Fact("promised", r'"promised_delivery_date": "([\d-]+)"'))),
+        Fact("promised", r'"promised_delivery_date": "([\d-]+)"'),
+        Fact("customer", r'"customer_id": "(CUS-\d+)"'))),
     Step("track waybill {waybill}", "track_waybill", {"waybill_id": "{waybill}"}, (
         Fact("attempt", r'"at": "([\d-]+)T[^"]*",\s*"code": "DA"'),
         Fact("reason", r'"reason_code": "(\w+)"'),
@@ -75,22 +98,156 @@ STEPS = (
         Fact("slot", r'"date": "([\d-]+)",\s*"slot": "([\d:-]+)",\s*"capacity": \d+,'
              r'\s*"booked": \d+,\s*"free": [1-9]'),)),
     Step("look up customer {customer}", "lookup_customer", {"customer_id": "{customer}"}, (
-        Fact("address", r'"address_id": "(ADR-\d+)"'),)),
+        Fact("address", r'"address_id": "(ADR-\d+)"'),
+        Fact("tier", r'"loyalty": \{[^}]*"tier": "(\w+)"'))),
 )
 
 
+def on_time(f: Known) -> bool | None:
+    """Rule: the attempt counts when it was made by the promised date (ISO dates)."""
+    if UNKNOWN in (f["attempt"], f["promised"]):
+        return None
+    return f["attempt"] <= f["promised"]
+
+
+def refund_decision(f: Known) -> str:
+    """Rule LD: no refund when an on-time attempt failed on the recipient's side; a late
+    or carrier-side failure is refunded under the late-delivery policy."""
+    timely = on_time(f)
+    if timely is None or f["reason"] == UNKNOWN:
+        return UNKNOWN
+    if timely and f["reason"] in ADVICE:
+        return f["refund"]
+    return "refund under the late-delivery policy (the order counts as late)"
+
+
+def advice(f: Known) -> str:
+    """Rule: what to ask the customer before booking, from the attempt's reason code."""
+    template = ADVICE.get(f["reason"])
+    return template.format_map(f) if template else UNKNOWN
+
+
+def failure(f: Known) -> str:
+    """Why the delivery failed, and whether the order was late."""
+    timely = on_time(f)
+    verdict = UNKNOWN if timely is None else (
+        "by the promised date, so the order was not late" if timely else
+        "after the promised date, so the order was late")
+    return (f"Order {f['order']} (waybill {f['waybill']}): the carrier attempted delivery on "
+            f"{f['attempt']} (promised date {f['promised']}) and the attempt failed with "
+            f"{f['reason']}: {verdict}.")
+
+
+def clauses(f: Known) -> str:
+    """The policy clauses that apply to this failed delivery."""
+    decision = refund_decision(f)
+    refund_clause = f["refund-clause"] if decision == f["refund"] != UNKNOWN else UNKNOWN
+    return (f"Policies that apply to order {f['order']}: {refund_clause} ({decision}) and "
+            f"{f['redelivery-clause']} ({f['redelivery']}).")
+
+
+first_slot = template("The parcel of order {order} is held at depot {depot} until {hold}; the "
+                      "first free redelivery slot is {slot}.")
+loyalty = template("Customer {customer} is in loyalty tier {tier}.")
+
+
 def compose(f: Known) -> str:
-    """The resolution note, every value taken from the facts."""
+    """The resolution note: values from the facts, conclusions from the rules."""
+    decision = refund_decision(f)
+    ticket = f"ticket {f['ticket']} (order {f['order']}, " if "ticket" in f else \
+        f"order {f['order']} ("
+    asked = f" The customer asked for {f['request']}." if "ticket" in f else ""
+    clause = (UNKNOWN if decision == UNKNOWN else f["refund-clause"] if decision == f["refund"]
+              else "the late-delivery policy")
     return (
-        f"Resolution for ticket {f['ticket']} (order {f['order']}, waybill {f['waybill']}): "
-        f"{f['refund']}; {f['redelivery']}. The customer asked for {f['request']}. The carrier "
-        f"attempted delivery on {f['attempt']} (promised date {f['promised']}) and the attempt "
-        f"failed with {f['reason']}, so policy {f['refund-clause']} applies: {f['refund']}. "
-        f"The parcel is held at depot {f['depot']} until {f['hold']}; policy "
-        f"{f['redelivery-clause']} allows {f['redelivery']} before then. The first free slot "
-        f"is {f['slot']}. Before booking, ask customer {f['customer']} for the building "
-        f"access code and add it to saved address {f['address']}."
+        f"Resolution for {ticket}waybill {f['waybill']}): {decision}; {f['redelivery']}."
+        f"{asked} The carrier attempted delivery on {f['attempt']} (promised date "
+        f"{f['promised']}) and the attempt failed with {f['reason']}, so policy {clause} "
+        f"applies: {decision}. The parcel is held at depot {f['depot']} until {f['hold']}; "
+        f"policy {f['redelivery-clause']} allows {f['redelivery']} before then. The first free "
+        f"slot is {f['slot']}. Before booking, {advice(f)}."
     )
+
+
+TICKET, ORDER, CUSTOMER = (Fact(name, rf"\b({prefix}-\d+)\b") for name, prefix in
+                           (("ticket", "TCK"), ("order", "ORD"), ("customer", "CUS")))
+RECORDS = (TICKET, ORDER)
+QUESTIONS = (
+    Question("resolution", "the resolution of a late-delivery ticket: what we offer and why",
+             (r"\b(?:resol\w*|decid\w*|offer\w*|owed?|entitled|compensat\w*|"
+              r"work (?:on )?(?:support )?ticket|handle|"
+              r"what (?:to|we can) (?:do|propose))\b", ID),
+             ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
+              "promised", "reason", "depot", "hold", "slot", "customer", "address", "request",
+              "order", "waybill"),
+             compose, optional=RECORDS, example="Work support ticket TCK-5521 and decide what "
+                                                "we offer the customer."),
+    Question("clauses", "which policy clauses apply to an order's failed delivery",
+             (r"\b(?:polic(?:y|ies)|clauses?|rules?)\b", r"\b(?:appl\w*|relevant|cover\w*|"
+              r"govern\w*|which|what)\b", ID), ("refund-clause", "redelivery-clause", "refund",
+                                                 "redelivery", "attempt", "promised", "reason"),
+             clauses, optional=RECORDS, example="Which policy clauses apply to order ORD-1042?"),
+    Question("slot", "the first free redelivery slot",
+             (r"\b(?:slot|date|when|book\w*|schedul\w*|earliest|next free)\b",
+              r"\b(?:re-?deliver\w*|again|resend|re-?book\w*)\b", ID),
+             ("slot", "depot", "hold", "order"), first_slot, optional=RECORDS,
+             example="When is the first free redelivery slot for order ORD-1042?"),
+    Question("failure", "why the delivery failed, and whether the order was late",
+             (r"\b(?:why|reason|cause|what went wrong|what happened|explain\w*)\b",
+              r"\b(?:deliver\w*|late|fail\w*|arriv\w*|parcel|package|order)\b", ID),
+             ("attempt", "promised", "reason", "order", "waybill"), failure, optional=RECORDS,
+             example="Why did the delivery of order ORD-1042 fail?"),
+    Question("tier", "the customer's loyalty tier",
+             (r"\b(?:loyalty|tier|membership|programme|program|status level)\b", ID),
+             ("tier", "customer"), loyalty, optional=(*RECORDS, CUSTOMER),
+             example="What loyalty tier is the customer of ticket TCK-5521 in?"),
+)
+
+
+def _record(root: Path, folder: str, key: object) -> dict | None:
+    path = root / folder / f"{key}.json"
+    return json.loads(path.read_text()) if isinstance(key, str) and path.is_file() else None
+
+
+def _clause(root: Path, says: str) -> tuple[str, str] | None:
+    """(id, what it grants) of the policy clause, in any policy file, whose rule says
+    `says`; what it grants is the rule's text before those words."""
+    for path in sorted((root / "policies").glob("*.json")):
+        for clause in json.loads(path.read_text()).get("clauses", []):
+            if says in clause.get("rule", ""):
+                return clause["id"], clause["rule"].split(says, 1)[0]
+    return None
+
+
+def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
+    """The case's facts, read from the JSON records by key: ticket, order, waybill (its
+    failed-attempt event), depot calendar, customer, and the policy clauses by content."""
+    facts: dict[str, object] = dict(slots)
+    if ticket := _record(root, "tickets", slots.get("ticket")):
+        facts |= {"order": facts.get("order") or find(ticket, "order_id"),
+                  "customer": find(ticket, "customer_id"),
+                  "request": find(ticket, "requested_resolution")}
+    if order := _record(root, "orders", facts.get("order")):
+        facts.setdefault("customer", find(order, "customer_id"))
+        facts |= {"waybill": find(order, "waybill"),
+                  "promised": find(order, "promised_delivery_date")}
+    if waybill := _record(root, "waybills", facts.get("waybill")):
+        attempt = next((e for e in find(waybill, "events") or [] if e.get("code") == "DA"), {})
+        facts |= {"attempt": attempt.get("at", "").split("T")[0] or None,
+                  "reason": attempt.get("reason_code"), "depot": find(waybill, "depot"),
+                  "hold": find(waybill, "hold_until")}
+    if refund := _clause(root, " when the carrier attempted delivery by the promised date"):
+        facts["refund-clause"], facts["refund"] = refund
+    if redelivery := _clause(root, " per order when the first attempt failed"):
+        facts["redelivery-clause"], facts["redelivery"] = redelivery
+    if depot := _record(root, "depots", facts.get("depot")):
+        free = [s for s in depot.get("redelivery_calendar", []) if s.get("free", 0) > 0]
+        facts["slot"] = f"{free[0]['date']} {free[0]['slot']}" if free else None
+    if customer := _record(root, "customers", facts.get("customer")):
+        addresses = customer.get("addresses") or [{}]
+        facts |= {"address": addresses[0].get("address_id"),
+                  "tier": (customer.get("loyalty") or {}).get("tier")}
+    return {k: str(v) for k, v in facts.items() if v is not None}
 
 
 SCENARIO = Scenario(
@@ -102,7 +259,7 @@ SCENARIO = Scenario(
         "offer, and write the resolution with the order and waybill numbers, the policy "
         "clauses that apply and the dates."
     ),
-    given=(Fact("ticket", r"\b(TCK-\d+)\b"),),
+    given=(),
     steps=STEPS,
     must_keep=(
         "TCK-5521",
@@ -120,4 +277,6 @@ SCENARIO = Scenario(
     ),
     compose=compose,
     make_tools=make_tools,
+    questions=QUESTIONS,
+    read_truth=truth,
 )

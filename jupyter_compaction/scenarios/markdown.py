@@ -1,7 +1,7 @@
 """Scenario "markdown": map the internal imports of a real package nobody here wrote.
 
 The workspace is a vendored snapshot of Python-Markdown 3.5.2 (BSD 3-Clause; see
-`workspaces/markdown/VENDORED.md`): its 33 modules and its 14 extension tests, about
+`scenario-data/markdown/VENDORED.md`): its 33 modules and its 14 extension tests, about
 520 KB of real code. The task is to read all 47 files and say, for each, which modules of
 the package it imports at the top level. That takes one listing and 47 reads, so
 uncompacted the context grows far past any small budget: this is the scenario where
@@ -12,17 +12,23 @@ Left out: imports inside functions and names imported from outside the package.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ast
+from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from jupyter_compaction.scenarios.base import (
     LIST_SEPARATOR,
     Fact,
     Known,
+    Question,
     Scenario,
     Step,
     make_list_files,
     make_read_file,
+    template,
 )
+from jupyter_compaction.scenarios.truth import files as workspace_files
+from jupyter_compaction.scenarios.truth import module_body
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
@@ -38,18 +44,107 @@ STEPS = (
         Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),)),
     Step("read {item}", "read_file", {"path": "{item}"}, (
         Fact("imports[{item}]", IMPORT, default=NONE, many=True, joiner=""),), each="files"),
+    Step("read {path}", "read_file", {"path": "{path}"}, (
+        Fact("imports-of-path", IMPORT, default=NONE, many=True, joiner=""),)),
 )
+PATH = Fact("path", r"(?i)\b(?:does|is|in|of|file|by|inside|check|read)\s+`?((?:markdown|tests)/"
+                    r"[\w./-]+\.py)\b")
+MODULE = Fact("module", r"(?i)\bimports?\s+(?:the\s+)?(?:module\s+)?`?(\.+\w[\w.]*|markdown"
+                        r"(?:\.\w+)*)`?")
+LISTING = r"\b(?:list|which|what|enumerate|inventory|how many)\b"
+
+
+def _files(f: Known) -> list[str]:
+    return f["files"].split(LIST_SEPARATOR) if "files" in f else []
 
 
 def compose(f: Known) -> str:
     """One line per file: the package modules it imports."""
-    files = f["files"].split(LIST_SEPARATOR) if "files" in f else []
-    lines = "; ".join(f"{p} imports {f[f'imports[{p}]']}" for p in files)
+    lines = "; ".join(f"{p} imports {f[f'imports[{p}]']}" for p in _files(f))
     return f"Top-level imports of each Python file: {lines or UNKNOWN}."
+
+
+one_file = template("{path} imports {imports-of-path} at the top level.")
+
+
+def importers(f: Known) -> str:
+    """Rule: a file imports the module when its import list names it exactly."""
+    files = _files(f)
+    if not files or any(f[f"imports[{p}]"] == UNKNOWN for p in files):
+        return f"Files that import {f['module']} at the top level: {UNKNOWN}."
+    found = [p for p in files if f["module"] in f[f"imports[{p}]"].split(LIST_SEPARATOR)]
+    return f"Files that import {f['module']} at the top level: {', '.join(found) or NONE}."
+
+
+def standalone(f: Known) -> str:
+    """Rule: a file with no package import stands alone."""
+    files = _files(f)
+    if not files or any(f[f"imports[{p}]"] == UNKNOWN for p in files):
+        return f"Files that import nothing from the package: {UNKNOWN}."
+    found = [p for p in files if f[f"imports[{p}]"] == NONE]
+    return f"Files that import nothing from the package: {', '.join(found) or NONE}."
+
+
+def listing(f: Known) -> str:
+    files = _files(f)
+    return (f"Python files in the workspace ({len(files) if files else UNKNOWN}): "
+            f"{', '.join(files) or UNKNOWN}.")
+
+
+QUESTIONS = (
+    Question("imports-of-file", "which package modules one file imports",
+             (r"\bimport\w*",), ("imports-of-path",), one_file, slots=(PATH,),
+             example="What does markdown/core.py import?"),
+    Question("importers", "which files import a given module of the package",
+             (r"\bwhich\b|\bwhat\b|\blist\b|\bfind\b", r"\bfiles?\b|\bmodules?\b"),
+             ("files", "imports[{item}]"), importers, slots=(MODULE,),
+             example="Which files import .util?"),
+    Question("standalone", "which files import nothing from the package",
+             (r"\bnothing\b|\bno (?:package |internal )?imports?\b|\bstand(?:s)? alone\b|"
+              r"\bself-contained\b|\bdo not import\b|\bdon't import\b",),
+             ("files", "imports[{item}]"), standalone,
+             example="Which files import nothing from the package?"),
+    Question("imports", "the top-level package imports of every Python file",
+             (r"\bimport\w*", r"\bevery\b|\ball\b|\beach\b|\bmap\b"),
+             ("files", "imports[{item}]"), compose,
+             example="Map the top-level imports of every Python file in this package."),
+    Question("files", "which Python files the package holds", (LISTING, r"\bfiles?\b|\bmodules?\b"),
+             ("files",), listing, example="List the Python files of this package."),
+)
 
 
 def make_tools(ws: Workspace) -> list[Callable[..., str]]:
     return [make_list_files(ws), make_read_file(ws)]
+
+
+def _imported(node: ast.stmt) -> list[str]:
+    """The package modules one top-level import statement names, as the task writes
+    them: `from . import util` is .util (one module per line: the first name),
+    `from ..util import x` is ..util, `import markdown.x` is markdown.x."""
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            return ["." * node.level + (node.module or node.names[0].name)]
+        return [node.module] if (node.module or "").split(".")[0] == "markdown" else []
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.split(".")[0] == "markdown"]
+    return []
+
+
+def _imports(root: Path, path: str) -> str:
+    """A file's top-level package imports, read with `ast` (an import written inside a
+    string or a comment is not one), or "none"."""
+    found = [name for node in module_body(root, path) for name in _imported(node)]
+    return LIST_SEPARATOR.join(dict.fromkeys(found)) or NONE
+
+
+def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
+    """Every Python file of the workspace and its top-level package imports."""
+    paths = workspace_files(root, ".", ".py")
+    facts = dict(slots) | {"files": LIST_SEPARATOR.join(paths)}
+    facts |= {f"imports[{p}]": _imports(root, p) for p in paths}
+    if "path" in slots and (root / slots["path"]).is_file():
+        facts["imports-of-path"] = _imports(root, slots["path"])
+    return facts
 
 
 SCENARIO = Scenario(
@@ -69,4 +164,6 @@ SCENARIO = Scenario(
     ),
     compose=compose,
     make_tools=make_tools,
+    questions=QUESTIONS,
+    read_truth=truth,
 )

@@ -131,7 +131,7 @@ def test_a_wrong_value_in_a_summary_gives_a_wrong_answer():
                          [("trust", None), ("redo_last", "lookup_customer"),
                           ("redo_all", "get_ticket")])
 def test_user_role_summary_trust_is_an_option(user_summary, redoes):
-    truth = LOGISTICS.truth()
+    truth = LOGISTICS.extracted()  # the facts the model would note
     lines = "\n".join(f"- {k} = {v}" for k, v in truth.items() if k != "ticket")
     messages = [{"role": "user", "content": [{"type": "text", "text": LOGISTICS.task},
                                              summary_block(f"## Progress\n{lines}", "user")]}]
@@ -251,3 +251,20 @@ def test_a_weak_summary_prompt_makes_the_agent_reread_and_a_good_one_does_not():
                 summarizer=summarizer_with(GOOD, "agents"))
     assert weak.repeats > 5 and SCENARIO.outcome(weak) == "stuck"  # a loop, caught
     assert good.repeats == 0 and SCENARIO.outcome(good) == "correct"
+
+
+def test_a_literal_argument_is_written_only_when_the_request_shows_it(tmp_path):
+    workspace = LOGISTICS.prepare(tmp_path / "ws")
+    for record in ("tickets/TCK-5521.json", "policies/redelivery.json"):
+        path = workspace.root / record
+        path.write_text(path.read_text().replace("late-delivery", "late"))
+    fns = {fn.__name__: fn for fn in LOGISTICS.tools(workspace)}
+    messages, model = [{"role": "user", "content": LOGISTICS.task}], SimulatedModel("logistics")
+    topics = []
+    while (reply := request(model, messages, tools=logistics_tools())).tool_uses:
+        topics += [b["input"]["topic"] for b in reply.tool_uses if b["name"] == "get_policy"]
+        messages += [reply.as_message(), {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": b["id"], "content": fns[b["name"]](**b["input"])}
+            for b in reply.tool_uses]}]
+    assert topics == ["redelivery"]  # "late-delivery" was nowhere in its requests
+    assert f"so policy {UNKNOWN} applies" in reply.text
