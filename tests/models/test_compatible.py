@@ -57,7 +57,7 @@ def test_the_readmes_commands_run_against_a_compatible_server(server, monkeypatc
     for argv in commands:
         argv = [server.base_url if a.startswith("http://127.0.0.1") else a for a in argv]
         assert main(argv) == 0, capsys.readouterr()
-        assert "correct              yes" in capsys.readouterr().out
+        assert "outcome              correct" in capsys.readouterr().out
     assert server.refusals == []
     assert {r["body"]["model"] for r in server.message_requests} == {"qwen3"}
 
