@@ -23,7 +23,6 @@ shows. Nothing here imports IPython or plotly.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -39,30 +38,31 @@ from .settings import DEFAULTS
 from .strategies.base import Summarizer
 from .summaries import SECTIONS
 from .tokens import TokenCounter
+from .vocab import UNKNOWN, read_tagged, read_transcript
 
 DEFAULT_BUDGET = 100_000
 SUMMARY_NOTES = 3  # the last assistant notes an offline summary keeps
 SUMMARY_FILES = 12  # the most recent files it lists
-CALL_LINE = re.compile(r"^\[assistant called tool\] ([\w.-]+)\((.*)\)$", re.M)
-NOTE_LINE = re.compile(r"^\[assistant\] (.+)$", re.M)
-FILE_ARG = re.compile(r"'(?:file_path|path|notebook_path)': '([^']+)'")
-
-
-def _section(prompt: str, tag: str) -> str:
-    match = re.search(rf"<{tag}>\n(.*?)\n</{tag}>", prompt, re.S)
-    return match.group(1) if match else ""
+FILE_KEYS = ("file_path", "path", "notebook_path")  # the inputs that name a file
+OFFLINE_METHOD = "offline stand-in: extracted without a model by replay.offline_summary"
+OFFLINE_LABEL = f"({OFFLINE_METHOD})"
 
 
 def offline_summary(prompt: str) -> str:
-    """A structured summary extracted from a summary prompt: no model, no invention."""
-    turns, previous = _section(prompt, "turns"), _section(prompt, "previous-summary")
-    calls = CALL_LINE.findall(turns)
-    counts = Counter(name for name, _ in calls)
-    files = list(dict.fromkeys(f for _, args in calls for f in FILE_ARG.findall(args)))
-    notes = [n.strip() for n in NOTE_LINE.findall(turns) if n.strip()][-SUMMARY_NOTES:]
-    earlier = [ln for ln in previous.splitlines() if ln.startswith("- ") and "tool calls" in ln]
+    """A structured summary extracted from a summary prompt: no model, no invention. It
+    reads the prompt only through `vocab`'s readers and says first that it is a stand-in."""
+    sections = read_tagged(prompt)
+    entries = read_transcript(sections.get("turns", ""))
+    calls = [e for e in entries if e.kind == "call"]
+    counts = Counter(e.who for e in calls)
+    files = list(dict.fromkeys(value for e in calls for key, value in e.args.items()
+                               if key in FILE_KEYS and isinstance(value, str)))
+    notes = [first for e in entries if e.kind == "said" and e.who == "assistant"
+             and (first := e.body.strip().split("\n")[0].strip())][-SUMMARY_NOTES:]
+    earlier = [ln for ln in sections.get("previous-summary", "").splitlines()
+               if ln.startswith("- ") and "tool calls" in ln]
     parts = {
-        "Goal": [(_section(prompt, "task") or "(unknown)").split("\n")[0]],
+        "Goal": [(sections.get("task") or UNKNOWN).split("\n")[0]],
         "Progress": [*earlier[-1:], "- tool calls: " + ", ".join(
             f"{name} x{n}" for name, n in counts.most_common()) if calls else "- no tool calls"],
         "Key Decisions": [f"- {n}" for n in notes] or ["- none stated"],
@@ -70,7 +70,8 @@ def offline_summary(prompt: str) -> str:
         else ["- none"],
         "Next Steps": ["- continue from the newest turn"],
     }
-    return "\n".join(f"## {name}\n" + "\n".join(parts[name]) for name in SECTIONS)
+    return OFFLINE_LABEL + "\n" + "\n".join(
+        f"## {name}\n" + "\n".join(parts[name]) for name in SECTIONS)
 
 
 @dataclass

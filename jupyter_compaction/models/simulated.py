@@ -67,7 +67,6 @@ from ..summaries import SECTIONS, is_summary, render_transcript, strip_prefix
 from ..tokens import CHARS_PER_TOKEN, TokenCounter
 from ..vocab import (
     ASSISTANT_PREFIX,
-    END_OF_OUTPUT,
     PLACEHOLDER,
     READ_NOTES,
     SET_GOAL,
@@ -78,9 +77,14 @@ from ..vocab import (
     USER_PREFIX,
     WRITE_NOTE,
     fact_line,
-    read_call_lines,
+    read_cover,
+    read_cover_phrase,
     read_facts,
+    read_tagged,
+    read_transcript,
+    untagged,
 )
+from ..vocab import tagged as section
 from .base import Reply, Usage
 
 SUMMARY_WORDS = 200  # the summary's word cap when the prompt states none
@@ -99,8 +103,6 @@ FOCUS_SKIP = {"the", "and", "for", "with", "about", "all", "any", "its", "our", 
               "which", "that", "this", "how", "from", "into"}  # words that name no fact
 VERBATIM = re.compile(r"\b(verbatim|exact(?:ly as written)?|word for word|identifiers?|IDs?)\b")
 HEADING = re.compile(r"^#{1,6}\s*(.+?)\s*$", re.M)
-COVER = re.compile(r"\b\w+ messages (\d+) to (\d+) of this conversation\b", re.I)
-TAGGED = re.compile(r"<(task|previous-summary|turns)>\n(.*?)\n</\1>", re.S)
 TODO_LINE = re.compile(r"^(\[.\]) (\S+)\. (.+?)(?: - (.*))?$", re.M)
 # Section names, by what they ask for (first match wins; anything else lists facts).
 SECTION_KINDS = (("goal", r"goal|task|objective"), ("next", r"next|todo|remaining|open|pending"),
@@ -329,8 +331,8 @@ class SimulatedModel:
     # --- summarizing --------------------------------------------------------------------
     def summarize(self, prompt: str) -> str:
         """A summary with the sections `prompt` names, under the length it states."""
-        tagged = {tag: body for tag, body in TAGGED.findall(prompt)}
-        asked = TAGGED.sub("", prompt)
+        tagged = read_tagged(prompt)
+        asked = untagged(prompt)
         turns = tagged.get("turns", prompt if not tagged else "")
         previous = tagged.get("previous-summary", "")
         cap = int(m.group(1)) if (m := WORD_CAP.search(asked)) else self.summary_words
@@ -405,7 +407,7 @@ def _is_summary_request(messages: list[Message]) -> bool:
         return False
     asked = "\n".join(b["text"] for b in blocks(messages[0])
                       if b.get("type") == "text" and not is_summary(b["text"]))
-    return bool(SUMMARY_ASK.search(TAGGED.sub("", asked)))
+    return bool(SUMMARY_ASK.search(untagged(asked)))
 
 
 def _appended_ask(messages: list[Message]) -> str | None:
@@ -415,19 +417,19 @@ def _appended_ask(messages: list[Message]) -> str | None:
     if len(messages) < 2 or not last or last[-1].get("type") != "text":
         return None
     text = last[-1]["text"]
-    found = COVER.search(TAGGED.sub("", text))
-    return text if found and SUMMARY_ASK.search(found.group(0)) else None
+    found = read_cover_phrase(text)
+    return text if found and SUMMARY_ASK.search(found) else None
 
 
 def _in_transcript(messages: list[Message], asked: str) -> str:
     """The appended request as a standalone prompt: the task and the covered messages of
     the conversation it was appended to, as a transcript."""
-    first, last = (int(n) for n in COVER.search(TAGGED.sub("", asked)).groups())
+    first, last = read_cover(asked) or (1, 0)
     conversation = [*messages[:-1], {**messages[-1], "content": blocks(messages[-1])[:-1]}]
     task = "\n".join(b["text"] for b in blocks(messages[0])
                      if b.get("type") == "text" and not is_summary(b["text"]))
     turns = render_transcript(conversation[max(first, 1) - 1:last])
-    return f"{asked}\n\n<task>\n{task}\n</task>\n\n<turns>\n{turns}\n</turns>"
+    return f"{asked}\n\n{section('task', task)}\n\n{section('turns', turns)}"
 
 
 def _kind(section: str) -> str:
@@ -437,9 +439,10 @@ def _kind(section: str) -> str:
 
 def _observed(turns: str) -> list[tuple[tuple[str, str], str | None]]:
     """(call key, visible output or None) for each call in a transcript, in order."""
-    calls = read_call_lines(turns)
-    outputs = re.findall(r"^\[tool (output|error) from [^\]]*\]\n(.*?)\n"
-                         + re.escape(END_OF_OUTPUT), turns, re.S | re.M)
+    entries = read_transcript(turns)
+    calls = [(e.who, e.args) for e in entries if e.kind == "call"]
+    outputs = [("error" if e.error else "output", e.body) for e in entries
+               if e.kind == "output"]
     out = []
     for (name, args), (kind, text) in zip(calls, outputs, strict=False):
         visible = kind == "output" and text != PLACEHOLDER and name != READ_NOTES
@@ -449,7 +452,8 @@ def _observed(turns: str) -> list[tuple[tuple[str, str], str | None]]:
 
 def _assistant_lines(turns: str) -> str:
     """The model's own words in a transcript (where its "Noted:" records are)."""
-    return "\n".join(ln for ln in turns.splitlines() if ln.startswith("[assistant] "))
+    return "\n".join("[assistant] " + e.body.split("\n")[0] for e in read_transcript(turns)
+                     if e.kind == "said" and e.who == "assistant")
 
 
 def _goal_of(summary: str) -> str:
