@@ -33,7 +33,7 @@ from .evaluation import dropped_facts
 from .events import Compacted, Event, ModelReplied, TurnStarted
 from .history import Message
 from .models.base import Usage
-from .sessions import Session
+from .sessions import RecordedSession
 from .settings import DEFAULTS
 from .strategies.base import Summarizer
 from .summaries import SECTIONS
@@ -180,8 +180,8 @@ def _strategy(name: str, summarizer: Summarizer):
     return strategies.configure(strategies.get(name), summarizer=summarizer)
 
 
-def replay(session: Session, strategy: str = DEFAULTS.strategy, budget: int = DEFAULT_BUDGET,
-           summarizer: Summarizer = offline_summary,
+def replay(session: RecordedSession, strategy: str = DEFAULTS.strategy,
+           budget: int = DEFAULT_BUDGET, summarizer: Summarizer = offline_summary,
            counter: TokenCounter | None = None) -> Replay:
     """Walk `session` call by call and replay `strategy` on it at `budget` (see module)."""
     if not isinstance(budget, int) or budget <= 0:
