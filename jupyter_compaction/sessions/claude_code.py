@@ -228,7 +228,8 @@ def _left_out(session: RecordedSession, entries: list[dict[str, Any]], on_chain:
     for e in entries:
         if id(e) in on_chain or e["type"] not in ("user", "assistant"):
             continue
-        results = [b.get("tool_use_id") for b in _content(e) if b.get("type") == "tool_result"]
+        results = [b["tool_use_id"] for b in _content(e) if b.get("type") == "tool_result"
+                   and isinstance(b.get("tool_use_id"), str)]
         taken = (_message_id(e) in done if e["type"] == "assistant"
                  else results and set(results) <= answered)
         if not taken:
