@@ -74,9 +74,9 @@ def replay(args: argparse.Namespace) -> int:
     from .replay import run
 
     try:
-        result = run(args.path, args.strategy, args.budget)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        result = run(args.path, args.strategy, args.budget, args.summarizer)
+    except (ValueError, RuntimeError) as exc:  # bad input, or a failed summary call
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -112,12 +112,18 @@ def parser() -> argparse.ArgumentParser:
 
     add_commands(sub)  # grade, release
     from .replay import DEFAULT_BUDGET as REPLAY_BUDGET
+    from .replay import OFFLINE
+    from .sessions import formats_help
 
     r = sub.add_parser("replay", help="replay a strategy on a recorded agent session, offline")
-    r.add_argument("path", help="a Claude Code or Codex .jsonl log, or a .json message list")
+    r.add_argument("path", help=formats_help())
     r.add_argument("--budget", type=_positive, help=f"default {REPLAY_BUDGET}")
     r.add_argument("--strategy", choices=list(strategies.STRATEGIES),
                    help=f"default {DEFAULTS.strategy}")
+    r.add_argument("--summarizer", default=OFFLINE,
+                   help=f"who writes summaries: '{OFFLINE}' (an extractive stand-in, the "
+                        "default) or a Claude model id such as claude-haiku-4-5 (needs "
+                        "ANTHROPIC_API_KEY)")
     r.add_argument("--json", action="store_true", help="print every figure as JSON")
     r.set_defaults(func=replay)
     return top

@@ -96,7 +96,7 @@ def _read_document(data: bytes, source: str, problems: Problems) -> RecordedSess
 
 
 def _one_of(importers: list[Importer], sample: Any, source: str) -> Importer:
-    found = [i for i in importers if sample and i.sniff(sample)]
+    found = [i for i in importers if i.sniff(sample)]
     if len(found) == 1:
         return found[0]
     what = "more than one format" if found else "no known format"
@@ -119,4 +119,4 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["IMPORTERS", "MAX_BYTES", "RecordedSession", "ReportedUsage", "SessionCompaction",
-           "SessionFormatError", "formats_help", "load", "loads", "register", "shipped"]
+           "SessionFormatError", "formats_help", "load", "loads", "register", "shipped", "shown"]
