@@ -40,7 +40,7 @@ from . import strategies
 from .agent import part_of
 from .evaluation import dropped_facts
 from .events import Compacted, Event, ModelReplied, TurnStarted
-from .history import Message
+from .history import Message, block_text, blocks
 from .models.base import Usage
 from .sessions import RecordedSession
 from .settings import DEFAULTS
@@ -52,6 +52,7 @@ from .vocab import UNKNOWN, read_tagged, read_transcript
 DEFAULT_BUDGET = 100_000
 SUMMARY_NOTES = 3  # the last assistant notes an offline summary keeps
 SUMMARY_FILES = 12  # the most recent files it lists
+FACT_SCAN_CHARS = 200_000  # the most of one dropped message read for its facts
 FILE_KEYS = ("file_path", "path", "notebook_path")  # the inputs that name a file
 OFFLINE = "offline"  # the name of the offline stand-in summarizer
 OFFLINE_METHOD = "offline stand-in: extracted without a model by replay.offline_summary"
@@ -311,9 +312,13 @@ def replay(session: RecordedSession, strategy: str = DEFAULTS.strategy,
 
 def _dropped(before: list[Message], after: list[Message]) -> list[str]:
     """`evaluation.dropped_facts(before, after)`, computed on the messages the compaction
-    removed or rewrote only: what a kept message says is in `after` by definition."""
+    removed or rewrote only (what a kept message says is in `after` by definition), each
+    text read up to `FACT_SCAN_CHARS`: past that, a giant tool output's facts are not
+    counted, which keeps its cost bounded."""
     kept = {id(m) for m in after}
-    return dropped_facts([m for m in before if id(m) not in kept], after)
+    gone = [{"role": m["role"], "content": [{"type": "text", "text": block_text(b)[
+        :FACT_SCAN_CHARS]} for b in blocks(m)]} for m in before if id(m) not in kept]
+    return dropped_facts(gone, after)
 
 
 def summarizer_for(name: str | None) -> tuple[Summarizer, str]:

@@ -56,6 +56,7 @@ ENTRY_FIELDS: dict[str, type | tuple[type, ...]] = {
 MESSAGE_FIELDS: dict[str, type | tuple[type, ...]] = {
     "id": str, "usage": dict, "content": (str, list, dict)}
 TREE_FIELDS = ("type", "uuid", "parentUuid", "logicalParentUuid", "timestamp", "isSidechain")
+KEPT_FIELDS = (*TREE_FIELDS, "message", "isCompactSummary", "subtype", "compactMetadata")
 USAGE_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
@@ -128,7 +129,8 @@ def _live_thread(entries: list[dict[str, Any]], problems: Problems) -> list[dict
 
 def _entries(lines: Iterable[tuple[int, dict[str, Any]]], problems: Problems
              ) -> list[dict[str, Any]]:
-    """The entries worth keeping, type-checked; bookkeeping ones reduced to their links."""
+    """The entries worth keeping, type-checked, with only the fields read here (a user
+    entry's `toolUseResult` copy of its output is not kept; bookkeeping keeps its links)."""
     entries = []
     for number, e in lines:
         kind = e.get("type")
@@ -142,8 +144,7 @@ def _entries(lines: Iterable[tuple[int, dict[str, Any]]], problems: Problems
         if bad:
             problems.skip(number, bad)
             continue
-        if kind in BOOKKEEPING:
-            e = {k: e[k] for k in TREE_FIELDS if k in e}
+        e = {k: e[k] for k in (TREE_FIELDS if kind in BOOKKEEPING else KEPT_FIELDS) if k in e}
         e["_line"] = number
         entries.append(e)
     return entries
