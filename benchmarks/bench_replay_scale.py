@@ -120,8 +120,12 @@ def scaled_lines(messages: int) -> Iterator[str]:
 
 def big_output_lines(megabytes: int) -> Iterator[str]:
     """A small real session whose first tool output is `megabytes` MB of varied lines."""
-    body = "".join(f"{n:08d} status={n * 7919 % 100_003} path=src/mod_{n % 97}.py\n"
-                   for n in range(megabytes * 1024 * 1024 // 48))
+    lines, size = [], 0
+    while size < megabytes * 2**20:
+        n = len(lines)
+        lines.append(f"{n:08d} status={n * 7919 % 100_003} path=src/mod_{n % 97}.py\n")
+        size += len(lines[-1])
+    body = "".join(lines)
     done = False
     for line in _source(SMALL).read_text().splitlines():
         entry = json.loads(line)

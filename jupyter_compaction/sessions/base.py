@@ -190,15 +190,21 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def parse_json(text: str) -> tuple[Any, str | None]:
-    """(the value, None) for JSON `text` nested at most `MAX_DEPTH` deep, else (None, why)."""
+def parse_json(text: str | bytes) -> tuple[Any, str | None]:
+    """(the value, None) for JSON `text` nested at most `MAX_DEPTH` deep, else (None, why).
+    Bytes are parsed as they are (no decoded copy); bytes that are not UTF-8 are decoded
+    with replacement characters first."""
     try:
         value = json.loads(text)
     except RecursionError:
         return None, f"nested deeper than {MAX_DEPTH} levels"
+    except UnicodeDecodeError:
+        return parse_json(bytes(text).decode("utf-8", errors="replace"))
     except ValueError:
         return None, "not valid JSON (damaged or truncated)"
-    if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(value):
+    opening = text.count(b"[" if isinstance(text, bytes) else "[") + text.count(
+        b"{" if isinstance(text, bytes) else "{")
+    if opening > MAX_DEPTH and too_deep(value):
         return None, f"nested deeper than {MAX_DEPTH} levels"
     return value, None
 
@@ -207,8 +213,7 @@ def read_lines(raw: Iterable[bytes], problems: Problems, first: int = 1
                ) -> Iterator[tuple[int, dict[str, Any]]]:
     """`(line number, object)` for every line of `raw` that is a JSON object; every other
     non-blank line is a skipped-line problem. One line in memory at a time."""
-    for number, data in enumerate(raw, first):
-        line = data.decode("utf-8", errors="replace")
+    for number, line in enumerate(raw, first):
         if not line.strip():
             continue
         entry, why = parse_json(line)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..history import Message, blocks, result_text
+from ..history import Message, block_text, blocks, result_text
 from ..redact import redact
 from ..summaries import build_prompt, is_summary, render_transcript, strip_prefix
 from ..tokens import TokenCounter
@@ -84,9 +84,18 @@ def _turns(middle: Sequence[Message]) -> list[list[Message]]:
     return groups
 
 
+def _too_long(messages: Sequence[Message], tokens: int) -> bool:
+    """Whether the texts of `messages` alone hold more than `tokens` tokens for certain (no
+    rendering, no tokenizing: a giant tool output is never copied to find out)."""
+    chars = sum(len(block_text(b)) for m in messages for b in blocks(m))
+    return chars > tokens * TOKEN_CHARS_MAX
+
+
 def _size(group: Sequence[Message], counter: TokenCounter, room: int) -> int:
     """Tokens of `group` as a transcript (+1: the newline joining groups); `room + 1` for
     one too long to fit `room`, without tokenizing it."""
+    if _too_long(group, room):
+        return room + 1
     text = render_transcript(group)
     if len(text) > room * TOKEN_CHARS_MAX:
         return room + 1
@@ -132,9 +141,10 @@ def summarize(summarizer: Summarizer, middle: Sequence[Message], *, previous: st
     """`(summary, prompts)` for `middle`: one prompt per chunk, each within `limit` tokens.
 
     The summary is "" when any answer had no text (the strategy then changes nothing)."""
-    whole = build_prompt(middle, previous, goal, focus)
-    if not over(whole, limit, counter):  # the usual case: one prompt, nothing cut
-        return clean(summarizer(whole)), [whole]
+    if not _too_long(middle, limit):
+        whole = build_prompt(middle, previous, goal, focus)
+        if not over(whole, limit, counter):  # the usual case: one prompt, nothing cut
+            return clean(summarizer(whole)), [whole]
     share = int(limit * CONTEXT_SHARE)
     goal = cut(goal, share, counter)
     summary = cut(previous, share, counter) if previous else previous
