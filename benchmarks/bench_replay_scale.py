@@ -170,7 +170,8 @@ def run(quick: bool = False) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="replay-scale-") as folder:
         for size in SIZES[mode]:
             path = Path(folder) / f"scaled-{size}.jsonl"
-            path.write_text("\n".join(scaled_lines(size)) + "\n")
+            with path.open("w") as out:
+                out.writelines(line + "\n" for line in scaled_lines(size))
             rows[f"{size} messages"] = _in_child(path)
             path.unlink()
         big = Path(folder) / "big-output.jsonl"

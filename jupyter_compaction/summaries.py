@@ -5,11 +5,12 @@ needs to go on: the goal, what is done, what was decided, which files were touch
 what comes next, with every ID, file name and number intact. `build_prompt()` renders the
 turns to compress as a labelled transcript (tool output is marked as data, never as an
 instruction) and, when there is a previous summary, asks for that summary to be *updated*
-rather than rewritten, which is how summaries stay incremental. Its answer is a
-`SummaryPrompt`: the text, which is the whole request for a separate summarizer, and what
-it was built from, so a summarizer that already holds the conversation (the `"same"` one of
-`summarizers.py`) can ask for the same summary with `cover=`: the same instructions, and
-which messages of that conversation to cover instead of a copy of them.
+rather than rewritten, which is how summaries stay incremental. Its answer is the text,
+the whole request for a separate summarizer; `summary_prompt()` gives the same text with
+what it was built from (a `SummaryPrompt`), and `built_from(text)` finds those ingredients
+again for a prompt built recently, so a summarizer that already holds the conversation (the
+`"same"` one of `summarizers.py`) can ask for the same summary with `cover=`: the same
+instructions, and which messages of that conversation to cover instead of a copy of them.
 
 A summary is stored as a text block that starts with a fixed prefix, so it can be found
 again (`find_summary()`) and told apart from real user or assistant text:
@@ -23,6 +24,7 @@ is `evaluation.py`).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -147,25 +149,23 @@ class Ingredients:
     focus: str
 
 
-class SummaryPrompt(str):
-    """A summary prompt's text that also keeps its `Ingredients` (`.built_from`)."""
+@dataclass(frozen=True)
+class SummaryPrompt:
+    """A summary prompt: its `text` and the `Ingredients` it was built from."""
 
+    text: str
     built_from: Ingredients
 
-    def __new__(cls, text: str, built_from: Ingredients) -> SummaryPrompt:
-        prompt = super().__new__(cls, text)
-        prompt.built_from = built_from
-        return prompt
 
-    def __getnewargs__(self) -> tuple[str, Ingredients]:  # copies and pickles keep both
-        return str(self), self.built_from
+REMEMBERED_PROMPTS = 64  # the newest prompts `built_from()` can still name the ingredients of
+_recent: OrderedDict[str, Ingredients] = OrderedDict()
 
 
-def build_prompt(middle: Sequence[Message], previous: str | None = None, goal: str = "",
-                 focus: str = "", *, cover: tuple[int, int] | None = None) -> SummaryPrompt:
+def summary_prompt(middle: Sequence[Message], previous: str | None = None, goal: str = "",
+                   focus: str = "", *, cover: tuple[int, int] | None = None) -> SummaryPrompt:
     """The exact prompt sent to the summarizer for the turns in `middle`, with secrets
-    redacted (`redact.py`). `focus` (as in Claude Code's `/compact focus`) says what the
-    summary should keep in most detail.
+    redacted (`redact.py`), and what it was built from. `focus` (as in Claude Code's
+    `/compact focus`) says what the summary should keep in most detail.
 
     With `cover=(first, last)` the prompt is for a model that already reads the
     conversation: no task and no transcript, only which of its messages (counted from 1)
@@ -182,6 +182,24 @@ def build_prompt(middle: Sequence[Message], previous: str | None = None, goal: s
                  else tagged("turns", render_transcript(middle)))
     return SummaryPrompt(redact("\n\n".join(parts)),
                          Ingredients(tuple(middle), previous, goal, focus))
+
+
+def build_prompt(middle: Sequence[Message], previous: str | None = None, goal: str = "",
+                 focus: str = "", *, cover: tuple[int, int] | None = None) -> str:
+    """`summary_prompt(...).text`, the prompt a summarizer is called with; its ingredients
+    stay known to `built_from()` while it is among the newest `REMEMBERED_PROMPTS`."""
+    prompt = summary_prompt(middle, previous, goal, focus, cover=cover)
+    _recent[prompt.text] = prompt.built_from
+    _recent.move_to_end(prompt.text)
+    while len(_recent) > REMEMBERED_PROMPTS:
+        _recent.popitem(last=False)
+    return prompt.text
+
+
+def built_from(prompt: str) -> Ingredients | None:
+    """The ingredients of a prompt `build_prompt` returned recently (None for any other
+    text): how a summarizer that holds the conversation asks for the same summary."""
+    return _recent.get(prompt)
 
 
 def message_goal(message: Message) -> str:
