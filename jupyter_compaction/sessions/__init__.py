@@ -22,6 +22,7 @@ import io
 import itertools
 import pkgutil
 import warnings
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import IO, Any
@@ -65,19 +66,28 @@ def loads(text: str, source: str = "") -> RecordedSession:
 def _read(stream: IO[bytes], source: str) -> RecordedSession:
     problems = Problems()
     head = list(itertools.islice(stream, SNIFF_LINES))
-    first = next((ln.decode("utf-8", "replace").strip() for ln in head if ln.strip()), "")
-    if first.startswith("[") or (first.startswith("{") and _a_document(first)):
+    first = next((ln for ln in head if ln and not ln.isspace()), b"").lstrip()
+    if first.startswith(b"[") or (first.startswith(b"{") and _a_document(first)):
         session = _read_document(b"".join(head) + stream.read(), source, problems)
     else:
-        sample = list(read_lines(head, Problems()))
-        importer = _one_of(of_kind("jsonl"), [entry for _, entry in sample], source)
-        lines = read_lines(itertools.chain(head, stream), problems)
+        del first
+        importer = _one_of(of_kind("jsonl"), [e for _, e in read_lines(head, Problems())],
+                           source)
+        lines = read_lines(itertools.chain(_drained(head), stream), problems)
         session = importer.load(lines, source, problems)
     session.warnings = problems.lines()
     return session
 
 
-def _a_document(line: str) -> bool:
+def _drained(lines: list[bytes]) -> Iterator[bytes]:
+    """The items of `lines`, each let go as it is taken (a long first line is not held
+    for the rest of the load)."""
+    lines.reverse()
+    while lines:
+        yield lines.pop()
+
+
+def _a_document(line: bytes) -> bool:
     """Whether a first line starting with "{" begins one JSON document rather than JSON
     Lines: it is not a whole object, or only a document importer recognises it."""
     value, why = parse_json(line)

@@ -214,7 +214,7 @@ def read_lines(raw: Iterable[bytes], problems: Problems, first: int = 1
     """`(line number, object)` for every line of `raw` that is a JSON object; every other
     non-blank line is a skipped-line problem. One line in memory at a time."""
     for number, line in enumerate(raw, first):
-        if not line.strip():
+        if not line or line.isspace():  # no stripped copy of a long line
             continue
         entry, why = parse_json(line)
         if why:
