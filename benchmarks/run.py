@@ -15,6 +15,7 @@ the same machine state. The benchmarks, in the report's order:
   8. bench_engine.py    how often each strategy compacts and how far down, before/after
   9. bench_suite.py     the test suite's wall time: collection, quick subset, whole suite
  10. bench_asked_restore.py  model-asked vs automatic compaction, restore, the memory tool
+ 11. bench_replay_scale.py  real sessions scaled to 50k messages: loading and replay cost
 
 `--quick` uses fewer sizes, repeats and budgets (and skips the lessons and the test
 suite) and finishes in under two minutes on a 2-core machine; `--out` writes the two
@@ -58,6 +59,7 @@ BENCHMARKS = (
     ("engine", "8. The engine: how often and how far it compacts", "bench_engine"),
     ("suite", "9. The test suite: collection, quick subset, whole suite", "bench_suite"),
     ("asked", "10. Who decides when, what comes back, memory", "bench_asked_restore"),
+    ("scale", "11. Real sessions at scale: loading and replaying", "bench_replay_scale"),
 )
 HEADINGS = ("Goals at a glance", "Machine", *(b[1] for b in BENCHMARKS))
 

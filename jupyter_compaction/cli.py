@@ -82,9 +82,9 @@ def replay(args: argparse.Namespace) -> int:
     try:
         given = read_given(args, REPLAY_SETTINGS)
         result = run(args.path, given.get("strategy", DEFAULTS.strategy),
-                     given.get("budget", DEFAULT_BUDGET))
-    except ValueError as exc:
-        print(f"error: {strip_control(str(exc))}", file=sys.stderr)
+                     given.get("budget", DEFAULT_BUDGET), args.summarizer)
+    except (ValueError, RuntimeError) as exc:  # bad input, or a failed summary call
+        print(f"error: {' '.join(strip_control(str(exc)).split())}", file=sys.stderr)
         return 2
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -128,10 +128,16 @@ def parser() -> argparse.ArgumentParser:
 
     add_commands(sub)  # grade, release
     from .replay import DEFAULT_BUDGET as REPLAY_BUDGET
+    from .replay import OFFLINE
+    from .sessions import formats_help
 
     r = sub.add_parser("replay", help="replay a strategy on a recorded agent session, offline")
-    r.add_argument("path", help="a Claude Code or Codex .jsonl log, or a .json message list")
+    r.add_argument("path", help=formats_help())
     add_arguments(r, REPLAY_SETTINGS, {"budget": str(REPLAY_BUDGET)})
+    r.add_argument("--summarizer", default=OFFLINE,
+                   help=f"who writes summaries: '{OFFLINE}' (an extractive stand-in, the "
+                        "default) or a Claude model id such as claude-haiku-4-5 (needs "
+                        "ANTHROPIC_API_KEY)")
     r.add_argument("--json", action="store_true", help="print every figure as JSON")
     r.set_defaults(func=replay)
     from .store import DEFAULT_ROOT

@@ -117,11 +117,17 @@ def eval_summary(
     return SummaryEval(recall, kept, missed, compression, unsupported)
 
 
+_WORD_RUN = re.compile(r"[\w-]+")  # the runs `_wordish` characters make
+
+
 def dropped_facts(before: Sequence[Message], after: Sequence[Message]) -> list[str]:
     """Identifiers visible before a compaction that no longer appear anywhere after it.
 
     `before` is read redacted (`redact.py`): a credential is no fact a summary may keep,
-    and a fact list (shown in events and views) must not carry one."""
+    and a fact list (shown in events and views) must not carry one. An identifier made
+    only of word characters occurs as a whole token exactly when it is one of the text's
+    word runs, so those are looked up in a set; the rest (paths) are searched for."""
     after_text = _text(after)
+    runs = set(_WORD_RUN.findall(after_text))
     return sorted(i for i in identifiers(redact(_text(before)))
-                  if not _mentions(after_text, i))
+                  if (i not in runs if _WORD_RUN.fullmatch(i) else not _mentions(after_text, i)))

@@ -10,11 +10,19 @@ would have dropped (`evaluation.dropped_facts`) and how big
 each summary prompt and summary were. The session's own compactions are marked at the
 call they preceded. After such a compaction the replayed context does not restart from
 the session's summary: it keeps going with the strategy's own context and the session's
-later messages, so the two approaches can be compared from the same point.
+later messages, so the two approaches can be compared from the same point. The cost is
+linear in the session: each message is counted once, into running totals.
 
-Summaries are written by `offline_summary`, a deterministic extractive summarizer (the
-task, the tools called, the files touched, the last notes), or by any `summarizer(prompt)`
-passed in, such as one bound to Claude.
+The report (`Replay.text`) leads with what a learner should see first: how many
+compactions were wasted (freed under `WASTED_SHARE`), how many calls stayed over the
+budget and by how much, and the peak; its columns are named (`LABELS`: the local count of
+the logged messages is not what the API reported, which includes the system prompt and
+tools).
+
+Summaries are written by `offline_summary`, a deterministic extractive stand-in (the
+task, the tools called, the files touched, the last notes; it says so in its first line
+and the report names it), by a Claude model (`summarizer_for("claude-haiku-4-5")`), or by
+any `summarizer(prompt)` passed in.
 
 Credentials are redacted (`redact.py`) in the summary prompts and summaries (as the
 strategies do everywhere), in the dropped facts (`evaluation.dropped_facts`) and the
@@ -27,7 +35,7 @@ shows. Nothing here imports IPython or plotly.
 
 from __future__ import annotations
 
-import re
+import os
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -36,38 +44,41 @@ from . import strategies
 from .agent import part_of
 from .evaluation import dropped_facts
 from .events import Compacted, Event, ModelReplied, TurnStarted
-from .history import Message
+from .history import Message, block_text, blocks
 from .models.base import Usage
 from .redact import safe
-from .sessions import Session
+from .sessions import RecordedSession
 from .settings import DEFAULTS
 from .strategies.base import Summarizer, call_strategy
 from .summaries import SECTIONS
-from .tokens import TokenCounter
+from .tokens import Tally, TokenCounter
+from .vocab import UNKNOWN, read_tagged, read_transcript
 
 DEFAULT_BUDGET = 100_000
 SUMMARY_NOTES = 3  # the last assistant notes an offline summary keeps
 SUMMARY_FILES = 12  # the most recent files it lists
-CALL_LINE = re.compile(r"^\[assistant called tool\] ([\w.-]+)\((.*)\)$", re.M)
-NOTE_LINE = re.compile(r"^\[assistant\] (.+)$", re.M)
-FILE_ARG = re.compile(r"'(?:file_path|path|notebook_path)': '([^']+)'")
-
-
-def _section(prompt: str, tag: str) -> str:
-    match = re.search(rf"<{tag}>\n(.*?)\n</{tag}>", prompt, re.S)
-    return match.group(1) if match else ""
+FACT_SCAN_CHARS = 200_000  # the most of one dropped message read for its facts
+FILE_KEYS = ("file_path", "path", "notebook_path")  # the inputs that name a file
+OFFLINE = "offline"  # the name of the offline stand-in summarizer
+OFFLINE_METHOD = "offline stand-in: extracted without a model by replay.offline_summary"
+OFFLINE_LABEL = f"({OFFLINE_METHOD})"
 
 
 def offline_summary(prompt: str) -> str:
-    """A structured summary extracted from a summary prompt: no model, no invention."""
-    turns, previous = _section(prompt, "turns"), _section(prompt, "previous-summary")
-    calls = CALL_LINE.findall(turns)
-    counts = Counter(name for name, _ in calls)
-    files = list(dict.fromkeys(f for _, args in calls for f in FILE_ARG.findall(args)))
-    notes = [n.strip() for n in NOTE_LINE.findall(turns) if n.strip()][-SUMMARY_NOTES:]
-    earlier = [ln for ln in previous.splitlines() if ln.startswith("- ") and "tool calls" in ln]
+    """A structured summary extracted from a summary prompt: no model, no invention. It
+    reads the prompt only through `vocab`'s readers and says first that it is a stand-in."""
+    sections = read_tagged(prompt)
+    entries = read_transcript(sections.get("turns", ""))
+    calls = [e for e in entries if e.kind == "call"]
+    counts = Counter(e.who for e in calls)
+    files = list(dict.fromkeys(value for e in calls for key, value in e.args.items()
+                               if key in FILE_KEYS and isinstance(value, str)))
+    notes = [first for e in entries if e.kind == "said" and e.who == "assistant"
+             and (first := e.body.strip().split("\n")[0].strip())][-SUMMARY_NOTES:]
+    earlier = [ln for ln in sections.get("previous-summary", "").splitlines()
+               if ln.startswith("- ") and "tool calls" in ln]
     parts = {
-        "Goal": [(_section(prompt, "task") or "(unknown)").split("\n")[0]],
+        "Goal": [(sections.get("task") or UNKNOWN).split("\n")[0]],
         "Progress": [*earlier[-1:], "- tool calls: " + ", ".join(
             f"{name} x{n}" for name, n in counts.most_common()) if calls else "- no tool calls"],
         "Key Decisions": [f"- {n}" for n in notes] or ["- none stated"],
@@ -75,7 +86,8 @@ def offline_summary(prompt: str) -> str:
         else ["- none"],
         "Next Steps": ["- continue from the newest turn"],
     }
-    return "\n".join(f"## {name}\n" + "\n".join(parts[name]) for name in SECTIONS)
+    return OFFLINE_LABEL + "\n" + "\n".join(
+        f"## {name}\n" + "\n".join(parts[name]) for name in SECTIONS)
 
 
 @dataclass
@@ -117,6 +129,14 @@ class SessionMark:
     summary_tokens: int
 
 
+LABELS = {
+    "local": "local count of the logged messages (o200k_base; no system prompt or tools)",
+    "reported": "input tokens the API reported (system prompt and tools included)",
+    "replayed": "local count of the strategy's context at this call",
+}
+WASTED_SHARE = 0.10  # a compaction that frees less than this share of its tokens is wasted
+
+
 @dataclass
 class Replay:
     source: str
@@ -126,6 +146,8 @@ class Replay:
     compactions: list[ReplayCompaction] = field(default_factory=list)
     session_compactions: list[SessionMark] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    summarized_by: str = OFFLINE_METHOD  # who wrote the summaries, in words
+    labels: dict[str, str] = field(default_factory=lambda: dict(LABELS))
 
     @property
     def trigger_at(self) -> int:
@@ -137,8 +159,41 @@ class Replay:
         """The size a compaction aims at (the agent's default target)."""
         return DEFAULTS.with_changes(budget=self.budget).target_at
 
+    @property
+    def wasted(self) -> list[ReplayCompaction]:
+        """The compactions that freed under `WASTED_SHARE` of their tokens."""
+        return [c for c in self.compactions
+                if c.tokens_before - c.tokens_after < WASTED_SHARE * c.tokens_before]
+
+    @property
+    def over_budget(self) -> list[ReplayTurn]:
+        """The calls whose replayed context was still over the budget."""
+        return [t for t in self.turns if t.replayed > self.budget]
+
+    @property
+    def peak(self) -> int:
+        return max((t.replayed for t in self.turns), default=0)
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "outcome": self.outcome()}
+
+    def outcome(self) -> dict[str, Any]:
+        """What the strategy achieved, in figures: `summary_line` in words."""
+        over = [t.replayed - self.budget for t in self.over_budget]
+        return {"compactions": len(self.compactions), "wasted": len(self.wasted),
+                "calls": len(self.turns), "over_budget": len(over),
+                "most_over": max(over, default=0),
+                "mean_over": round(sum(over) / len(over)) if over else 0, "peak": self.peak}
+
+    def summary_line(self) -> str:
+        """One line a learner reads first: wasted compactions, calls over budget, peak."""
+        o = self.outcome()
+        over = (f"{o['over_budget']} of {o['calls']} calls over the budget (by up to "
+                f"{o['most_over']} tokens, {o['mean_over']} on average)" if o["over_budget"]
+                else f"no call of {o['calls']} over the budget")
+        return (f"{self.strategy}: {o['compactions']} compactions, {o['wasted']} wasted (freed "
+                f"under {WASTED_SHARE:.0%}); {over}; peak {o['peak']} tokens "
+                f"(budget {self.budget})")
 
     def events(self) -> list[Event]:
         """The replay as agent events, for the live chart: one `TurnStarted` per call (the
@@ -156,61 +211,87 @@ class Replay:
                 out.append(ModelReplied(t.turn, Usage(input_tokens=t.reported), "logged"))
         return out
 
-    def text(self) -> str:
-        """A plain-text report: the session, its own compactions, the strategy's."""
-        head = (f"{self.source}: {len(self.turns)} model calls, strategy {self.strategy}, "
-                f"budget {self.budget} (compacts over {self.trigger_at})")
-        lines = [head]
+    def head_lines(self) -> list[str]:
+        """The report without its per-call table: the session, the outcome, the session's
+        own compactions, the strategy's."""
+        lines = [f"{self.source}: {len(self.turns)} model calls, strategy {self.strategy}, "
+                 f"budget {self.budget} (compacts over {self.trigger_at})", self.summary_line()]
+        if any(c.summary_tokens is not None for c in self.compactions):
+            lines.append(f"summaries written by {self.summarized_by}")
         for m in self.session_compactions:
             lines.append(f"session compacted itself before call {m.turn} ({m.trigger}): "
                          f"{m.reported_before} reported tokens -> a {m.summary_tokens}-token "
-                         "summary")
+                         "summary written by its own model")
         for c in self.compactions:
-            prompt = (f", summary prompt {c.summary_prompt_tokens} -> summary "
+            prompt = (f", summary prompt {c.summary_prompt_tokens} -> {self._summary_kind()} "
                       f"{c.summary_tokens} tokens" if c.summary_prompt_tokens else "")
             lines.append(f"call {c.turn}: {c.kind} {c.tokens_before} -> {c.tokens_after} "
                          f"tokens, dropped {c.dropped} messages, cleared {c.cleared} results, "
                          f"{len(c.dropped_facts)} facts gone{prompt}")
-        lines.append(f"{'call':>5} {'messages':>8} {'local':>8} {'reported':>9} {'replayed':>9}")
+        return [safe(line) for line in lines]  # the source path is the user's text
+
+    def _summary_kind(self) -> str:
+        return "offline stand-in summary" if self.summarized_by == OFFLINE_METHOD else "summary"
+
+    def table_lines(self) -> list[str]:
+        """The per-call table, its columns named first."""
+        legend = [f"  {name}: {meaning}" for name, meaning in self.labels.items()]
+        lines = ["columns:", *legend,
+                 f"{'call':>5} {'messages':>8} {'local':>8} {'reported':>9} {'replayed':>9}"]
         for t in self.turns:
             mark = "  <- session compacted" if t.session_compacted else ""
             reported = "" if t.reported is None else t.reported
             lines.append(f"{t.turn:>5} {t.messages:>8} {t.local:>8} {reported:>9} "
                          f"{t.replayed:>9}{mark}")
-        return safe("\n".join(lines))
+        return lines
+
+    def text(self) -> str:
+        """A plain-text report: the session, the outcome, the compactions, every call."""
+        return safe("\n".join([*self.head_lines(), *self.table_lines()]))
 
 
 def _strategy(name: str, summarizer: Summarizer):
     return strategies.configure(strategies.get(name), summarizer=summarizer)
 
 
-def replay(session: Session, strategy: str = DEFAULTS.strategy, budget: int = DEFAULT_BUDGET,
-           summarizer: Summarizer = offline_summary,
-           counter: TokenCounter | None = None) -> Replay:
-    """Walk `session` call by call and replay `strategy` on it at `budget` (see module)."""
+def replay(session: RecordedSession, strategy: str = DEFAULTS.strategy,
+           budget: int = DEFAULT_BUDGET, summarizer: Summarizer = offline_summary,
+           counter: TokenCounter | None = None, summarizer_name: str | None = None) -> Replay:
+    """Walk `session` call by call and replay `strategy` on it at `budget` (see module).
+
+    Each message is counted once: running totals (`tokens.Tally`) grow with the session,
+    and only a compaction recounts the (budget-sized) context it leaves."""
     if not isinstance(budget, int) or budget <= 0:
         raise ValueError(f"budget must be a positive number of tokens, not {budget!r}")
     counter = counter or TokenCounter()
     managed = _strategy(strategy, summarizer)
     reported = {(u.segment, u.index): u.input_tokens for u in session.usage}
-    out = Replay(session.source, strategy, budget, warnings=[safe(w) for w in session.warnings])
+    who = summarizer_name or (OFFLINE_METHOD if summarizer is offline_summary
+                              else getattr(summarizer, "__name__", "a summarizer passed in"))
+    out = Replay(session.source, strategy, budget, warnings=[safe(w) for w in session.warnings],
+                 summarized_by=who)
     context: list[Message] = []
+    held = Tally(counter, part=part_of)  # the strategy's context
     for s, segment in enumerate(session.segments):
         fed = 0
         if s and context and context[-1]["role"] == "user":
             fed = 1  # the session's summary: the replayed context keeps its own instead
         own = next((c for c in session.compactions if c.segment == s), None)
+        sent = Tally(counter)  # what the session itself sent in this segment
         for i, message in enumerate(segment):
             if message["role"] != "assistant":
                 continue
-            context = [*context, *segment[fed:i]]
+            for m in segment[fed:i]:
+                context.append(m)
+                held.append(m)
             fed = i + 1
-            tokens = counter.count(context)
+            while len(sent.per_message) < i:
+                sent.append(segment[len(sent.per_message)])
             turn = len(out.turns) + 1
             if own is not None:
                 out.session_compactions.append(SessionMark(
                     turn, own.trigger, own.tokens_before, counter.count_text(own.summary)))
-            if strategy != "off" and tokens > out.trigger_at:
+            if strategy != "off" and held.total > out.trigger_at:
                 result = call_strategy(managed, context, goal=out.target_at, counter=counter)
                 if result.changed:
                     out.compactions.append(ReplayCompaction(
@@ -220,37 +301,63 @@ def replay(session: Session, strategy: str = DEFAULTS.strategy, budget: int = DE
                         counter.count_text(result.summary_prompt)
                         if result.summary_prompt else None,
                         counter.count_text(result.summary) if result.summary else None))
-                    context = result.messages
+                    context = list(result.messages)
+                    held.reset(context)
             out.turns.append(ReplayTurn(
-                turn, s, i, counter.count(segment[:i]), reported.get((s, i)),
-                counter.count(context), own is not None, _parts(context, counter)))
+                turn, s, i, sent.total, reported.get((s, i)), held.total, own is not None,
+                dict(held.by_part)))
             own = None
-            context = [*context, message]
-        context = [*context, *segment[fed:]]
+            context.append(message)
+            held.append(message)
+        for m in segment[fed:]:
+            context.append(m)
+            held.append(m)
     return out
 
 
 def _dropped(before: list[Message], after: list[Message]) -> list[str]:
     """`evaluation.dropped_facts(before, after)`, computed on the messages the compaction
-    removed or rewrote only: what a kept message says is in `after` by definition."""
+    removed or rewrote only (what a kept message says is in `after` by definition), each
+    text read up to `FACT_SCAN_CHARS`: past that, a giant tool output's facts are not
+    counted, which keeps its cost bounded."""
     kept = {id(m) for m in after}
-    return dropped_facts([m for m in before if id(m) not in kept], after)
+    gone = [{"role": m["role"], "content": [{"type": "text", "text": block_text(b)[
+        :FACT_SCAN_CHARS]} for b in blocks(m)]} for m in before if id(m) not in kept]
+    return dropped_facts(gone, after)
 
 
-def _parts(messages: list[Message], counter: TokenCounter) -> dict[str, int]:
-    """Tokens of `messages` by chart part (messages, tool results, summary)."""
-    totals: dict[str, int] = {}
-    for m in messages:
-        totals[part_of(m)] = totals.get(part_of(m), 0) + counter.count_message(m)
-    return totals
+def summarizer_for(name: str | None) -> tuple[Summarizer, str]:
+    """`(summarizer, who it is in words)` for `name`: None or "offline" for the offline
+    stand-in, or a Claude model id, asked through the same model adapter and summary call
+    as the agent's "aux" summarizer (it needs ANTHROPIC_API_KEY)."""
+    if name in (None, OFFLINE):
+        return offline_summary, OFFLINE_METHOD
+    if not name.startswith("claude"):
+        raise ValueError(f"unknown summarizer {name!r}; use '{OFFLINE}' or a Claude model id "
+                         "such as 'claude-haiku-4-5'")
+    if not os.environ.get("ANTHROPIC_API_KEY"):
+        raise ValueError(f"set ANTHROPIC_API_KEY to summarize with {name}, or leave the "
+                         "summarizer out for the offline stand-in")
+    from .models.anthropic import AnthropicModel
+    from .summarizers import make_summarizer
+
+    model = AnthropicModel(name)
+    summarize = make_summarizer(model, model=model, system="", tools=[], usage=[])
+    return summarize, f"{name} through the Anthropic API"
 
 
-def run(path: str, strategy: str | None = None, budget: int | None = None) -> Replay:
-    """Load the session at `path` and replay `strategy` on it (one-line `ValueError`s);
-    None stands for the default strategy and `DEFAULT_BUDGET`."""
+def run(path: str, strategy: str | None = None, budget: int | None = None,
+        summarizer: str | None = None) -> Replay:
+    """Load the session at `path` and replay `strategy` on it, its summaries written by
+    `summarizer` (see `summarizer_for`); one-line `ValueError`s (a failed summary call is a
+    `RuntimeError`). None stands for the default strategy, `DEFAULT_BUDGET` and the
+    offline stand-in."""
     from . import sessions
 
+    summarize, who = summarizer_for(summarizer)
     session = sessions.load(path)
-    if not session.segments:
-        raise ValueError(f"{path}: no conversation found in the log; is it a session log?")
-    return replay(session, strategy or DEFAULTS.strategy, budget or DEFAULT_BUDGET)
+    if not any(m["role"] == "assistant" for s in session.segments for m in s):
+        raise ValueError(f"no model calls in {sessions.shown(path)}: the file holds no "
+                         "assistant message; pass a session log or a message list with replies")
+    return replay(session, strategy or DEFAULTS.strategy, budget or DEFAULT_BUDGET,
+                  summarize, summarizer_name=who)

@@ -9,7 +9,7 @@ A strategy only needs `summarizer(prompt) -> str`. The agent builds one of two k
   tool definitions, prompt caching on. The request is a prefix the previous call already
   sent (system, tools, the conversation so far) plus a few new tokens, so that prefix is
   read from the cache. It carries only the instructions: the sections, the previous
-  summary and which messages to cover (`build_prompt(..., cover=...)`), never a second
+  summary and which messages to cover (`summary_prompt(..., cover=...)`), never a second
   copy of the transcript. It is skipped (no call, no summary) while the last assistant
   turn has a tool call without its result; and if the model answers with a tool call
   instead of text, the summary is empty. Either way the strategy leaves the history alone
@@ -31,7 +31,7 @@ from typing import Any
 
 from .history import Message, blocks, tool_result_ids, tool_use_ids
 from .models.base import Model, Usage
-from .summaries import SummaryPrompt, build_prompt
+from .summaries import built_from, summary_prompt
 
 SUMMARIZER_SYSTEM = "You write faithful, structured summaries of an agent's work."
 SUMMARY_MAX_TOKENS = 1024
@@ -88,17 +88,18 @@ def open_tool_call(history: Sequence[Message]) -> bool:
 
 
 def instructions(prompt: str, history: Sequence[Message]) -> str:
-    """What to append for `prompt`: for a `SummaryPrompt`, its instructions with the
-    messages it covers named by number; a plain string is appended as it is."""
-    if not isinstance(prompt, SummaryPrompt):
+    """What to append for `prompt`: for a prompt `summaries.build_prompt` built, its
+    instructions with the messages it covers named by number; any other text is appended
+    as it is."""
+    made = built_from(prompt)
+    if made is None:
         return prompt
-    made = prompt.built_from
     start = _find(history, made.middle)
     if start is None:
         raise ValueError("the turns to summarize are not in the agent's history as they are "
                          "(a turn was cut to fit); use the 'aux' summarizer for such turns")
-    return str(build_prompt(made.middle, made.previous, made.goal, made.focus,
-                            cover=(start + 1, start + len(made.middle))))
+    return summary_prompt(made.middle, made.previous, made.goal, made.focus,
+                          cover=(start + 1, start + len(made.middle))).text
 
 
 def _find(history: Sequence[Message], part: Sequence[Message]) -> int | None:

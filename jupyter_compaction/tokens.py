@@ -38,6 +38,7 @@ import gzip
 import hashlib
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -51,6 +52,11 @@ MESSAGE_OVERHEAD = 3  # role and separators around each message
 BLOCK_OVERHEAD = 4  # the id/name framing of a tool_use or tool_result block
 CHARS_PER_TOKEN = 4  # the rule of thumb behind estimate_tokens()
 MAX_CACHE_ENTRIES = 200_000  # per cache; beyond this a cache starts over
+# A longer text is tokenized in pieces, so its token list never sits whole in memory. The
+# pieces are cut before a line that starts with a letter or digit: no token of these
+# encodings spans such a cut, so the sum of the pieces' counts is the exact count.
+PIECE_CHARS = 1_000_000
+_PIECE_CUT = re.compile(r"\n(?=[A-Za-z0-9])")
 
 
 
@@ -155,6 +161,17 @@ class TokenCounter:
 
     def _encode_text(self, text: str) -> int:
         self.encodes += 1
+        if len(text) <= PIECE_CHARS:
+            return self._encode_piece(text)
+        total, start = 0, 0
+        while start < len(text):
+            cut = _PIECE_CUT.search(text, start + PIECE_CHARS)
+            end = cut.end() if cut else len(text)
+            total += self._encode_piece(text[start:end])
+            start = end
+        return total
+
+    def _encode_piece(self, text: str) -> int:
         try:
             return len(self.encoding.encode(text, disallowed_special=()))
         except UnicodeEncodeError:  # lone surrogates: count them as the replacement char

@@ -13,7 +13,14 @@ from jupyter_compaction import CompactAll, TokenCounter
 from jupyter_compaction.models.base import Reply, Usage
 from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.runner import play
-from jupyter_compaction.summaries import INSTRUCTIONS, build_prompt, message_goal
+from jupyter_compaction.summaries import (
+    INSTRUCTIONS,
+    REMEMBERED_PROMPTS,
+    build_prompt,
+    built_from,
+    message_goal,
+    summary_prompt,
+)
 from jupyter_compaction.summarizers import (
     SUMMARIZER_SYSTEM,
     instructions,
@@ -76,8 +83,8 @@ def test_the_request_carries_sections_previous_summary_and_focus_not_the_transcr
     middle = transcript[5:9]
     prompt = build_prompt(middle, "## Goal\nold goal\n## Progress\n- READ-77", "the task",
                           "tables")
-    made = prompt.built_from
-    ask = build_prompt(made.middle, made.previous, made.goal, made.focus, cover=(6, 9))
+    made = built_from(prompt)
+    ask = summary_prompt(made.middle, made.previous, made.goal, made.focus, cover=(6, 9)).text
     assert ask.startswith(INSTRUCTIONS[:60]) and "## Next Steps" in ask
     assert "READ-77" in ask and "tables" in ask and "messages 6 to 9" in ask
     assert "<task>" not in ask and "<turns>" not in ask and len(ask) < len(prompt) / 3
@@ -175,13 +182,19 @@ def test_on_claude_the_appended_request_is_the_cache_breakpoint_and_the_prefix_i
     assert usage[0].input_tokens == 0
 
 
-def test_a_summary_prompt_survives_copies_and_pickles_with_what_it_was_built_from(transcript):
+def test_a_summary_prompt_is_plain_text_whose_ingredients_stay_known(transcript):
     import copy
     import pickle
 
     prompt = build_prompt(transcript[1:4], "old", "goal", "focus")
+    made = summary_prompt(transcript[1:4], "old", "goal", "focus")
+    assert type(prompt) is str and prompt == made.text  # no str subclass carrying data
     for again in (copy.deepcopy(prompt), pickle.loads(pickle.dumps(prompt))):
-        assert again == prompt and again.built_from == prompt.built_from
+        assert built_from(again) == made.built_from
+    assert built_from("a prompt written by hand") is None
+    for n in range(REMEMBERED_PROMPTS):
+        build_prompt(transcript[1:4], f"summary {n}")
+    assert built_from(prompt) is None  # only the newest are remembered
 
 
 def test_turns_cleared_by_an_earlier_layer_are_found_in_the_history(transcript):

@@ -1,6 +1,7 @@
 import dataclasses
 import gzip
 import hashlib
+import json
 import os
 
 import pytest
@@ -138,3 +139,14 @@ def test_a_text_counted_alone_is_not_encoded_again_inside_its_message():
     counter.count_message({"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "t1", "content": result}]})
     assert counter.encodes == encodes
+
+
+def test_a_long_text_is_counted_exactly_in_pieces():
+    from jupyter_compaction import sessions
+    from jupyter_compaction.tokens import PIECE_CHARS
+
+    log = sessions.shipped()[-1].read_text()
+    text = log + "\n" + json.dumps(log) + "\n\n  \nx" * 3
+    assert len(text) > 2 * PIECE_CHARS
+    counter = TokenCounter()
+    assert counter.count_text(text) == len(counter.encoding.encode(text, disallowed_special=()))

@@ -42,7 +42,17 @@ from ..history import Message, blocks, call_key
 from ..scenarios.base import Scenario
 from ..summaries import SECTIONS, message_goal, render_transcript, strip_prefix
 from ..tokens import CHARS_PER_TOKEN
-from ..vocab import END_OF_OUTPUT, PLACEHOLDER, READ_NOTES, fact_line, read_call_lines
+from ..vocab import (
+    PLACEHOLDER,
+    READ_NOTES,
+    fact_line,
+    read_cover,
+    read_cover_phrase,
+    read_tagged,
+    read_transcript,
+    untagged,
+)
+from ..vocab import tagged as section
 from .summary_instructions import HEADING, Instructions, read_instructions
 
 SUMMARY_WORDS = 200  # the summary's word cap when the prompt states none
@@ -59,8 +69,6 @@ WROTE = re.compile(r"\b(?:[Ww]rote|[Ww]ritten|[Ss]aved|[Nn]oted|[Aa]ppended|[Cc]
                    r"[Ee]dited|[Mm]odified)\s+(?:to\s+|in\s+|into\s+)?`?([\w/-]+(?:\.[\w-]+)+)")
 NO_RESULT = "(called; its result is gone)"  # a call whose result was cleared or failed
 OMITTED = "[omitted]"  # what an identifier becomes when the prompt asks to leave them out
-COVER = re.compile(r"\b\w+ messages (\d+) to (\d+) of this conversation\b", re.I)
-TAGGED = re.compile(r"<(task|previous-summary|turns)>\n(.*?)\n</\1>", re.S)
 # Section names, by what they ask for (first match wins; anything else lists facts).
 SECTION_KINDS = (("goal", r"goal|task|objective"), ("next", r"next|todo|remaining|open|pending"),
                  ("decisions", r"decision|conclusion"), ("files", r"file|path"))
@@ -111,8 +119,8 @@ def write_summary(prompt: str, scenario: Scenario, read: Reader, *,
                   count_tokens: Callable[[str], int] = estimate_tokens) -> str:
     """A summary with the sections `prompt` names, under the lengths it states, of what
     `read` finds in its transcript."""
-    tagged = {tag: body for tag, body in TAGGED.findall(prompt)}
-    asked = read_instructions(TAGGED.sub("", prompt))
+    tagged = read_tagged(prompt)
+    asked = read_instructions(untagged(prompt))
     turns = tagged.get("turns", prompt if not tagged else "")
     previous = tagged.get("previous-summary", "")
     steps = _observed(turns)
@@ -185,11 +193,13 @@ def _without_identifiers(text: str) -> str:
 
 
 def _is_summary_request(messages: list[Message]) -> bool:
-    """One user message asking, outside any quoted material, for a summary."""
+    """One user message that hands over turns to summarize (a tagged `turns` section) and
+    asks, outside that material, for a summary. A task that merely says "summarize" hands
+    over no turns: it is a task."""
     if len(messages) != 1:
         return False
     asked = message_goal(messages[0])
-    return bool(SUMMARY_ASK.search(TAGGED.sub("", asked)))
+    return "turns" in read_tagged(asked) and bool(SUMMARY_ASK.search(untagged(asked)))
 
 
 def _appended_ask(messages: list[Message]) -> str | None:
@@ -199,18 +209,18 @@ def _appended_ask(messages: list[Message]) -> str | None:
     if len(messages) < 2 or not last or last[-1].get("type") != "text":
         return None
     text = last[-1]["text"]
-    found = COVER.search(TAGGED.sub("", text))
-    return text if found and SUMMARY_ASK.search(found.group(0)) else None
+    found = read_cover_phrase(text)
+    return text if found and SUMMARY_ASK.search(found) else None
 
 
 def _in_transcript(messages: list[Message], asked: str) -> str:
     """The appended request as a standalone prompt: the task and the covered messages of
     the conversation it was appended to, as a transcript."""
-    first, last = (int(n) for n in COVER.search(TAGGED.sub("", asked)).groups())
+    first, last = read_cover(asked) or (1, 0)
     conversation = [*messages[:-1], {**messages[-1], "content": blocks(messages[-1])[:-1]}]
     task = message_goal(messages[0])
     turns = render_transcript(conversation[max(first, 1) - 1:last])
-    return f"{asked}\n\n<task>\n{task}\n</task>\n\n<turns>\n{turns}\n</turns>"
+    return f"{asked}\n\n{section('task', task)}\n\n{section('turns', turns)}"
 
 
 def _kind(section: str) -> str:
@@ -220,9 +230,10 @@ def _kind(section: str) -> str:
 
 def _observed(turns: str) -> list[tuple[tuple[str, str], str | None]]:
     """(call key, visible output or None) for each call in a transcript, in order."""
-    calls = read_call_lines(turns)
-    outputs = re.findall(r"^\[tool (output|error) from [^\]]*\]\n(.*?)\n"
-                         + re.escape(END_OF_OUTPUT), turns, re.S | re.M)
+    entries = read_transcript(turns)
+    calls = [(e.who, e.args) for e in entries if e.kind == "call"]
+    outputs = [("error" if e.error else "output", e.body) for e in entries
+               if e.kind == "output"]
     out = []
     for (name, args), (kind, text) in zip(calls, outputs, strict=False):
         visible = kind == "output" and text != PLACEHOLDER and name != READ_NOTES
@@ -232,7 +243,8 @@ def _observed(turns: str) -> list[tuple[tuple[str, str], str | None]]:
 
 def _assistant_lines(turns: str) -> str:
     """The model's own words in a transcript (where its "Noted:" records are)."""
-    return "\n".join(ln for ln in turns.splitlines() if ln.startswith("[assistant] "))
+    return "\n".join("[assistant] " + e.body.split("\n")[0] for e in read_transcript(turns)
+                     if e.kind == "said" and e.who == "assistant")
 
 
 def _goal_of(summary: str) -> str:

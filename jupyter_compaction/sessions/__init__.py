@@ -1,60 +1,116 @@
-"""Load real agent sessions into the engine: `sessions.load(path)` reads, by content,
+"""Load real agent sessions into the engine: `sessions.load(path)` reads, by content, any
+format an importer of this package registers (`registry.py`): today a Claude Code session
+log and a Codex CLI rollout (JSON Lines), and an OpenAI Chat Completions or Anthropic
+Messages message list (JSON).
 
-- a Claude Code session log (JSONL, `claude_code.py`),
-- a Codex CLI rollout (JSONL, `codex.py`),
-- an OpenAI Chat Completions or Anthropic Messages message list (JSON, `messages_json.py`),
-
-and returns a `Session`: `.segments` (valid histories between the session's own
+It returns a `RecordedSession`: `.segments` (valid histories between the session's own
 compactions), `.compactions`, `.usage` (reported per call), `.tools` and `.warnings`.
-Problems in the file (damaged lines, unknown entries, a truncated end) become one line
-each in `.warnings`, a list rather than Python warnings so that a caller can show, count
-or test them; nothing else of the file is lost. `shipped()` lists the real sessions that
-come with the package (see `data/README.md`).
+Problems in the file (damaged lines, unknown entries, a truncated end) are counted into a
+few warning lines, a list rather than Python warnings so that a caller can show, count or
+test them; nothing else of the file is lost. A file that cannot be a session (missing, a
+directory, a FIFO or device, over the size limit, no known format) raises
+`SessionFormatError`, a `ValueError` whose message is one line. `shipped()` lists the real
+sessions that come with the package (see `data/README.md`).
 
-Left out: writing sessions back, and formats other than these four.
+Left out: writing sessions back.
 """
 
 from __future__ import annotations
 
-import json
+import importlib
+import io
+import itertools
+import pkgutil
+import warnings
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
+from typing import IO, Any
 
-from . import claude_code, codex, messages_json
-from .base import Session, SessionCompaction, Usage, read_jsonl
+from .base import (
+    MAX_BYTES,
+    Problems,
+    RecordedSession,
+    ReportedUsage,
+    SessionCompaction,
+    SessionFormatError,
+    open_regular,
+    parse_json,
+    read_lines,
+    shown,
+)
+from .registry import IMPORTERS, Importer, formats_help, of_kind, register
 
 DATA = "data"
+SNIFF_LINES = 50  # the first objects of a JSON Lines file an importer sees to recognise it
+DEPRECATED = {"Session": "RecordedSession", "Usage": "ReportedUsage"}
+_NOT_IMPORTERS = ("base", "registry")
+
+for _module in pkgutil.iter_modules(__path__):
+    if _module.name not in _NOT_IMPORTERS:
+        importlib.import_module(f"{__name__}.{_module.name}")
 
 
-def loads(text: str, source: str = "") -> Session:
-    """A session from the text of a log or message file; the format is read from it."""
-    stripped = text.lstrip()
-    if stripped.startswith("[") or (stripped.startswith("{") and _single_json(stripped)):
-        return messages_json.load(text, source)
-    sample = [entry for _, entry in read_jsonl("\n".join(text.splitlines()[:50]), lambda _: None)]
-    if sample and codex.looks_like(sample):
-        return codex.load(text, source)
-    if sample and claude_code.looks_like(sample):
-        return claude_code.load(text, source)
-    raise ValueError(f"{source or 'input'}: not a Claude Code or Codex log nor a message list;"
-                     " pass a .jsonl session log or a .json message list")
-
-
-def load(path: str | Path) -> Session:
-    """The session in the file at `path`; a one-line error if it is missing or unknown."""
+def load(path: str | Path, max_bytes: int = MAX_BYTES) -> RecordedSession:
+    """The session in the file at `path` (a regular file of at most `max_bytes`)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}; check the path") from None
-    return loads(text, str(path))
+    with open_regular(path, max_bytes) as stream:
+        return _read(stream, shown(path))
 
 
-def _single_json(text: str) -> bool:
-    try:
-        return messages_json.looks_like(json.loads(text))
-    except ValueError:
-        return False
+def loads(text: str, source: str = "") -> RecordedSession:
+    """A session from the text of a log or message file; the format is read from it."""
+    return _read(io.BytesIO(text.encode("utf-8", errors="replace")), shown(source))
+
+
+def _read(stream: IO[bytes], source: str) -> RecordedSession:
+    problems = Problems()
+    head = list(itertools.islice(stream, SNIFF_LINES))
+    first = next((ln for ln in head if ln and not ln.isspace()), b"").lstrip()
+    if first.startswith(b"[") or (first.startswith(b"{") and _a_document(first)):
+        session = _read_document(b"".join(head) + stream.read(), source, problems)
+    else:
+        del first
+        importer = _one_of(of_kind("jsonl"), [e for _, e in read_lines(head, Problems())],
+                           source)
+        lines = read_lines(itertools.chain(_drained(head), stream), problems)
+        session = importer.load(lines, source, problems)
+    session.warnings = problems.lines()
+    return session
+
+
+def _drained(lines: list[bytes]) -> Iterator[bytes]:
+    """The items of `lines`, each let go as it is taken (a long first line is not held
+    for the rest of the load)."""
+    lines.reverse()
+    while lines:
+        yield lines.pop()
+
+
+def _a_document(line: bytes) -> bool:
+    """Whether a first line starting with "{" begins one JSON document rather than JSON
+    Lines: it is not a whole object, or only a document importer recognises it."""
+    value, why = parse_json(line)
+    if why:
+        return True
+    return (any(i.sniff(value) for i in of_kind("json"))
+            and not any(i.sniff([value]) for i in of_kind("jsonl")))
+
+
+def _read_document(data: bytes, source: str, problems: Problems) -> RecordedSession:
+    document, why = parse_json(data.decode("utf-8", errors="replace"))
+    if why:
+        raise SessionFormatError(f"{source or 'input'}: {why}; pass a message list or a "
+                                 "session log")
+    return _one_of(of_kind("json"), document, source).load(document, source, problems)
+
+
+def _one_of(importers: list[Importer], sample: Any, source: str) -> Importer:
+    found = [i for i in importers if i.sniff(sample)]
+    if len(found) == 1:
+        return found[0]
+    what = "more than one format" if found else "no known format"
+    raise SessionFormatError(f"{source or 'input'}: {what}; pass {formats_help()}")
 
 
 def shipped() -> list[Path]:
@@ -64,4 +120,13 @@ def shipped() -> list[Path]:
                   key=lambda p: p.stat().st_size)
 
 
-__all__ = ["Session", "SessionCompaction", "Usage", "load", "loads", "shipped"]
+def __getattr__(name: str) -> Any:
+    if name in DEPRECATED:
+        warnings.warn(f"sessions.{name} is now sessions.{DEPRECATED[name]}", DeprecationWarning,
+                      stacklevel=2)
+        return globals()[DEPRECATED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["IMPORTERS", "MAX_BYTES", "RecordedSession", "ReportedUsage", "SessionCompaction",
+           "SessionFormatError", "formats_help", "load", "loads", "register", "shipped", "shown"]

@@ -1,30 +1,61 @@
-"""What a loaded session is, and the builder that turns a log's entries into valid histories.
+"""What a loaded session is, how its file is read safely, and the builder of valid histories.
 
-A `Session` holds the conversation as `segments` (the message lists between the session's
-own compactions, each valid by `history.validate`), those `compactions`, the `usage` the
-API reported per call, the tool definitions when the log has them, and `warnings`: one
-line per problem met while reading (a damaged line, an unknown entry, a call without a
-result). Problems never stop a load and never drop the rest of the log.
+A `RecordedSession` holds the conversation as `segments` (the message lists between the
+session's own compactions, each valid by `history.validate`), those `compactions`, the
+`usage` the API reported per call (`ReportedUsage`), the tool definitions when the log has
+them, and `warnings`. Problems never stop a load and never drop the rest of the log; they
+are gathered by `Problems`, which counts them by kind, so a log with 300 damaged lines
+gives one warning that counts them ("300 lines skipped: 298 not valid JSON (lines 3, 4,
+…), 2 …"), not 300. A file that cannot be read as a session at all raises
+`SessionFormatError`, a `ValueError` with a one-line message.
 
-`Thread` is the one place where the rules of a valid history are restored while entries
-arrive: same-role messages merge, results move first in their message, a call with no
-result gets an explicit "missing" result, and a result with no call becomes plain text.
-Nothing is discarded.
+Reading is one pass over the file's lines (`read_lines`), never a whole copy of it: only
+regular files are opened (a FIFO or a device would never end), the file may hold at most
+`MAX_BYTES` (settable per call), a line nested deeper than `MAX_DEPTH` is skipped, and
+text that a message shows is printed with control characters escaped (`shown`).
 
-Left out: anything format-specific; each format has its own module.
+`Thread` restores the rules of a valid history while entries arrive: only blocks the
+history can hold are kept (each left-out block is a warning), same-role messages merge,
+results move first in their message, a call with no result gets an explicit "missing"
+result, and a result with no call becomes plain text. `checked` makes sure of the result:
+a segment that still breaks a rule has the offending message's blocks kept as text, with
+a warning.
+
+Left out: anything format-specific; each format has its own module (see `registry.py`).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
-from ..history import Block, Message, blocks, tool_result_ids, tool_use_ids
+from ..history import (
+    Block,
+    InvalidHistory,
+    Message,
+    blocks,
+    tool_result_ids,
+    tool_use_ids,
+    validate,
+)
+from ..history import _check_shape as check_message_shape
 
 MISSING_RESULT = "[no result for this call in the session log]"
 ORPHAN_PREFIX = "[tool result without its call in the session log]"
+AS_TEXT_PREFIX = "[a block that broke a history rule, kept as text]"
 SESSION_START = "[the session log starts here]"
+MAX_BYTES = 2 * 1024**3  # the largest session file read (default of `load(max_bytes=)`)
+MAX_DEPTH = 64  # the deepest JSON nesting a line may have
+LISTED_LINES = 5  # line numbers named per kind of problem; the rest are counted
+
+
+class SessionFormatError(ValueError):
+    """A file that cannot be read as a session; the message is one line."""
 
 
 @dataclass
@@ -38,7 +69,7 @@ class SessionCompaction:
 
 
 @dataclass
-class Usage:
+class ReportedUsage:
     """What the API reported for one call: `index` is the assistant message it produced."""
 
     segment: int
@@ -49,11 +80,11 @@ class Usage:
 
 
 @dataclass
-class Session:
+class RecordedSession:
     format: str
     segments: list[list[Message]]
     compactions: list[SessionCompaction] = field(default_factory=list)
-    usage: list[Usage] = field(default_factory=list)
+    usage: list[ReportedUsage] = field(default_factory=list)
     tools: list[dict[str, Any]] | None = None
     warnings: list[str] = field(default_factory=list)
     source: str = ""
@@ -65,27 +96,149 @@ class Session:
 
     def __repr__(self) -> str:
         sizes = ", ".join(str(len(s)) for s in self.segments)
-        return (f"Session({self.format!r}, segments=[{sizes}] messages, "
+        return (f"RecordedSession({self.format!r}, segments=[{sizes}] messages, "
                 f"compactions={len(self.compactions)}, warnings={len(self.warnings)})")
 
 
-def read_jsonl(text: str, warn) -> list[tuple[int, dict[str, Any]]]:
-    """`(line number, object)` for every line that parses as a JSON object; a warning for
-    every other non-blank line."""
-    out = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
+def shown(text: Any) -> str:
+    """`text` as one printable line: control characters (newlines too) escaped."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
+
+
+def _numbers(lines: list[int], count: int) -> str:
+    named = ", ".join(map(str, lines[:LISTED_LINES]))
+    more = f" and {count - LISTED_LINES} more" if count > LISTED_LINES else ""
+    return f"line{'s' if count > 1 else ''} {named}{more}"
+
+
+class Problems:
+    """A load's warnings, counted by kind: `skip(line, why)` for a line left out,
+    `note(kind, line, detail)` for a repair. `lines()` gives one warning per kind (and one
+    for all skipped lines); a kind met once reads "line N: detail"."""
+
+    def __init__(self) -> None:
+        self._skipped: dict[str, list[int]] = {}
+        self._skip_counts: dict[str, int] = {}
+        self._notes: dict[str, tuple[list[int], int, str]] = {}
+
+    def skip(self, line: int, why: str) -> None:
+        kept = self._skipped.setdefault(why, [])
+        if len(kept) < LISTED_LINES:
+            kept.append(line)
+        self._skip_counts[why] = self._skip_counts.get(why, 0) + 1
+
+    def note(self, kind: str, line: int | None = None, detail: str = "") -> None:
+        lines, count, first = self._notes.get(kind, ([], 0, detail or kind))
+        if line is not None and len(lines) < LISTED_LINES:
+            lines.append(line)
+        self._notes[kind] = (lines, count + 1, first)
+
+    def lines(self) -> list[str]:
+        out = []
+        total = sum(self._skip_counts.values())
+        if total == 1:
+            (why, (line,)), = self._skipped.items()
+            out.append(f"line {line}: {why}; skipped")
+        elif total:
+            parts = [f"{self._skip_counts[why]} {why} ({_numbers(lines, self._skip_counts[why])})"
+                     for why, lines in self._skipped.items()]
+            out.append(f"{total} lines skipped: " + "; ".join(parts))
+        for kind, (lines, count, first) in self._notes.items():
+            if count == 1:
+                out.append(f"line {lines[0]}: {first}" if lines else first)
+            else:
+                where = f", {_numbers(lines, count)}" if lines else ""
+                out.append(f"{kind} ({count} times{where})")
+        return out
+
+
+def open_regular(path: Path, max_bytes: int = MAX_BYTES) -> IO[bytes]:
+    """`path` opened for reading; a `SessionFormatError` unless it is a regular file of at
+    most `max_bytes` (a directory, FIFO or device is refused before it is opened)."""
+    name = shown(path)
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise SessionFormatError(f"cannot read {name}: {exc.strerror}; check the path") from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a directory" if stat.S_ISDIR(info.st_mode) else "a FIFO"
+                if stat.S_ISFIFO(info.st_mode) else "a device or special file")
+        raise SessionFormatError(f"{name} is {kind}, not a session file; pass a log file")
+    if info.st_size > max_bytes:
+        raise SessionFormatError(f"{name} is {info.st_size} bytes, over the {max_bytes}-byte "
+                                 "limit; pass max_bytes= to read it anyway")
+    try:
+        return open(path, "rb")  # noqa: SIM115 (the caller closes it)
+    except OSError as exc:
+        raise SessionFormatError(f"cannot read {name}: {exc.strerror}; check the path") from None
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether `value` nests lists and dicts deeper than `limit` (no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict)
+                                                   else item))
+    return False
+
+
+def parse_json(text: str | bytes) -> tuple[Any, str | None]:
+    """(the value, None) for JSON `text` nested at most `MAX_DEPTH` deep, else (None, why).
+    Bytes are parsed as they are (no decoded copy); bytes that are not UTF-8 are decoded
+    with replacement characters first."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        return None, f"nested deeper than {MAX_DEPTH} levels"
+    except UnicodeDecodeError:
+        return parse_json(bytes(text).decode("utf-8", errors="replace"))
+    except ValueError:
+        return None, "not valid JSON (damaged or truncated)"
+    opening = text.count(b"[" if isinstance(text, bytes) else "[") + text.count(
+        b"{" if isinstance(text, bytes) else "{")
+    if opening > MAX_DEPTH and too_deep(value):
+        return None, f"nested deeper than {MAX_DEPTH} levels"
+    return value, None
+
+
+def read_lines(raw: Iterable[bytes], problems: Problems, first: int = 1
+               ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`(line number, object)` for every line of `raw` that is a JSON object; every other
+    non-blank line is a skipped-line problem. One line in memory at a time."""
+    for number, line in enumerate(raw, first):
+        if not line or line.isspace():  # no stripped copy of a long line
             continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            warn(f"line {number}: not valid JSON (damaged or truncated); skipped")
-            continue
-        if not isinstance(entry, dict):
-            warn(f"line {number}: a JSON {type(entry).__name__}, not an object; skipped")
-            continue
-        out.append((number, entry))
-    return out
+        entry, why = parse_json(line)
+        if why:
+            problems.skip(number, why)
+        elif not isinstance(entry, dict):
+            problems.skip(number, f"a JSON {type(entry).__name__}, not an object")
+        else:
+            yield number, entry
+
+
+def wrong_field(entry: dict[str, Any], kinds: dict[str, type | tuple[type, ...]]) -> str | None:
+    """The first key of `kinds` whose value in `entry` is neither absent, null nor of its
+    type, as a problem ("wrong type for parentUuid"); None when all are right."""
+    for key, kind in kinds.items():
+        value = entry.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)
+                                  and kind is not bool):
+            return f"wrong type for {key}"
+    return None
+
+
+def count_of(value: Any) -> int:
+    """A reported token count: a non-negative whole number, or 0 for anything else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def as_blocks(content: Any) -> list[Block]:
@@ -94,23 +247,48 @@ def as_blocks(content: Any) -> list[Block]:
         return [{"type": "text", "text": content}]
     if isinstance(content, dict):
         return [content]
-    return [b for b in content or [] if isinstance(b, dict)]
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def fit_block(role: str, block: Block) -> Block | None:
+    """`block` as the history can hold it in a `role` message: itself, a tool result with
+    its content as text, or None when it cannot be held at all."""
+    try:
+        check_message_shape(0, {"role": role, "content": [block]})
+        return block
+    except InvalidHistory:
+        pass
+    if role == "user" and block.get("type") == "tool_result" and isinstance(
+            block.get("tool_use_id"), str) and block["tool_use_id"]:
+        content = block.get("content")
+        return {**block, "content": content if isinstance(content, str)
+                else json.dumps(content, default=str)}
+    return None
 
 
 class Thread:
-    """A growing message list that stays valid; `warn` receives one line per repair."""
+    """A growing message list that stays valid; `problems` receives one note per repair."""
 
-    def __init__(self, warn):
+    def __init__(self, problems: Problems):
         self.messages: list[Message] = []
-        self.warn = warn
+        self.problems = problems
         self._ids: set[str] = set()
 
-    def add(self, role: str, content: Any) -> None:
-        new = [b for b in as_blocks(content) if not self._duplicate(b)]
+    def add(self, role: str, content: Any, line: int | None = None) -> None:
+        new = []
+        for block in as_blocks(content):
+            fitted = fit_block(role, block)
+            if fitted is None:
+                self.problems.note("blocks the history cannot hold were left out", line,
+                                   f"a {shown(block.get('type'))!s} block with missing or "
+                                   f"wrong fields in a {role} message; left out")
+            elif not self._duplicate(fitted, line):
+                new.append(fitted)
         if not new:
             return
         if role == "assistant" and not self.messages:
-            self.warn("the log starts with an assistant message; a user marker was put first")
+            self.problems.note("the log starts with an assistant message; a user marker was "
+                               "put first")
             self.messages.append({"role": "user", "content": SESSION_START})
         last = self.messages[-1] if self.messages else None
         if last is None or last["role"] != role:
@@ -120,17 +298,25 @@ class Thread:
         results = [b for b in merged if b.get("type") == "tool_result"]
         last["content"] = [*results, *(b for b in merged if b.get("type") != "tool_result")]
 
-    def _duplicate(self, block: Block) -> bool:
+    def _duplicate(self, block: Block, line: int | None) -> bool:
         key = block.get("id") if block.get("type") == "tool_use" else (
-            "result:" + str(block.get("tool_use_id")) if block.get("type") == "tool_result"
-            else None)
+            "result:" + block["tool_use_id"] if block.get("type") == "tool_result" else None)
         if key is None:
             return False
         if key in self._ids:
-            self.warn(f"{block['type']} {key.removeprefix('result:')} appears twice; kept once")
+            self.problems.note("tool blocks appeared twice and were kept once", line,
+                               f"{block['type']} {shown(key.removeprefix('result:'))} "
+                               "appears twice; kept once")
             return True
         self._ids.add(key)
         return False
+
+    def _missing(self, tid: str) -> Block:
+        self.problems.note("tool calls had no result in the log and were marked as missing",
+                           None, f"tool call {shown(tid)} has no result in the log; marked "
+                                 "as missing")
+        return {"type": "tool_result", "tool_use_id": tid, "content": MISSING_RESULT,
+                "is_error": True}
 
     def finish(self, found_results: dict[str, Block] | None = None) -> list[Message]:
         """The valid history: each call answered (by `found_results` when its result sat
@@ -144,38 +330,49 @@ class Thread:
             else:
                 out.append(message)
         for i, message in enumerate(out):
-            asked = tool_use_ids(out[i - 1]) if i and message["role"] == "user" else []
-            content = blocks(message)
-            for block in content:
-                if block.get("type") == "tool_result" and block["tool_use_id"] not in asked:
-                    self.warn(f"tool result {block['tool_use_id']} has no call right before it;"
-                              " kept as text")
-            kept = [b for b in content
-                    if b.get("type") != "tool_result" or b["tool_use_id"] in asked]
-            orphans = [{"type": "text", "text": f"{ORPHAN_PREFIX} {json.dumps(b)}"}
-                       for b in content if b not in kept]
-            answered = set(tool_result_ids({"content": kept}))
-            extra = []
-            for tid in asked:
-                if tid not in answered:
-                    if tid in found_results:
-                        extra.append(found_results[tid])
-                    else:
-                        self.warn(f"tool call {tid} has no result in the log; marked as missing")
-                        extra.append({"type": "tool_result", "tool_use_id": tid,
-                                      "content": MISSING_RESULT, "is_error": True})
-            results = [b for b in kept if b.get("type") == "tool_result"]
-            rest = [b for b in kept if b.get("type") != "tool_result"]
-            if message["role"] == "user":
-                out[i] = {"role": "user", "content": [*results, *extra, *rest, *orphans]}
+            if message["role"] != "user":
+                continue
+            asked = tool_use_ids(out[i - 1]) if i else []
+            results, rest, orphans = [], [], []
+            for b in blocks(message):
+                if b.get("type") != "tool_result":
+                    rest.append(b)
+                elif b["tool_use_id"] in asked:
+                    results.append(b)
+                else:
+                    self.problems.note(
+                        "tool results had no call right before them and were kept as text",
+                        None, f"tool result {shown(b['tool_use_id'])} has no call right "
+                              "before it; kept as text")
+                    orphans.append({"type": "text",
+                                    "text": f"{ORPHAN_PREFIX} {json.dumps(b, default=str)}"})
+            answered = set(tool_result_ids({"content": results}))
+            extra = [found_results.get(tid) or self._missing(tid)
+                     for tid in asked if tid not in answered]
+            out[i] = {"role": "user", "content": [*results, *extra, *rest, *orphans]}
         last = out[-1] if out else None
         if last is not None and last["role"] == "assistant" and tool_use_ids(last):
-            pending = [{"type": "tool_result", "tool_use_id": tid, "content": MISSING_RESULT,
-                        "is_error": True} for tid in tool_use_ids(last)]
-            recovered = [found_results.get(b["tool_use_id"], b) for b in pending]
-            for b in recovered:
-                if b["content"] == MISSING_RESULT:
-                    self.warn(f"tool call {b['tool_use_id']} has no result in the log;"
-                              " marked as missing")
-            out.append({"role": "user", "content": recovered})
+            out.append({"role": "user", "content": [found_results.get(tid) or self._missing(tid)
+                                                    for tid in tool_use_ids(last)]})
         return out
+
+
+def checked(segment: list[Message], problems: Problems) -> list[Message]:
+    """`segment`, valid by `history.validate`: a message that still breaks a rule has its
+    blocks kept as text (and is dropped if that cannot help), with a warning each time."""
+    for _ in range(len(segment) + 1):
+        try:
+            validate(segment)
+            return segment
+        except InvalidHistory as err:
+            i = err.index
+            problems.note("messages broke a history rule and were kept as text", None,
+                          f"{shown(err)}; the message was kept as text")
+            if all(b.get("type") == "text" for b in blocks(segment[i])):
+                segment = [*segment[:i], *segment[i + 1:]]
+                continue
+            text = [{"type": "text", "text": f"{AS_TEXT_PREFIX} {json.dumps(b, default=str)}"}
+                    if b.get("type") != "text" else b for b in blocks(segment[i])]
+            segment = [*segment[:i], {"role": segment[i]["role"], "content": text},
+                       *segment[i + 1:]]
+    return []

@@ -4,50 +4,89 @@ Accepted shapes: a list of messages, or an object with `messages` (and optionall
 and `system`), as a request body would hold them. OpenAI style (`role: "tool"`,
 `tool_calls`) is converted with `history.from_openai`; `system` messages are set aside as
 the system prompt is in the Anthropic API. The messages then go through the same repairs
-as a log (`Thread`), so the history is valid and each repair is a warning.
+as a log (`Thread`), so the history is valid and each repair is a warning. A message
+whose fields have the wrong types is skipped and counted.
 
 Left out: usage (a message list does not record it) and compactions.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..history import from_openai
-from .base import Session, Thread
+from .base import (
+    Problems,
+    RecordedSession,
+    SessionFormatError,
+    Thread,
+    as_blocks,
+    checked,
+    wrong_field,
+)
+from .registry import Importer, register
+
+ROLES = ("user", "assistant", "tool", "system")
+MESSAGE_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "role": str, "content": (str, list, dict), "tool_calls": list, "tool_call_id": str}
 
 
-def load(text: str, source: str = "") -> Session:
-    session = Session("messages", [], source=source)
-    warn = session.warnings.append
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ValueError(f"{source or 'input'}: not valid JSON ({exc}); "
-                         "pass a message list or a session log") from None
+def sniff(data: Any) -> bool:
+    return isinstance(data, list) or (isinstance(data, dict) and "messages" in data)
+
+
+def _openai_call_ok(call: Any) -> bool:
+    fn = call.get("function") if isinstance(call, dict) else None
+    return (isinstance(call.get("id") if isinstance(call, dict) else None, str)
+            and isinstance(fn, dict) and isinstance(fn.get("name"), str)
+            and isinstance(fn.get("arguments") or "{}", str))
+
+
+def _problem(m: Any) -> str | None:
+    """Why message `m` cannot be read, or None."""
+    if not isinstance(m, dict) or m.get("role") not in ROLES:
+        return "not a message with a known role"
+    bad = wrong_field(m, MESSAGE_FIELDS)
+    if bad:
+        return bad
+    if m["role"] == "tool" and not isinstance(m.get("tool_call_id"), str):
+        return "a tool message without a tool_call_id"
+    if not all(_openai_call_ok(c) for c in m.get("tool_calls") or []):
+        return "a tool call without an id, a function name or string arguments"
+    return None
+
+
+def load(data: Any, source: str, problems: Problems) -> RecordedSession:
+    session = RecordedSession("messages", [], source=source)
     messages = data.get("messages") if isinstance(data, dict) else data
     if not isinstance(messages, list):
-        raise ValueError(f"{source or 'input'}: expected a list of messages "
-                         "or an object with 'messages'")
+        raise SessionFormatError(f"{source or 'input'}: expected a list of messages "
+                                 "or an object with 'messages'")
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
-        session.tools = data["tools"]
+        session.tools = [t for t in data["tools"] if isinstance(t, dict)]
     valid = []
     for i, m in enumerate(messages):
-        if isinstance(m, dict) and m.get("role") in ("user", "assistant", "tool", "system"):
-            valid.append(m)
+        why = _problem(m)
+        if why:
+            problems.note("messages were skipped", None, f"messages[{i}]: {why}; skipped")
         else:
-            warn(f"messages[{i}]: not a message with a known role; skipped")
+            valid.append(m)
     if any(m["role"] == "tool" or m.get("tool_calls") for m in valid):
         session.format = "openai"
-        valid = from_openai([m for m in valid if m["role"] != "system"])
-    thread = Thread(warn)
+        try:
+            valid = from_openai([{**m, "content": as_blocks(m.get("content") or "")}
+                                 if m["role"] == "user" else m
+                                 for m in valid if m["role"] != "system"])
+        except (ValueError, RecursionError):  # tool arguments that are not JSON
+            raise SessionFormatError(f"{source or 'input'}: a tool call's arguments are not "
+                                     "valid JSON; fix or remove that call") from None
+    thread = Thread(problems)
     for m in valid:
         if m["role"] != "system":
             thread.add(m["role"], m.get("content") or "")
-    session.segments.append(thread.finish())
+    session.segments.append(checked(thread.finish(), problems))
     return session
 
 
-def looks_like(data: Any) -> bool:
-    return isinstance(data, list) or (isinstance(data, dict) and "messages" in data)
+register(Importer("messages", "a .json message list (Anthropic or OpenAI)", "json", sniff,
+                  load))

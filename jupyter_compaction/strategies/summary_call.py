@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..history import Message, blocks, result_text
+from ..history import Message, block_text, blocks, result_text
 from ..redact import redact
 from ..summaries import build_prompt, is_summary, render_transcript, strip_prefix
 from ..tokens import TokenCounter
@@ -31,6 +31,7 @@ SUMMARY_INPUT_TOKENS = 32_000  # the most one summary prompt may hold
 CONTEXT_SHARE = 0.2  # the task and the previous summary each get at most this share
 MARGIN = 64  # tokens kept free for joins and the notes that cuts add
 CUT_NOTE = "[... {n} more tokens left out of the summary prompt]"
+TOKEN_CHARS_MAX = 128  # no o200k_base or cl100k_base token is longer than this
 
 
 def clean(answer: str | None) -> str:
@@ -41,13 +42,24 @@ def clean(answer: str | None) -> str:
     return redact(text)
 
 
+def over(text: str, tokens: int, counter: TokenCounter) -> bool:
+    """Whether `text` holds more than `tokens` tokens; a text with more characters than
+    that many of the longest tokens could hold is over without being tokenized."""
+    return len(text) > tokens * TOKEN_CHARS_MAX or counter.count_text(text) > tokens
+
+
 def cut(text: str, tokens: int, counter: TokenCounter) -> str:
-    """`text` if it fits in `tokens`, else its first tokens and a note on what was left."""
+    """`text` if it fits in `tokens`, else its first tokens and a note on what was left.
+    Only a prefix of a long text is tokenized to find where to cut it."""
     total = counter.count_text(text)
     if total <= tokens:
         return text
     keep = max(tokens - 16, 0)  # room for the note itself
-    ids = counter.encoding.encode(text, disallowed_special=())
+    chars = (keep + 1) * 8
+    ids = counter.encoding.encode(text[:chars], disallowed_special=())
+    while len(ids) <= keep and chars < len(text):
+        chars *= 2
+        ids = counter.encoding.encode(text[:chars], disallowed_special=())
     return counter.encoding.decode(ids[:keep]) + "\n" + CUT_NOTE.format(n=total - keep)
 
 
@@ -72,8 +84,22 @@ def _turns(middle: Sequence[Message]) -> list[list[Message]]:
     return groups
 
 
-def _size(group: Sequence[Message], counter: TokenCounter) -> int:
-    return counter.count_text(render_transcript(group)) + 1  # +1: the newline joining groups
+def _too_long(messages: Sequence[Message], tokens: int) -> bool:
+    """Whether the texts of `messages` alone hold more than `tokens` tokens for certain (no
+    rendering, no tokenizing: a giant tool output is never copied to find out)."""
+    chars = sum(len(block_text(b)) for m in messages for b in blocks(m))
+    return chars > tokens * TOKEN_CHARS_MAX
+
+
+def _size(group: Sequence[Message], counter: TokenCounter, room: int) -> int:
+    """Tokens of `group` as a transcript (+1: the newline joining groups); `room + 1` for
+    one too long to fit `room`, without tokenizing it."""
+    if _too_long(group, room):
+        return room + 1
+    text = render_transcript(group)
+    if len(text) > room * TOKEN_CHARS_MAX:
+        return room + 1
+    return counter.count_text(text) + 1
 
 
 def _fit(group: list[Message], room: int, counter: TokenCounter) -> list[Message]:
@@ -82,7 +108,7 @@ def _fit(group: list[Message], room: int, counter: TokenCounter) -> list[Message
     while True:
         fitted = [{**m, "content": [_cut_block(b, per_block, counter) for b in blocks(m)]}
                   for m in group]
-        if _size(fitted, counter) <= room or per_block == 1:
+        if _size(fitted, counter, room) <= room or per_block == 1:
             return fitted
         per_block //= 2
 
@@ -93,7 +119,7 @@ def _take(groups: list[list[Message]], room: int, counter: TokenCounter
     chunk: list[Message] = []
     used, taken = 0, 0
     for group in groups:
-        size = _size(group, counter)
+        size = _size(group, counter, room)
         if used + size > room:
             break
         chunk += group
@@ -115,9 +141,10 @@ def summarize(summarizer: Summarizer, middle: Sequence[Message], *, previous: st
     """`(summary, prompts)` for `middle`: one prompt per chunk, each within `limit` tokens.
 
     The summary is "" when any answer had no text (the strategy then changes nothing)."""
-    whole = build_prompt(middle, previous, goal, focus)
-    if counter.count_text(whole) <= limit:  # the usual case: one prompt, nothing cut
-        return clean(summarizer(whole)), [whole]
+    if not _too_long(middle, limit):
+        whole = build_prompt(middle, previous, goal, focus)
+        if not over(whole, limit, counter):  # the usual case: one prompt, nothing cut
+            return clean(summarizer(whole)), [whole]
     share = int(limit * CONTEXT_SHARE)
     goal = cut(goal, share, counter)
     summary = cut(previous, share, counter) if previous else previous

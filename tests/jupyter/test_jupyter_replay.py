@@ -43,8 +43,39 @@ def test_chart_has_the_reported_line_and_the_marks():
     assert list(reported.y) == [t.reported for t in result.turns if t.reported is not None]
 
 
+def test_a_warning_is_shown_once_per_file(ip):
+    line = f"{SHIPPED[-1]} --budget 50000 --strategy off"
+    ip.magics_manager.registry["ReplayMagics"].warned.clear()  # the shell is shared
+    with capture_output() as first:
+        ip.run_line_magic("replay", line)
+    with capture_output() as again:
+        ip.run_line_magic("replay", line)
+    assert first.stderr.count("warning: ") == 1 == len(ip.user_ns["_replay"].warnings)
+    assert "warning: " not in again.stderr
+    assert "1 warnings about this file shown before; all are in _replay.warnings" in again.stderr
+
+
+def test_below_the_chart_the_report_head_is_printed(monkeypatch):
+    import IPython.display
+
+    from jupyter_compaction.jupyter import replay_magic
+
+    ip = fresh_shell(monkeypatch, ("_replay",), text=False)
+    shown = []
+    monkeypatch.setattr(replay_magic, "widgets_enabled", lambda shell: True)
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    with capture_output() as out:
+        ip.run_line_magic("replay", f"{SHIPPED[-1]} --budget 50000 --strategy compact")
+    result = ip.user_ns["_replay"]
+    assert out.stdout.strip() == "\n".join(result.head_lines())
+    assert result.summary_line() in out.stdout and "offline stand-in summary" in out.stdout
+    assert len(shown) == 1  # the chart
+
+
 @pytest.mark.parametrize("line, error", [
     ("", "arguments are required"),
+    ("x.jsonl --summarizer claude-haiku-4-5", "set ANTHROPIC_API_KEY"),
+    ("x.jsonl --summarizer gpt", "unknown summarizer 'gpt'"),
     ("x.jsonl --budget lots", "positive whole number"),
     ("x.jsonl --strategy shrink", "unknown strategy 'shrink'"),
     ("missing.jsonl", "cannot read missing.jsonl"),

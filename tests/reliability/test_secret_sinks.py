@@ -141,7 +141,8 @@ def magic_outputs(ip: Any, run: Any, agent: Agent, log: Path) -> dict[str, str]:
     from jupyter_compaction.runner import ScenarioRun
 
     magics = ip.magics_manager.registry[MAGICS_CLASS]
-    magics.session = ScenarioRun("agents", DEFAULTS, agent, run.task, run)  # a task it does not grade
+    # a registered scenario, with a task it does not grade
+    magics.session = ScenarioRun("agents", DEFAULTS, agent, run.task, run)
     ip.user_ns["_agent_run"] = run
     out = {}
     for name, source in [("%agent", "%agent --resume"), ("%summary", "%summary"),

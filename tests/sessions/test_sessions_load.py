@@ -2,6 +2,8 @@
 result of the log present, the session's own compaction found with its numbers."""
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -111,14 +113,58 @@ def test_codex_rollout(tmp_path):
 
 
 @pytest.mark.parametrize("text, error", [
-    ("hello", "not a Claude Code or Codex log"),
-    ("{]", "not a Claude Code or Codex log"),
+    ("hello", "no known format; pass a Claude Code .jsonl log"),
+    ("", "no known format"),
+    ("{]", "not valid JSON"),
     ('{"messages": 3}', "expected a list of messages"),
+    ("[" * 5000, "nested deeper than"),
 ])
 def test_unknown_input_is_one_line(tmp_path, text, error):
     (tmp_path / "x").write_text(text)
-    with pytest.raises(ValueError, match=error) as info:
+    with pytest.raises(sessions.SessionFormatError, match=error) as info:
         sessions.load(tmp_path / "x")
     assert "\n" not in str(info.value)
     with pytest.raises(ValueError, match="cannot read"):
         sessions.load(tmp_path / "missing.jsonl")
+
+
+def test_only_regular_files_within_the_limit_are_read(tmp_path):
+    fifo = tmp_path / "pipe\nname.jsonl"
+    os.mkfifo(fifo)
+    for path, error in [(tmp_path, "is a directory"), (fifo, "is a FIFO"),
+                        (Path("/dev/zero"), "is a device")]:
+        with pytest.raises(sessions.SessionFormatError, match=error) as info:
+            sessions.load(path)
+        assert "\n" not in str(info.value)
+    assert "pipe\\nname" in str(pytest.raises(ValueError, sessions.load, fifo).value)
+    big = tmp_path / "big.jsonl"
+    big.write_text(SHIPPED[0].read_text())
+    with pytest.raises(sessions.SessionFormatError, match="over the 100-byte limit"):
+        sessions.load(big, max_bytes=100)
+    assert sessions.load(big).segments
+
+
+def test_bad_lines_are_counted_in_one_warning():
+    good = SHIPPED[0].read_text().splitlines()
+    text = "\n".join([*good, *["not json"] * 300, '{"type": "user", "parentUuid": 7}'])
+    session = sessions.loads(text)
+    skipped = [w for w in session.warnings if "lines skipped" in w]
+    assert skipped == [f"301 lines skipped: 300 not valid JSON (damaged or truncated) (lines "
+                       f"{', '.join(str(len(good) + n) for n in range(1, 6))} and 295 more); "
+                       f"1 wrong type for parentUuid (line {len(good) + 301})"]
+
+
+def test_renamed_classes_keep_a_deprecated_alias():
+    with pytest.warns(DeprecationWarning, match="RecordedSession"):
+        assert sessions.Session is sessions.RecordedSession
+    with pytest.warns(DeprecationWarning, match="ReportedUsage"):
+        assert sessions.Usage is sessions.ReportedUsage
+
+
+def test_every_format_comes_from_the_registry():
+    folder = Path(sessions.__file__).parent
+    modules = {p.stem for p in folder.glob("*.py")} - {"__init__", "base", "registry"}
+    assert len(sessions.IMPORTERS) == len(modules) >= 3  # one importer per module
+    assert {"claude-code", "codex", "messages"} <= set(sessions.IMPORTERS)
+    help_text = sessions.formats_help()
+    assert all(i.label in help_text for i in sessions.IMPORTERS.values())
