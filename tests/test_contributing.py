@@ -45,7 +45,7 @@ NO_EDIT = {
     "tests/strategies/test_registry.py": "imports the built-in classes for its own tests",
     "benchmarks/RESULTS.md": "measured results, rewritten by benchmarks/run.py",
 }
-SKIPPED = ("jupyter_compaction/scenarios/workspaces/",  # a scenario's own files
+SKIPPED = ("jupyter_compaction/scenario-data/",  # a scenario's own files
            "jupyter_compaction/sessions/data/")  # recorded sessions, not code
 NOTEBOOK = re.compile(r"^(lessons|learn)/\d\d_\w+\.ipynb$")
 

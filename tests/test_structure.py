@@ -25,7 +25,8 @@ NOT_KNOBS = {("jupyter_compaction.models.base", "model"),  # Reply.model: who re
              ("jupyter_compaction.replay", "budget")}
 FLAGS = {flag(name): name for name in NAMES}
 # Literal lists that hold the same words as an option's choices but mean something else.
-NOT_OPTION_LISTS = {("jupyter_compaction.history", "ROLES"): "the API's message roles"}
+NOT_OPTION_LISTS = {("jupyter_compaction.history", "ROLES"): "the API's message roles",
+                    ("jupyter_compaction.vocab", "ROLES"): "who speaks in a transcript line"}
 # Flags that name a setting but mean something else where they are declared.
 OTHER_MEANINGS = {  # replay's --summarizer: who writes a replay's summaries (offline or Claude)
     ("jupyter_compaction.cli", "--summarizer"),

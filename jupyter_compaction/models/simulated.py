@@ -97,7 +97,7 @@ from ..vocab import (
     read_facts,
 )
 from .base import Reply, Usage
-from .simulated_summary import SUMMARY_WORDS, summary_prompt, write_summary
+from .simulated_summary import SUMMARY_WORDS, goal_of, summary_prompt, write_summary
 
 MAX_SAME_CALL = 2  # an identical call with an identical result, at most this many in a row
 FOCUS_CHARS = 120  # the focus it gives `compact`: its task's first sentence, cut to this
@@ -185,7 +185,7 @@ class SimulatedModel:
         stop = ""
         if (prompt := summary_prompt(messages)) is not None:
             content = [self._text(self.summarize(prompt))]
-        elif self.scenario.question_of(message_goal(messages[0])) is None:
+        elif self.scenario.question_of(_task(messages)) is None:
             content, stop = [self._text(self.out_of_scope())], OUT_OF_SCOPE
         else:
             content = self.act(system, messages, offered, max_tokens, _visible(system, messages,
@@ -230,7 +230,7 @@ class SimulatedModel:
         for failed, retry in retried.items():  # a retry's result stands for the failed call
             if retry in seen:
                 seen[failed] = seen[retry]
-        r = read(self.scenario, message_goal(messages[0]), records, seen, visible)
+        r = read(self.scenario, _task(messages), records, seen, visible)
         failures = Counter(key for key, _ in errors)  # a passing error is tried again
         r.failed = {key for key, text in errors if failures[key] >= MAX_SAME_CALL
                     or _listed(text)} - set(seen)
@@ -505,6 +505,14 @@ def _retries(errors: list[tuple[tuple[str, str], str]], calls: list[tuple[str, s
                 out[key] = (tool, other)
                 break
     return out
+
+
+def _task(messages: list[Message]) -> str:
+    """The task the request sets: the first message's text (summaries folded into it left
+    out); when that message is itself a summary (a server compaction hands one over as
+    the first message), the goal its Goal section states."""
+    text = message_goal(messages[0])
+    return goal_of(text) or text
 
 
 def _text_of(message: Message) -> str:

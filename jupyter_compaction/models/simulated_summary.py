@@ -129,7 +129,7 @@ def write_summary(prompt: str, scenario: Scenario, read: Reader, *,
              {k: v for k, v in steps if v is not None})
     lines = _progress(r, steps, read(scenario, task, [], {}).facts, asked)
     parts = {
-        "goal": [(tagged.get("task") or _goal_of(previous)).split("\n")[0] or "(unknown)"],
+        "goal": [(tagged.get("task") or goal_of(previous)).split("\n")[0] or "(unknown)"],
         "next": [f"- {c.label}" for c in r.plan if not r.done(c)][:MAX_NEXT_STEPS]
         or ["- write the answer"],
         "decisions": [f"- {name} = {value}" for name, value in {
@@ -247,7 +247,8 @@ def _assistant_lines(turns: str) -> str:
                      if e.kind == "said" and e.who == "assistant")
 
 
-def _goal_of(summary: str) -> str:
+def goal_of(summary: str) -> str:
+    """The first line of a summary's Goal section ("" when it has none)."""
     found = re.search(r"^#+\s*Goal\s*\n(.+)", strip_prefix(summary), re.M)
     return found.group(1) if found else ""
 
