@@ -36,7 +36,7 @@ from ..strategies import CompressionStuck
 from ..tokens import TokenCounter
 from ..tools import Toolbox
 from .base import Case, Exercise, Test, numbered, short
-from .ex_tail import FixedCounter
+from .counters import FixedCounter
 from .histories import counter, random_history, reading_history
 
 TRIGGER, TARGET = DEFAULTS.trigger, DEFAULTS.target

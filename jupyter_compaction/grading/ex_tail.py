@@ -24,17 +24,10 @@ from ..history import Message, cut_points
 from ..strategies import SummarizeMiddle
 from ..tokens import TokenCounter
 from .base import Case, Exercise, Test, compare, numbered
+from .counters import FIXED_TOKENS, FixedCounter
 from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
-FIXED_TOKENS = 100  # what every message costs under FixedCounter
 HIDDEN_CASES = 8
-
-
-class FixedCounter(TokenCounter):
-    """Every message costs FIXED_TOKENS: a counter that is clearly not tiktoken."""
-
-    def count_message(self, message: Message) -> int:
-        return FIXED_TOKENS
 
 
 def expected(messages: list[Message], tokens: TokenCounter, tail_tokens: int) -> int:

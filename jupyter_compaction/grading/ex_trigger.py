@@ -20,7 +20,7 @@ from ..history import Message
 from ..settings import DEFAULTS
 from ..tokens import TokenCounter
 from .base import Case, Exercise, Test, compare, numbered
-from .ex_tail import FIXED_TOKENS, FixedCounter
+from .counters import FIXED_TOKENS, FixedCounter
 from .histories import counter, random_history, reading_history
 
 TRIGGER = DEFAULTS.trigger

@@ -2,20 +2,21 @@
 
 A notebook is read, never trusted: its code cells are parsed (`sources.collect`) for each
 exercise's function and the imports and helpers it needs, and those sources are scored
-by `isolated.grade_sources` in a fresh process, on the public cases and on hidden cases
-drawn for this run. Nothing the notebook prints, patches or redefines reaches the score.
-The exercises graded are the ones the notebook mentions: a `check("ex3")` or `%check ex3`
-call, or a `def` of an exercise's function.
+by `isolated.grade_sources`, each exercise in a sandboxed process of its own
+(`sandbox.py`), on the public cases and on hidden cases drawn for this run. Nothing the
+notebook prints, patches or redefines reaches the score. The exercises graded are the
+ones the notebook mentions: a `check("ex3")` or `%check ex3` call, or a `def` of an
+exercise's function.
 
 An exercise earns its points only when every case passes (as an nbgrader test cell
 does), so a table of the public answers earns nothing; `passed/total` counts the cases.
 
-`grade_folder(SUBMISSIONS, OUT)` grades one folder per learner (every notebook in it, in
-one grading process per learner) and writes `OUT/gradebook.csv`, `OUT/gradebook.json`
+`grade_folder(SUBMISSIONS, OUT)` grades one folder per learner (every notebook in it)
+and writes `OUT/gradebook.csv`, `OUT/gradebook.json`
 and `OUT/feedback/<learner>.txt`. Up to `jobs` grading processes run at once.
 
 Left out: running the notebooks (the score does not depend on their outputs, so none
-are executed) and sandboxing beyond `sources.screen`.
+are executed).
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def _jobs_of(path: Path) -> tuple[list[tuple[str, str | None]], list[str]]:
 
 
 def grade_learner(paths: Sequence[Path], seed: int | None = None) -> list[NotebookGrade]:
-    """Grade one learner's notebooks in one grading process."""
+    """Grade one learner's notebooks (each exercise in a sandbox of its own)."""
     started = time.monotonic()
     grades, jobs = [], []
     for path in paths:

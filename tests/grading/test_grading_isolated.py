@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from jupyter_compaction.grading import EXERCISES, grade_source
-from jupyter_compaction.grading.isolated import grade_sources
-from jupyter_compaction.grading.worker import with_hidden
+from jupyter_compaction.grading.isolated import grade_sources, with_hidden
 from tests.grading.grading_solutions import REFERENCE
 from tests.grading.mutant_bank import LIBRARY, MUTANTS, lookup_table
 
