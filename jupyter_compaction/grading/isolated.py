@@ -1,7 +1,7 @@
 """`grade_source()`: score a learner's source on public and hidden cases, one sandbox each.
 
 The caller passes source text, never a live function. The text is screened first
-(`sources.screen`: calling the library's own implementation, or reaching for what could
+(`screen.screen`: calling the library's own implementation, or reaching for what could
 change the grader, scores 0 with the rule that fired); then each exercise of each
 learner gets a sandboxed worker of its own (`sandbox.Sandbox`), which defines the
 function and nothing else. The cases run *here*: every case's test calls the sandbox as
@@ -26,7 +26,7 @@ from .base import CheckResult, Exercise, Failure, one_line
 from .check import missing_message, run_exercise
 from .exercises import get
 from .sandbox import Sandbox, SandboxError
-from .sources import screen
+from .screen import screen
 
 
 def with_hidden(exercise: Exercise, seed: int) -> Exercise:
