@@ -139,29 +139,48 @@ def _empty_init() -> Path:
     return path
 
 
-@functools.cache
-def _probe() -> tuple[str, str]:
-    if os.environ.get(SANDBOX_ENV, "").lower() == "limits":
-        return LIMITS_ONLY, f"{SANDBOX_ENV}=limits"
-    if shutil.which(BWRAP) is None:
-        return LIMITS_ONLY, "bubblewrap (bwrap) is not installed"
+PROBE = ("import sys, types; p = types.ModuleType('jupyter_compaction.grading'); "
+         f"p.__path__ = [{str(PACKAGE / 'grading')!r}]; sys.modules[p.__name__] = p; "
+         "from jupyter_compaction.grading.syscalls import forbid; print(forbid() or 'on')")
+
+
+def _run_probe(command: list[str], env: dict[str, str] | None) -> tuple[bool, str]:
+    """(started, the last line it printed or why it did not start)."""
     with tempfile.TemporaryDirectory(prefix="compaction-probe-") as workdir:
         try:
-            done = subprocess.run([*bwrap_command(Path(workdir), _empty_init()),
-                                   sys.executable, "-c", "import jupyter_compaction"],
-                                  capture_output=True, text=True, timeout=STARTUP_S)
+            done = subprocess.run([*command, "-c", PROBE], capture_output=True, text=True,
+                                  timeout=STARTUP_S, cwd=workdir, env=env,
+                                  preexec_fn=_limits)  # noqa: PLW1509 - setrlimit only
         except (OSError, subprocess.TimeoutExpired) as exc:
-            return LIMITS_ONLY, f"bwrap could not start: {exc}"
-    if done.returncode != 0:
-        tail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        return LIMITS_ONLY, f"bwrap cannot run here ({tail})"
-    return BUBBLEWRAP, ""
+            return False, f"could not start: {exc}"
+    lines = (done.stdout if done.returncode == 0 else done.stderr).strip().splitlines()
+    return done.returncode == 0, (lines or [f"exit {done.returncode}"])[-1]
+
+
+@functools.cache
+def _probe() -> tuple[str, str, str]:
+    """(kind, why not bubblewrap, the syscall filter: "on" or why not)."""
+    plain = [sys.executable]
+    if os.environ.get(SANDBOX_ENV, "").lower() == "limits":
+        why = f"{SANDBOX_ENV}=limits"
+    elif shutil.which(BWRAP) is None:
+        why = "bubblewrap (bwrap) is not installed"
+    else:
+        with tempfile.TemporaryDirectory(prefix="compaction-probe-") as workdir:
+            started, line = _run_probe([*bwrap_command(Path(workdir), _empty_init()),
+                                        sys.executable], None)
+        if started:
+            return BUBBLEWRAP, "", line
+        why = f"bwrap cannot run here ({line})"
+    started, line = _run_probe(plain, worker_env(_token_cache(), tempfile.gettempdir()))
+    return LIMITS_ONLY, why, line if started else f"the worker cannot start ({line})"
 
 
 def isolation() -> dict[str, str]:
-    """`{"kind": "bubblewrap" | "limits only", "reason": why not bubblewrap}`."""
-    kind, reason = _probe()
-    return {"kind": kind, "reason": reason}
+    """`{"kind": "bubblewrap" | "limits only", "reason": why not bubblewrap,
+    "syscall_filter": "on" or why not}`: what this machine gives every worker."""
+    kind, reason, syscall_filter = _probe()
+    return {"kind": kind, "reason": reason, "syscall_filter": syscall_filter}
 
 
 class Sandbox:
