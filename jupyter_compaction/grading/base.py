@@ -26,7 +26,10 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from .generated import Space
 
 CASE_TIMEOUT_S = 10.0  # a learner's function that loops forever fails its case after this
 MAX_REPR = 120  # longest value shown in a failure message
@@ -59,6 +62,7 @@ class Exercise:
     cases: tuple[Case, ...] = ()  # public: check() runs these and shows their hints
     hidden: Hidden | None = None  # fresh random cases for grade_source(), from a seed
     library: tuple[str, ...] = ()  # the library's own implementation: calling it scores 0
+    space: Space | None = None  # its input space, for generated hidden cases
 
 
 @dataclass

@@ -10,7 +10,8 @@ when the call is made, and the expected values, the seed and the case list never
 this process. Results come back as plain data (`codec`), rebuilt here with their types,
 and are compared here. The sandbox's process group is killed when the exercise is done.
 
-Hidden cases are drawn for this run from `seed` (a new random seed by default).
+Hidden cases are drawn for this run from `seed` (a new random seed by default): each
+exercise's own, then inputs generated over its input space (`generated.py`).
 
 Left out: executing notebooks (`grader.py` reads their sources).
 """
@@ -25,15 +26,18 @@ from collections.abc import Sequence
 from .base import CheckResult, Exercise, Failure, one_line
 from .check import missing_message, run_exercise
 from .exercises import get
+from .generated import generated_case
 from .sandbox import Sandbox, SandboxError
 from .screen import screen
 
 
 def with_hidden(exercise: Exercise, seed: int) -> Exercise:
-    """`exercise` with its hidden cases for this seed after the public ones."""
-    if exercise.hidden is None:
-        return exercise
-    hidden = exercise.hidden(random.Random(f"{seed}:{exercise.id}"))
+    """`exercise` with its hidden cases for this seed after the public ones: its own, then
+    one case of inputs generated over its input space."""
+    draw = f"{seed}:{exercise.id}"
+    hidden = exercise.hidden(random.Random(draw)) if exercise.hidden else ()
+    if exercise.space is not None:
+        hidden += (generated_case(exercise.space, draw),)
     return dataclasses.replace(exercise, cases=exercise.cases + hidden)
 
 

@@ -1,0 +1,96 @@
+"""Generated hidden cases: hypothesis strategies over an exercise's input space.
+
+An exercise's `space` (a `Space`) names the exercise's own test builder (the function
+that turns inputs into a `Test` against the reference, e.g. `ex_stuck.same_as_library`),
+a strategy for the builder's arguments, and edge inputs tried first (zero, empty, falsy
+values, negatives beside positives, fractional thresholds, free prices, int 0 where a
+float is specified). `generated_case(space, seed)` is one more hidden case: it tries the
+edges, then `EXAMPLES` inputs drawn from the strategy with the run's seed (a new seed, a
+new draw), and on the first failure lets hypothesis shrink the input; the learner sees
+the builder's own message for the shrunk input (what was given, what was expected).
+
+A case that times out or ends the sandbox stops the search at once (no shrinking: each
+try would cost another time limit). hypothesis is imported when a case runs, so the
+exercise modules stay light.
+
+Left out: hypothesis's example database (every run draws afresh from its seed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import Case, CaseTimeout, Test, one_line
+
+EXAMPLES = 20  # drawn inputs per exercise and run, besides the edges
+HINT = ("inputs drawn over the whole input space the exercise describes (edge values first);"
+        " the message shows the smallest failing input hypothesis found")
+
+
+@dataclass(frozen=True)
+class Space:
+    """The input space of an exercise, for generated cases."""
+
+    build: Callable[..., Test]  # the exercise's builder: arguments -> Test
+    arguments: Callable[[], Any]  # () -> a hypothesis strategy of argument tuples
+    edges: tuple[tuple[Any, ...], ...] = field(default=())  # argument tuples tried first
+
+
+class Stop(Exception):
+    """The sandbox timed out or ended: no more tries."""
+
+
+def generated_case(space: Space, seed: str, examples: int = EXAMPLES) -> Case:
+    def test(fn: Callable[..., Any]) -> str | None:
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis import seed as seeded
+
+        found: list[str] = []
+        fatal: list[BaseException] = []
+
+        def try_input(arguments: tuple[Any, ...]) -> None:
+            if fatal:
+                return
+            try:
+                problem = space.build(*arguments)(fn)
+            except (CaseTimeout, Stop) as exc:
+                fatal.append(exc)
+                return
+            except Exception as exc:  # noqa: BLE001 - the learner's code: a failed input
+                if type(exc).__name__ == "SandboxError":
+                    fatal.append(exc)
+                    return
+                problem = one_line(exc)
+            if problem:
+                found.append(problem)
+                raise AssertionError(problem)
+
+        for edge in space.edges:
+            if found or fatal:
+                break
+            with contextlib.suppress(AssertionError):
+                try_input(edge)
+        if found or fatal:
+            return _outcome(found, fatal)
+        search = settings(max_examples=examples, database=None, deadline=None,
+                          derandomize=False, phases=(Phase.generate, Phase.shrink),
+                          suppress_health_check=list(HealthCheck),
+                          report_multiple_bugs=False)(
+            seeded(seed)(given(space.arguments())(try_input)))
+        try:
+            search()
+        except Exception:  # a failure found (or hypothesis saying it went away on replay)
+            if not found:
+                raise
+        return _outcome(found, fatal)
+
+    return Case("generated cases", HINT, test)
+
+
+def _outcome(found: list[str], fatal: list[BaseException]) -> str | None:
+    if fatal:
+        raise fatal[0]
+    return f"for the input (shrunk): {found[-1]}" if found else None
