@@ -25,7 +25,19 @@ from ..strategies import SummarizeMiddle
 from ..tokens import TokenCounter
 from .base import Case, Exercise, Test, compare, numbered
 from .counters import FIXED_TOKENS, FixedCounter
-from .histories import assistant, counter, random_history, reading_history, result, text, use, user
+from .generated import Space
+from .histories import (
+    assistant,
+    counter,
+    history_builders,
+    random_history,
+    reading_history,
+    result,
+    seeded_history,
+    text,
+    use,
+    user,
+)
 
 HIDDEN_CASES = 8
 
@@ -127,6 +139,23 @@ CASES = (
                          lambda m: 3 * FIXED_TOKENS + FIXED_TOKENS // 2, FixedCounter)),
 )
 
+def tail_inputs():
+    """Random histories, either counter, and tail budgets from 0 to past everything."""
+    from hypothesis import strategies as st
+
+    return st.tuples(history_builders(), st.integers(0, 3_000), st.booleans())
+
+
+def with_budget(build: Callable[[], list[Message]], tail_tokens: int, fixed: bool) -> Test:
+    return same_as_library(build, lambda messages: tail_tokens,
+                           FixedCounter if fixed else counter)
+
+
+SPACE = Space(with_budget, tail_inputs, edges=tuple(
+    (seeded_history(seed), tail, fixed) for seed in (0, 1) for tail in (0, 1, 10**6)
+    for fixed in (False, True)))
+
+
 EXERCISE = Exercise(
     id="ex4", lesson=4, function="tail_start",
     signature="tail_start(messages, counter, tail_tokens)",
@@ -136,4 +165,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("SummarizeMiddle", "boundaries"),
+    space=SPACE,
 )
