@@ -74,7 +74,7 @@ def generated_case(space: Space, seed: str, examples: int = EXAMPLES) -> Case:
             with contextlib.suppress(AssertionError):
                 try_input(edge)
         if found or fatal:
-            return _outcome(found, fatal)
+            return _outcome(found, fatal, "an edge input")
         search = settings(max_examples=examples, database=None, deadline=None,
                           derandomize=False, phases=(Phase.generate, Phase.shrink),
                           suppress_health_check=list(HealthCheck),
@@ -85,12 +85,12 @@ def generated_case(space: Space, seed: str, examples: int = EXAMPLES) -> Case:
         except Exception:  # a failure found (or hypothesis saying it went away on replay)
             if not found:
                 raise
-        return _outcome(found, fatal)
+        return _outcome(found, fatal, "the smallest failing input found")
 
     return Case("generated cases", HINT, test)
 
 
-def _outcome(found: list[str], fatal: list[BaseException]) -> str | None:
+def _outcome(found: list[str], fatal: list[BaseException], which: str) -> str | None:
     if fatal:
         raise fatal[0]
-    return f"for the input (shrunk): {found[-1]}" if found else None
+    return f"{which}: {found[-1]}" if found else None
