@@ -62,6 +62,7 @@ FILE_BYTES = 1 << 20
 OPEN_FILES = 64
 EXTRA_PROCESSES = 4  # over what the user already runs (ignored for root)
 SANDBOX_HOME = "/sandbox"
+EXIT_S, EXIT_POLL_S = 1.0, 0.005  # how long close() lets a worker exit on its own
 NAME = re.compile(r"^[A-Za-z_]\w{0,60}$")
 
 
@@ -109,7 +110,7 @@ def bwrap_command(workdir: Path, empty_init: Path) -> list[str]:
     """The bubblewrap command line that runs the worker (without the worker itself)."""
     cache = _token_cache()
     grading = PACKAGE / "grading"
-    args = [BWRAP, "--unshare-all", "--die-with-parent", "--new-session",
+    args = [BWRAP, "--unshare-all", "--as-pid-1", "--die-with-parent",
             "--uid", "65534", "--gid", "65534", "--proc", "/proc", "--dev", "/dev",
             "--tmpfs", "/tmp", *_system_links()]
     for root in _read_only_roots():
@@ -268,12 +269,19 @@ class Sandbox:
         return f"the solution's process ended (exit {code}): did it exit or run out of memory?"
 
     def close(self) -> None:
-        """Kill the worker's whole process group and remove its working folder."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
+        """End the worker (its input closes, so a worker that still answers exits and its
+        CPU time is counted), then kill its whole process group and remove its folder."""
+        if self.process.returncode is not None:  # closed already
+            return
         for stream in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
+        deadline = time.monotonic() + EXIT_S
+        while time.monotonic() < deadline and os.waitid(
+                os.P_PID, self.process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            time.sleep(EXIT_POLL_S)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)  # before reaping: the group id holds
         self.process.wait()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
