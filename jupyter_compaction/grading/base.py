@@ -11,8 +11,9 @@ catches the timer's exception itself can still loop forever; the grader's cell t
 is the backstop.
 
 An exercise also has hidden cases, built per grading run from a random seed (the
-learner never sees them, so a table of the public answers fails), and names the
-library functions that implement it (a solution that calls them scores 0).
+learner never sees them, so a table of the public answers fails), its input space for
+generated hidden cases (`generated.Space`), and names the library functions that
+implement it (a solution that calls them scores 0).
 
 Left out: running the checks (`check.py`) and the exercise definitions themselves
 (`exercises.py` and the modules it collects).
