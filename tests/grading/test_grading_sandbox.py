@@ -164,3 +164,23 @@ def test_the_codec_keeps_types():
     value = [(1, 2.5), {0: None, "": [True]}, float("inf"), ("x",)]
     assert decode(encode(value)) == value
     assert [type(v) for v in decode(encode(value))] == [tuple, dict, float, tuple]
+
+
+def test_frames_and_globals_in_the_worker_hold_no_case_and_no_seed(isolation):
+    source = '''
+import sys
+
+def f(hidden_input):
+    seen = []
+    frame = sys._getframe()
+    while frame is not None:
+        seen += [f"{k}={v!r}"[:300] for k, v in frame.f_locals.items()]
+        seen += [f"{k}={v!r}"[:300] for k, v in frame.f_globals.items()]
+        frame = frame.f_back
+    return " ".join(seen) + " " + " ".join(sys.argv)
+'''
+    with Sandbox(source, "f") as box:
+        seen = box(12345)
+    assert "12345" in seen  # the input it was given, and nothing else of the case:
+    for secret in ("20261130", "expected", "hidden case", "seed", "EXERCISES"):
+        assert secret not in seen
