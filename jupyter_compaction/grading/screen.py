@@ -40,6 +40,7 @@ import types
 from typing import Any
 
 from .base import Exercise
+from .sources import parse
 
 ALLOWED_MODULES = ("collections", "copy", "dataclasses", "functools", "itertools", "json",
                    "math", "re", "string", "textwrap", "typing", "__future__",
@@ -220,7 +221,7 @@ def _library_use(exercise: Exercise, tree: ast.AST) -> str | None:
 def screen(exercise: Exercise, source: str) -> str | None:
     """Why `source` scores 0 without running (one line, naming the rule), or None."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError as exc:
         return f"SyntaxError: {exc.msg} (line {exc.lineno})"
     problem = _library_use(exercise, tree)
