@@ -27,10 +27,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
-
-if TYPE_CHECKING:
-    from .generated import Space
+from typing import Any, NamedTuple
 
 CASE_TIMEOUT_S = 10.0  # a learner's function that loops forever fails its case after this
 MAX_REPR = 120  # longest value shown in a failure message
@@ -54,6 +51,15 @@ class Case:
 
 
 @dataclass(frozen=True)
+class Space:
+    """An exercise's input space, for generated hidden cases (`generated.py`)."""
+
+    build: Callable[..., Test]  # the exercise's builder: arguments -> Test
+    arguments: Callable[[], Any]  # () -> a hypothesis strategy of argument tuples
+    edges: tuple[tuple[Any, ...], ...] = ()  # argument tuples tried first
+
+
+@dataclass(frozen=True)
 class Exercise:
     id: str
     lesson: int
@@ -63,7 +69,7 @@ class Exercise:
     cases: tuple[Case, ...] = ()  # public: check() runs these and shows their hints
     hidden: Hidden | None = None  # fresh random cases for grade_source(), from a seed
     library: tuple[str, ...] = ()  # the library's own implementation: calling it scores 0
-    space: Space | None = None  # its input space, for generated hidden cases
+    space: Space | None = None  # its input space, for generated hidden cases (generated.py)
 
 
 @dataclass

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store import META, SessionStore, write_atomic
-from .base import Case, Exercise, Test, compare, numbered
-from .generated import Space
+from .base import Case, Exercise, Space, Test, compare, numbered
 
 HIDDEN_CASES = 8
 CREATED = "2026-01-01T00:00:00+00:00"

@@ -20,8 +20,7 @@ from typing import Any
 
 from ..history import InvalidHistory, Message, validate
 from ..strategies import PLACEHOLDER, ClearToolResults
-from .base import Case, Exercise, Test, first_difference, numbered
-from .generated import Space
+from .base import Case, Exercise, Space, Test, first_difference, numbered
 from .histories import (
     assistant,
     counter,

@@ -22,8 +22,7 @@ from typing import Any
 from ..history import Message
 from ..strategies import CompactAll
 from ..summaries import summary_block
-from .base import Case, Exercise, Test, numbered
-from .generated import Space
+from .base import Case, Exercise, Space, Test, numbered
 from .histories import (
     counter,
     history_builders,

@@ -22,8 +22,7 @@ from typing import Any
 
 from ..models.base import Usage
 from ..pricing import dollars
-from .base import Case, Exercise, Test, numbered, short
-from .generated import Space
+from .base import Case, Exercise, Space, Test, numbered, short
 
 HIDDEN_CASES = 8
 TOLERANCE = 1e-9  # relative: the order of the sums may differ, rounding may not

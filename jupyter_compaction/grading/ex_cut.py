@@ -19,8 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..history import Message, cut_points
-from .base import Case, Exercise, Test, compare, numbered
-from .generated import Space
+from .base import Case, Exercise, Space, Test, compare, numbered
 from .histories import (
     assistant,
     history_builders,

@@ -26,8 +26,7 @@ from typing import Any
 from ..task_state import NOTES_FILE, notes_tools
 from ..tools import ToolError
 from ..workspace import Workspace
-from .base import Case, Exercise, Test, compare, numbered
-from .generated import Space
+from .base import Case, Exercise, Space, Test, compare, numbered
 from .histories import random_id
 
 HIDDEN_CASES = 8

@@ -17,8 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..evaluation import eval_summary
-from .base import Case, Exercise, Test, numbered, short
-from .generated import Space
+from .base import Case, Exercise, Space, Test, numbered, short
 from .histories import random_id
 
 TOLERANCE = 1e-9

@@ -21,8 +21,7 @@ from functools import cache
 from typing import Any
 
 from ..replay import ReplayTurn
-from .base import Case, Exercise, Test, compare, numbered
-from .generated import Space
+from .base import Case, Exercise, Space, Test, compare, numbered
 
 HIDDEN_CASES = 8
 

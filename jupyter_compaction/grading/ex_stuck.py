@@ -17,8 +17,7 @@ from typing import Any
 
 from ..strategies import Compaction, CompressionStuck, check_stuck
 from ..strategies.base import STUCK_RATIO
-from .base import Case, Exercise, Test, compare, numbered
-from .generated import Space
+from .base import Case, Exercise, Space, Test, compare, numbered
 
 
 def expected(before: int, after: int, budget: int) -> bool:

@@ -23,9 +23,8 @@ from typing import Any
 from ..history import Message, cut_points
 from ..strategies import SummarizeMiddle
 from ..tokens import TokenCounter
-from .base import Case, Exercise, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, compare, numbered
 from .counters import FIXED_TOKENS, FixedCounter
-from .generated import Space
 from .histories import (
     assistant,
     counter,

@@ -17,8 +17,7 @@ from typing import Any
 
 from ..task_state import STATUSES as STATUS_NAMES
 from ..task_state import TaskState
-from .base import Case, Exercise, Test, compare, numbered, short
-from .generated import Space
+from .base import Case, Exercise, Space, Test, compare, numbered, short
 
 
 def expected(goal: str, todos: list[dict]) -> str:

@@ -19,9 +19,8 @@ from typing import Any
 from ..history import Message
 from ..settings import DEFAULTS
 from ..tokens import TokenCounter
-from .base import Case, Exercise, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, compare, numbered
 from .counters import FIXED_TOKENS, FixedCounter
-from .generated import Space
 from .histories import counter, history_builders, random_history, reading_history
 
 TRIGGER = DEFAULTS.trigger

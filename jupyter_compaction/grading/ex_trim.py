@@ -19,9 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..history import Message, turns
-from .base import Case, Exercise, Test, numbered
+from .base import Case, Exercise, Space, Test, numbered
 from .ex_cut import follow_up, parallel
-from .generated import Space
 from .histories import (
     history_builders,
     history_problem,

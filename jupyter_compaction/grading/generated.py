@@ -1,6 +1,6 @@
 """Generated hidden cases: hypothesis strategies over an exercise's input space.
 
-An exercise's `space` (a `Space`) names the exercise's own test builder (the function
+An exercise's `space` (a `base.Space`) names the exercise's own test builder (the function
 that turns inputs into a `Test` against the reference, e.g. `ex_stuck.same_as_library`),
 a strategy for the builder's arguments, and edge inputs tried first (zero, empty, falsy
 values, negatives beside positives, fractional thresholds, free prices, int 0 where a
@@ -20,23 +20,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from .base import Case, CaseTimeout, Test, one_line
+from .base import Case, CaseTimeout, Space, one_line
 
 EXAMPLES = 20  # drawn inputs per exercise and run, besides the edges
 HINT = ("inputs drawn over the whole input space the exercise describes (edge values first);"
         " the message shows the smallest failing input hypothesis found")
-
-
-@dataclass(frozen=True)
-class Space:
-    """The input space of an exercise, for generated cases."""
-
-    build: Callable[..., Test]  # the exercise's builder: arguments -> Test
-    arguments: Callable[[], Any]  # () -> a hypothesis strategy of argument tuples
-    edges: tuple[tuple[Any, ...], ...] = field(default=())  # argument tuples tried first
 
 
 class Stop(Exception):
