@@ -21,18 +21,8 @@ from typing import Any
 from ..history import InvalidHistory, Message, validate
 from ..strategies import PLACEHOLDER, ClearToolResults
 from .base import Case, Exercise, Space, Test, first_difference, numbered
-from .histories import (
-    assistant,
-    counter,
-    history_builders,
-    random_history,
-    reading_history,
-    result,
-    seeded_history,
-    text,
-    use,
-    user,
-)
+from .generated import history_builders, seeded_history
+from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
 HIDDEN_CASES = 10
 PLACEHOLDERS = (PLACEHOLDER, "[cleared]", "<old output removed>")

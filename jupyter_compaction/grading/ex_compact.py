@@ -23,14 +23,13 @@ from ..history import Message
 from ..strategies import CompactAll
 from ..summaries import summary_block
 from .base import Case, Exercise, Space, Test, numbered
+from .generated import history_builders, seeded_history
 from .histories import (
     counter,
-    history_builders,
     history_problem,
     random_history,
     random_id,
     reading_history,
-    seeded_history,
     text,
     user,
 )

@@ -20,17 +20,8 @@ from typing import Any
 
 from ..history import Message, cut_points
 from .base import Case, Exercise, Space, Test, compare, numbered
-from .histories import (
-    assistant,
-    history_builders,
-    random_history,
-    reading_history,
-    result,
-    seeded_history,
-    text,
-    use,
-    user,
-)
+from .generated import history_builders, seeded_history
+from .histories import assistant, random_history, reading_history, result, text, use, user
 
 HIDDEN_CASES = 10
 

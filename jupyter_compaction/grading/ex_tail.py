@@ -25,18 +25,8 @@ from ..strategies import SummarizeMiddle
 from ..tokens import TokenCounter
 from .base import Case, Exercise, Space, Test, compare, numbered
 from .counters import FIXED_TOKENS, FixedCounter
-from .histories import (
-    assistant,
-    counter,
-    history_builders,
-    random_history,
-    reading_history,
-    result,
-    seeded_history,
-    text,
-    use,
-    user,
-)
+from .generated import history_builders, seeded_history
+from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
 HIDDEN_CASES = 8
 

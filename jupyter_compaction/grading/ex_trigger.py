@@ -21,7 +21,8 @@ from ..settings import DEFAULTS
 from ..tokens import TokenCounter
 from .base import Case, Exercise, Space, Test, compare, numbered
 from .counters import FIXED_TOKENS, FixedCounter
-from .histories import counter, history_builders, random_history, reading_history
+from .generated import history_builders
+from .histories import counter, random_history, reading_history
 
 TRIGGER = DEFAULTS.trigger
 HIDDEN_CASES = 8

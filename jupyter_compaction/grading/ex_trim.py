@@ -21,13 +21,8 @@ from typing import Any
 from ..history import Message, turns
 from .base import Case, Exercise, Space, Test, numbered
 from .ex_cut import follow_up, parallel
-from .histories import (
-    history_builders,
-    history_problem,
-    random_history,
-    reading_history,
-    seeded_history,
-)
+from .generated import history_builders, seeded_history
+from .histories import history_problem, random_history, reading_history
 
 HIDDEN_CASES = 8
 

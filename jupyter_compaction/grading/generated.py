@@ -19,14 +19,31 @@ Left out: hypothesis's example database (every run draws afresh from its seed).
 from __future__ import annotations
 
 import contextlib
+import copy
+import random
 from collections.abc import Callable
 from typing import Any
 
+from ..history import Message
 from .base import Case, CaseTimeout, Space, one_line
+from .histories import random_history
 
 EXAMPLES = 20  # drawn inputs per exercise and run, besides the edges
 HINT = ("inputs drawn over the whole input space the exercise describes (edge values first);"
         " the message shows the smallest failing input hypothesis found")
+
+
+def seeded_history(seed: int) -> Callable[[], list[Message]]:
+    """A builder of one random history (a fresh copy per call), for generated cases."""
+    history = random_history(random.Random(seed))
+    return lambda: copy.deepcopy(history)
+
+
+def history_builders() -> Any:
+    """A hypothesis strategy of `seeded_history` builders (shrinks towards seed 0)."""
+    from hypothesis import strategies as st
+
+    return st.integers(0, 2**32).map(seeded_history)
 
 
 class Stop(Exception):

@@ -14,10 +14,8 @@ Left out: histories that break `history.validate` (the exercises take valid ones
 
 from __future__ import annotations
 
-import copy
 import functools
 import random
-from collections.abc import Callable
 from typing import Any
 
 from ..history import Block, InvalidHistory, Message, validate
@@ -145,16 +143,3 @@ def history_problem(given: list[Message], original: list[Message], got: Any,
     except InvalidHistory as exc:
         return f"validate() says: {exc}"
     return None
-
-
-def seeded_history(seed: int) -> Callable[[], list[Message]]:
-    """A builder of one random history (a fresh copy per call), for generated cases."""
-    history = random_history(random.Random(seed))
-    return lambda: copy.deepcopy(history)
-
-
-def history_builders():
-    """A hypothesis strategy of `seeded_history` builders (shrinks towards seed 0)."""
-    from hypothesis import strategies as st
-
-    return st.integers(0, 2**32).map(seeded_history)
