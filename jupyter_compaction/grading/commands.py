@@ -53,6 +53,9 @@ def _unreadable(path: Path) -> str | None:
 def run_verify(folder: str) -> int:
     from .grader import verify
 
+    if not (Path(folder) / "gradebook.json").is_file():
+        return _fail(f"no gradebook in {folder}: expected {folder}/gradebook.json and "
+                     "gradebook.csv, as grade DIR --out FOLDER writes them")
     problem = verify(folder)
     if problem:
         print(f"error: {problem}", file=sys.stderr)

@@ -256,3 +256,26 @@ def test_the_gradebook_says_which_isolation_was_used(graded):
     used = graded["book"]["isolation"]
     assert used["kind"] in ("bubblewrap", "limits only")
     assert used["kind"] == "bubblewrap" or used["reason"]
+
+
+def verify(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jupyter_compaction.cli", "grade", "--verify",
+                           str(folder)], capture_output=True, text=True, timeout=60, cwd=ROOT)
+
+
+def test_verify_finds_a_changed_row_even_with_the_digest_recomputed(graded, tmp_path):
+    import hashlib
+    import shutil
+
+    copy = tmp_path / "grades"
+    shutil.copytree(graded["out"], copy)
+    forged = (copy / "gradebook.csv").read_bytes().replace(b",0,", b",1,", 1)
+    (copy / "gradebook.csv").write_bytes(forged)
+    done = verify(copy)
+    assert done.returncode == 1 and "digest" in done.stderr
+    book = json.loads((copy / "gradebook.json").read_text())
+    book["gradebook_csv_sha256"] = hashlib.sha256(forged).hexdigest()
+    (copy / "gradebook.json").write_text(json.dumps(book))
+    done = verify(copy)
+    assert done.returncode == 1 and "scores" in done.stderr
+    assert verify(tmp_path / "nowhere").returncode == 2
