@@ -1,20 +1,22 @@
 """One learner's function for one exercise, in a process of its own: `Sandbox`.
 
-`Sandbox(source, function)` starts `python -m jupyter_compaction.grading.worker` in its
-own session and process group, with resource limits set before it starts (address space,
-CPU seconds, processes, file size, open files) and an empty temporary working folder;
-the worker then puts a seccomp filter on itself (`syscalls.py`: no new processes, no
-signals to others, no sockets, no writes to the file system). Where bubblewrap (`bwrap`)
-works, the worker runs inside it as well: no network, the package and Python read-only,
-a private /proc (so no grader command line), a fresh /tmp, none of the grader's other
-files (so no output folder, no other learner's notebooks) and only the grading modules
-the worker needs (not the exercises or their hidden cases), dying with its parent.
+`Sandbox(source, function)` starts the worker (`worker.py`, without the grading package's
+`__init__`) in its own session and process group, with resource limits set before it
+starts (address space, CPU seconds, processes, file size, open files) and an empty
+temporary working folder; the worker then puts a seccomp filter on itself (`syscalls.py`:
+no new processes, no signals to others, no sockets, no writes to the file system). Where
+bubblewrap (`bwrap`) works, the worker runs inside it as well: no network, the package
+and Python read-only, a private /proc (so no grader command line), a fresh /tmp, none of
+the grader's other files (so no output folder, no other learner's notebooks) and only the
+grading modules the worker needs (not the exercises or their hidden cases), as the
+namespace's pid 1 (so its CPU time is counted) and dying with its parent.
 
 The sandbox is callable: `box(*args, **kwargs)` sends the arguments (`codec` data) to the
 worker, waits at most `timeout` seconds for the answer, writes a list or dict argument
 back in place as the call left it (so a mutated input shows), and returns the result
 rebuilt here, or raises what the learner's code raised (as an exception of the same
-name), `CaseTimeout` or `SandboxError`. `close()` kills the whole process group.
+name), `CaseTimeout` or `SandboxError`. `close()` lets the worker exit, then kills the
+whole process group.
 
 `isolation()` says which isolation this machine gives ("bubblewrap" or "limits only",
 and why); `JUPYTER_COMPACTION_SANDBOX=limits` forces the latter.
