@@ -18,6 +18,7 @@ returns the numbers.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import tempfile
@@ -55,6 +56,7 @@ def run(quick: bool = False) -> dict:
 
     sys.path.insert(0, str(ROOT))
     from jupyter_compaction.grading.grader import grade_folder, grade_learner
+    from jupyter_compaction.grading.sandbox import isolation
 
     grade_learner([ROOT / "lessons" / "01_why_compaction.ipynb"])  # imports, not timed
 
@@ -62,10 +64,12 @@ def run(quick: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         notebooks = submissions(Path(tmp) / "submitted", learners)
         cpu_before = cpu_now()
+        load_before = os.getloadavg()[0]
         start = time.perf_counter()
         graded = grade_folder(Path(tmp) / "submitted", Path(tmp) / "grades", jobs=JOBS, seed=1)
         seconds = time.perf_counter() - start
         cpu_after = cpu_now()
+        load_after = os.getloadavg()[0]
         rows = (Path(tmp) / "grades" / "gradebook.csv").read_text().count("\n") - 1
     points = [sum(g.points for g in grades) for grades in graded.values()]
     per_learner = seconds / learners
@@ -78,7 +82,8 @@ def run(quick: bool = False) -> dict:
             "target_learners": TARGET_LEARNERS,
             "target_cpu_estimate_s": cpu / learners * TARGET_LEARNERS / JOBS,
             "target_estimate_s": per_learner * TARGET_LEARNERS,
-            "extrapolated": learners < TARGET_LEARNERS}
+            "extrapolated": learners < TARGET_LEARNERS, "isolation": isolation(),
+            "load": (load_before, load_after)}
 
 
 def table(result: dict) -> str:
@@ -86,7 +91,9 @@ def table(result: dict) -> str:
            else "measured")
     return "\n".join([
         f"{result['learners']} learners x {result['notebooks'] // result['learners']} lessons, "
-        f"`--jobs {result['jobs']}`, hidden cases included; half the learners hand in the solved "
+        f"`--jobs {result['jobs']}`, hidden and generated cases included, each exercise in its "
+        f"own sandbox ({result['isolation']['kind']}, syscall filter "
+        f"{result['isolation']['syscall_filter']}); half the learners hand in the solved "
         f"sources ({result['solved_points']} points), half the blank learner copies "
         f"({result['unsolved_points']} points).",
         "",
@@ -101,7 +108,9 @@ def table(result: dict) -> str:
         "",
         "The wall time depends on what else the machine runs; the CPU time (reading the "
         "notebooks here, scoring them in the grading processes) does not, so the last column "
-        "is the estimate for an otherwise idle machine.",
+        "is the estimate for an otherwise idle machine. Load average (1 min) before and after "
+        f"the run: {result['load'][0]:.1f} and {result['load'][1]:.1f} on "
+        f"{os.cpu_count()} cores.",
     ])
 
 

@@ -6,7 +6,8 @@ In a lesson notebook, after defining the function an exercise asks for:
     check("ex3")                      # or, with the extension loaded: %check ex3
 
 `grade_source("ex3", source)` scores a learner's source on the public cases and on
-hidden ones drawn for that run, in a separate process (`isolated.py`).
+hidden ones drawn for that run, the function running in a sandbox (`isolated.py`,
+`sandbox.py`).
 
 For a teacher: `jupyter-compaction release` writes the learner copies in `learn/` with
 the solutions replaced by stubs (`notebooks.py`); `jupyter-compaction grade NB...` (or a

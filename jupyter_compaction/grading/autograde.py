@@ -3,12 +3,12 @@
 nbgrader awards a test cell's points when the cell runs without an error. This cell
 collects the exercise's source from what the kernel has executed so far (IPython's `In`
 list: the cells above, in the order nbgrader ran them), with the same `sources.collect`
-the command-line grader uses, scores it with `grade_source` in a separate process on
-the public and hidden cases, and raises `AssertionError` (one line: the score and the
-failed cases) unless every case passed. So a course run with nbgrader's own release,
-collect, autograde and feedback gets the points `jupyter-compaction grade` gives. The
-hidden cases' seed is `JUPYTER_COMPACTION_SEED` when set (to reproduce a grading run),
-else new each time.
+the command-line grader uses, scores it with `grade_source` (the function in a sandbox of
+its own) on the public, hidden and generated cases, and raises `AssertionError` (one
+line: the score and the failed cases) unless every case passed. So a course run with
+nbgrader's own release, collect, autograde and feedback gets the points
+`jupyter-compaction grade` gives. The hidden cases' seed is `JUPYTER_COMPACTION_SEED`
+when set (to reproduce a grading run), else new each time.
 
 Left out: nbgrader's manual grading (every exercise here is autograded).
 """

@@ -11,8 +11,9 @@ catches the timer's exception itself can still loop forever; the grader's cell t
 is the backstop.
 
 An exercise also has hidden cases, built per grading run from a random seed (the
-learner never sees them, so a table of the public answers fails), and names the
-library functions that implement it (a solution that calls them scores 0).
+learner never sees them, so a table of the public answers fails), its input space for
+generated hidden cases (`generated.Space`), and names the library functions that
+implement it (a solution that calls them scores 0).
 
 Left out: running the checks (`check.py`) and the exercise definitions themselves
 (`exercises.py` and the modules it collects).
@@ -50,6 +51,15 @@ class Case:
 
 
 @dataclass(frozen=True)
+class Space:
+    """An exercise's input space, for generated hidden cases (`generated.py`)."""
+
+    build: Callable[..., Test]  # the exercise's builder: arguments -> Test
+    arguments: Callable[[], Any]  # () -> a hypothesis strategy of argument tuples
+    edges: tuple[tuple[Any, ...], ...] = ()  # argument tuples tried first
+
+
+@dataclass(frozen=True)
 class Exercise:
     id: str
     lesson: int
@@ -59,6 +69,7 @@ class Exercise:
     cases: tuple[Case, ...] = ()  # public: check() runs these and shows their hints
     hidden: Hidden | None = None  # fresh random cases for grade_source(), from a seed
     library: tuple[str, ...] = ()  # the library's own implementation: calling it scores 0
+    space: Space | None = None  # its input space, for generated hidden cases (generated.py)
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """The `grade` and `release` subcommands of `jupyter-compaction` (registered by `cli.py`).
 
 `grade` takes notebooks, or one folder holding a folder of notebooks per learner (then it
-writes a gradebook and feedback files to `--out`). Exit codes: 0 when grading or
-releasing completed (scores are data, so a notebook with
-failures still exits 0); 2 for a usage error, reported on one line: a missing notebook or
+writes a gradebook and feedback files to `--out`); `grade --verify OUT` checks a written
+gradebook. Exit codes: 0 when grading or releasing completed (scores are data, so a
+notebook with failures still exits 0) or the gradebook verified; 1 when `--verify` finds
+the gradebook changed; 2 for a usage error, reported on one line: a missing notebook or
 folder, a file that is not a notebook, unbalanced solution markers, or a release into
 the source folder. nbformat and nbclient are imported only when a command runs.
 
@@ -18,6 +19,7 @@ import sys
 from pathlib import Path
 
 USAGE_ERROR = 2
+TAMPERED = 1  # --verify: the gradebook is not the one the grader wrote
 
 
 def _positive(value: str) -> int:
@@ -48,9 +50,29 @@ def _unreadable(path: Path) -> str | None:
     return None
 
 
+def run_verify(folder: str) -> int:
+    from .grader import verify
+
+    if not (Path(folder) / "gradebook.json").is_file():
+        return _fail(f"no gradebook in {folder}: expected {folder}/gradebook.json and "
+                     "gradebook.csv, as grade DIR --out FOLDER writes them")
+    problem = verify(folder)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return TAMPERED
+    print(f"{folder}/gradebook.csv matches gradebook.json and its digest")
+    return 0
+
+
 def run_grade(args: argparse.Namespace) -> int:
     from .grader import grade, grade_folder, table
+    from .sandbox import isolation
 
+    if args.verify:
+        return _fail("--verify takes only the gradebook folder") if args.notebooks else (
+            run_verify(args.verify))
+    if not args.notebooks:
+        return _fail("give notebooks, a folder of learners' folders, or --verify FOLDER")
     paths = [Path(p) for p in args.notebooks]
     if len(paths) == 1 and paths[0].is_dir():
         graded = grade_folder(paths[0], args.out, jobs=args.jobs, seed=args.seed)
@@ -67,9 +89,13 @@ def run_grade(args: argparse.Namespace) -> int:
                 return _fail(problem)
         grades = grade(paths, jobs=args.jobs, seed=args.seed)
     if args.json:
-        print(json.dumps({"notebooks": [g.to_json() for g in grades]}, indent=2))
+        print(json.dumps({"notebooks": [g.to_json() for g in grades],
+                          "isolation": isolation()}, indent=2))
     else:
         print(table(grades))
+        used = isolation()
+        print(f"isolation: {used['kind']}" + (f" ({used['reason']})" if used["reason"] else "")
+              + f"; syscall filter: {used['syscall_filter']}")
     return 0
 
 
@@ -93,7 +119,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     g = sub.add_parser("grade", help="score every exercise in notebooks, or in a folder with"
                        " one folder of notebooks per learner (writes a gradebook)")
-    g.add_argument("notebooks", nargs="+", metavar="NOTEBOOK_OR_FOLDER")
+    g.add_argument("notebooks", nargs="*", metavar="NOTEBOOK_OR_FOLDER")
+    g.add_argument("--verify", metavar="FOLDER", default=None,
+                   help="check that FOLDER/gradebook.csv is the one the grader wrote (its "
+                        "digest and rows against gradebook.json); exit 1 if not")
     g.add_argument("--json", action="store_true", help="print the scores as JSON")
     g.add_argument("--jobs", type=_positive, default=default_jobs(),
                    help="grading processes at once (default: %(default)s)")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store import META, SessionStore, write_atomic
-from .base import Case, Exercise, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, compare, numbered
 
 HIDDEN_CASES = 8
 CREATED = "2026-01-01T00:00:00+00:00"
@@ -79,6 +79,26 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_store(parents, target))
 
 
+def chain_inputs():
+    """Chains and branches of ids (some digits only, like "0"), missing ancestors, loops."""
+    from hypothesis import strategies as st
+
+    ids = st.lists(st.sampled_from(("0", "1", "s1", "s2", "s3", "a", "b", "20260101-01")),
+                   min_size=1, max_size=6, unique=True)
+
+    def linked(chosen: list[str]):
+        links = st.tuples(*(st.one_of(st.none(), st.sampled_from([*chosen, "gone"]))
+                            for _ in chosen))
+        return st.tuples(links.map(lambda ps: dict(zip(chosen, ps, strict=True))),
+                         st.sampled_from(chosen))
+    return ids.flatmap(linked)
+
+
+SPACE = Space(same_as_store, chain_inputs, edges=(
+    ({"0": None}, "0"), ({"0": None, "1": "0"}, "1"), ({"1": "0"}, "1"),
+    ({"a": "a"}, "a"), ({"0": "1", "1": "0"}, "0")))
+
+
 EXERCISE = Exercise(
     id="ex6b", lesson=6, function="session_chain",
     signature="session_chain(parents, session_id)",
@@ -88,4 +108,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("SessionStore", "chain"),
+    space=SPACE,
 )

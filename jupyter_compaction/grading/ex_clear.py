@@ -20,7 +20,8 @@ from typing import Any
 
 from ..history import InvalidHistory, Message, validate
 from ..strategies import PLACEHOLDER, ClearToolResults
-from .base import Case, Exercise, Test, first_difference, numbered
+from .base import Case, Exercise, Space, Test, first_difference, numbered
+from .generated import history_builders, seeded_history
 from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
 HIDDEN_CASES = 10
@@ -167,6 +168,21 @@ CASES = (
          same_as_library(no_results)),
 )
 
+def clear_inputs():
+    """Random histories, keep_last from 0 up, any of the placeholders."""
+    from hypothesis import strategies as st
+
+    return st.tuples(history_builders(), st.integers(0, 8), st.sampled_from(PLACEHOLDERS))
+
+
+def from_inputs(build: Callable[[], list[Message]], keep_last: int, placeholder: str) -> Test:
+    return same_as_library(build, keep_last=keep_last, placeholder=placeholder)
+
+
+SPACE = Space(from_inputs, clear_inputs, edges=tuple(
+    (seeded_history(seed), keep, PLACEHOLDER) for seed in (0, 1) for keep in (0, 1, 99)))
+
+
 EXERCISE = Exercise(
     id="ex2", lesson=2, function="clear_old_results",
     signature="clear_old_results(messages, keep_last=3, placeholder=PLACEHOLDER)",
@@ -176,4 +192,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("ClearToolResults",),
+    space=SPACE,
 )

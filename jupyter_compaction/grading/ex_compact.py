@@ -22,7 +22,8 @@ from typing import Any
 from ..history import Message
 from ..strategies import CompactAll
 from ..summaries import summary_block
-from .base import Case, Exercise, Test, numbered
+from .base import Case, Exercise, Space, Test, numbered
+from .generated import history_builders, seeded_history
 from .histories import (
     counter,
     history_problem,
@@ -101,6 +102,20 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 f"{summary[:20]!r}", same_as_library(lambda: copy.deepcopy(history), summary))
 
 
+def compact_inputs():
+    """Random histories (the task alone, too) and summaries that are empty, blank or padded."""
+    from hypothesis import strategies as st
+
+    summary = st.sampled_from(("", " ", SUMMARY, "  ## Progress\n- found ORD-1042  \n"))
+    return st.tuples(st.one_of(history_builders(), st.just(lambda: reading_history(0))),
+                     summary)
+
+
+SPACE = Space(same_as_library, compact_inputs, edges=(
+    (lambda: reading_history(0), SUMMARY), (seeded_history(0), ""), (seeded_history(1), " "),
+    (lambda: reading_history(1), SUMMARY)))
+
+
 EXERCISE = Exercise(
     id="ex5b", lesson=5, function="compact_history",
     signature="compact_history(messages, summary)",
@@ -110,4 +125,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("CompactAll",),
+    space=SPACE,
 )

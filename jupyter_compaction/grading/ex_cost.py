@@ -22,7 +22,7 @@ from typing import Any
 
 from ..models.base import Usage
 from ..pricing import dollars
-from .base import Case, Exercise, Test, numbered, short
+from .base import Case, Exercise, Space, Test, numbered, short
 
 HIDDEN_CASES = 8
 TOLERANCE = 1e-9  # relative: the order of the sums may differ, rounding may not
@@ -96,6 +96,32 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_library(usages, prices))
 
 
+def cost_inputs():
+    """Calls with zero or more of each kind of token; prices that are int or float, free
+    (0 or 0.0), with or without given cache prices."""
+    from hypothesis import strategies as st
+
+    tokens = st.one_of(st.just(0), st.integers(0, 200_000))
+    price = st.one_of(st.sampled_from([0, 0.0, 1, 3, 0.25, 3.0, 15.0]),
+                      st.floats(0, 100, allow_nan=False, allow_infinity=False))
+    prices = st.fixed_dictionaries({"input": price, "output": price}, optional={
+        "cache_read": price, "cache_write": price})
+    return st.tuples(st.lists(st.tuples(tokens, tokens, tokens, tokens), max_size=4), prices)
+
+
+def from_counts(counts: list[tuple[int, int, int, int]], prices: dict[str, float]) -> Test:
+    return same_as_library(calls(*counts), prices)
+
+
+SPACE = Space(from_counts, cost_inputs, edges=(
+    ([], {"input": 0, "output": 0}), ([(1000, 0, 0, 200)], {"input": 0.0, "output": 15.0}),
+    ([(0, 4000, 10_000, 0)], {"input": 3.0, "output": 15.0, "cache_read": 0.0,
+                              "cache_write": 0.0}),
+    ([(0, 4000, 10_000, 0)], {"input": 3, "output": 15, "cache_read": 0, "cache_write": 0}),
+    ([(1000, 0, 0, 0)], {"input": 3, "output": 0}),
+    ([(0, 0, 1, 0), (0, 1, 0, 0)], {"input": 0.0, "output": 5.0, "cache_read": 0.3})))
+
+
 EXERCISE = Exercise(
     id="ex5c", lesson=5, function="summary_cost",
     signature="summary_cost(usages, prices)",
@@ -106,4 +132,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("dollars", "rates"),
+    space=SPACE,
 )

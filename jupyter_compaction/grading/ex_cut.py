@@ -19,7 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..history import Message, cut_points
-from .base import Case, Exercise, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, compare, numbered
+from .generated import history_builders, seeded_history
 from .histories import assistant, random_history, reading_history, result, text, use, user
 
 HIDDEN_CASES = 10
@@ -100,6 +101,17 @@ CASES = (
          same_as_library(text_only, 2)),
 )
 
+def cut_inputs():
+    """Random histories, and cuts from below zero to past the end."""
+    from hypothesis import strategies as st
+
+    return st.tuples(history_builders(), st.integers(-3, 30))
+
+
+SPACE = Space(same_as_library, cut_inputs, edges=tuple(
+    (seeded_history(seed), cut) for seed in (0, 1) for cut in (0, -1, 1, 2, 99)))
+
+
 EXERCISE = Exercise(
     id="ex3", lesson=3, function="safe_cut_index",
     signature="safe_cut_index(messages, cut)",
@@ -110,4 +122,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("cut_points", "TrimTurns"),
+    space=SPACE,
 )

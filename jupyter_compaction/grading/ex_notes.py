@@ -26,7 +26,7 @@ from typing import Any
 from ..task_state import NOTES_FILE, notes_tools
 from ..tools import ToolError
 from ..workspace import Workspace
-from .base import Case, Exercise, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, compare, numbered
 from .histories import random_id
 
 HIDDEN_CASES = 8
@@ -95,6 +95,22 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 f" {text!r})", same_as_tool(notes, text))
 
 
+def notes_inputs():
+    """No file (None), an empty file, notes with or without a final newline; notes that
+    are empty, blank, multi-line or not ASCII."""
+    from hypothesis import strategies as st
+
+    notes = st.one_of(st.none(), st.sampled_from(("", NOTES, "- a", "- a\n\n")))
+    text = st.one_of(st.sampled_from(("", " ", "\n", "x\ny", "  padded  ", "ORD-7 \u00e9")),
+                     st.text(max_size=30))
+    return st.tuples(notes, text)
+
+
+SPACE = Space(same_as_tool, notes_inputs, edges=(
+    (None, ""), ("", ""), (None, "first"), ("", " "), ("- a", "b"), (NOTES, "x\ny"),
+    (NOTES, "  padded  ")))
+
+
 EXERCISE = Exercise(
     id="ex6c", lesson=6, function="add_note",
     signature="add_note(notes, text)",
@@ -104,4 +120,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("notes_tools", "append_text", "write_note"),
+    space=SPACE,
 )

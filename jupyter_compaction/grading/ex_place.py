@@ -29,7 +29,7 @@ from ..history import Message, cut_points
 from ..settings import SUMMARY_ROLES
 from ..strategies import SummarizeMiddle
 from ..summaries import summary_block
-from .base import Case, Exercise, Test, numbered
+from .base import Case, Exercise, Space, Test, numbered
 from .ex_compact import with_old_summary
 from .histories import (
     assistant,
@@ -154,6 +154,30 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                                 role))
 
 
+
+def place_inputs():
+    """Random long histories (some with an earlier summary in the task), a head end and a
+    tail start on two of their cut points (equal ones too), either role, and summaries
+    that are padded, plain or blank."""
+    from hypothesis import strategies as st
+
+    return st.tuples(st.integers(0, 2**32), st.integers(0, 20), st.integers(0, 20),
+                     st.sampled_from(ROLES),
+                     st.sampled_from((SUMMARY, " ## Progress\n- found ORD-1042\n", " ", "")))
+
+
+def on_cuts(seed: int, first: int, second: int, role: str, summary: str) -> Test:
+    history = long_history(random.Random(seed))
+    cuts = cut_points(history)[:-1] or [1]
+    head_end, tail_start = sorted((cuts[first % len(cuts)], cuts[second % len(cuts)]))
+    return same_as_library(lambda: copy.deepcopy(history), head_end, tail_start, summary, role)
+
+
+SPACE = Space(on_cuts, place_inputs, edges=tuple(
+    (0, first, second, role, summary) for first, second in ((0, 1), (1, 1), (0, 3))
+    for role in ROLES for summary in (SUMMARY, " ")))
+
+
 EXERCISE = Exercise(
     id="ex4c", lesson=4, function="place_summary",
     signature="place_summary(messages, head_end, tail_start, summary, role)",
@@ -165,4 +189,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("SummarizeMiddle", "without_summaries"),
+    space=SPACE,
 )

@@ -35,8 +35,9 @@ from ..settings import DEFAULTS
 from ..strategies import CompressionStuck
 from ..tokens import TokenCounter
 from ..tools import Toolbox
-from .base import Case, Exercise, Test, numbered, short
-from .ex_tail import FixedCounter
+from .base import Case, Exercise, Space, Test, numbered, short
+from .counters import FixedCounter
+from .generated import history_builders
 from .histories import counter, random_history, reading_history
 
 TRIGGER, TARGET = DEFAULTS.trigger, DEFAULTS.target
@@ -205,6 +206,44 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_agent(history, system, with_tools, budget, trigger, target, tokens))
 
 
+
+def preflight_inputs():
+    """Random requests ending with the user, with or without a system prompt and tools;
+    fractional triggers and targets; budgets on the trigger line (plus or minus one), at
+    the system prompt and tools' own size, or where `target * budget` is fractional."""
+    from hypothesis import strategies as st
+
+    return st.tuples(history_builders(), st.sampled_from(("", SYSTEM)), st.booleans(),
+                     st.sampled_from((0.6, 0.75, TRIGGER, 0.9, 1.0)),
+                     st.sampled_from((0.3, 1 / 3, 0.45, TARGET)),
+                     st.sampled_from(("edge", "overhead", "fractional")), st.integers(-1, 1),
+                     st.booleans())
+
+
+def drawn(build: Callable[[], list[Message]], system: str, with_tools: bool, trigger: float,
+          target: float, kind: str, nudge: int, fixed: bool) -> Test:
+    messages = build()
+    if messages[-1]["role"] == "assistant":
+        messages = messages[:-1]  # the request about to be sent ends with the user
+
+    def budget(request: int, overhead: int) -> int:
+        if kind == "edge":
+            return max(1, at_trigger(request, trigger) + nudge)
+        if kind == "overhead":
+            return max(1, overhead + nudge)
+        if (target * 10) % 5:  # a target * budget that can end in .6 or more
+            return fractional(request, trigger, target)
+        return max(1, at_trigger(request, trigger) + nudge)
+    return same_as_agent(messages, system, with_tools, budget, trigger, target,
+                         FixedCounter if fixed else counter)
+
+
+SPACE = Space(drawn, preflight_inputs, edges=tuple(
+    (lambda: reading_history(2), SYSTEM, True, trigger, target, kind, 0, False)
+    for trigger, target in ((TRIGGER, TARGET), (0.75, 1 / 3))
+    for kind in ("edge", "overhead", "fractional")))
+
+
 EXERCISE = Exercise(
     id="ex5d", lesson=5, function="preflight",
     signature="preflight(counter, messages, system, tools, budget, trigger=0.8, target=0.5)",
@@ -215,4 +254,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("Agent",),
+    space=SPACE,
 )

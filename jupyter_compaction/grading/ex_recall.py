@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..evaluation import eval_summary
-from .base import Case, Exercise, Test, numbered, short
+from .base import Case, Exercise, Space, Test, numbered, short
 from .histories import random_id
 
 TOLERANCE = 1e-9
@@ -89,6 +89,25 @@ CASES = (
          same_as_library(SUMMARY, ["timeout (30 s)", "timeouts.yaml", "GW-7731"])),
 )
 
+def recall_inputs():
+    """A summary that keeps, repeats, upper-cases or drops facts; must-keep lists that are
+    empty, with duplicates, or with facts not in the summary."""
+    from hypothesis import strategies as st
+
+    fact = st.one_of(st.sampled_from(SPECIAL + ("ORD-1042", "VD-88317", "ord-1042")),
+                     st.from_regex(r"[A-Z]{2,3}-[0-9]{3,5}", fullmatch=True))
+    shown = st.lists(st.tuples(fact, st.sampled_from(("kept", "upper", "twice"))), max_size=5)
+    summary = shown.map(lambda items: "## Progress\n" + "\n".join(
+        f"- {f.upper() if w == 'upper' else f}{', again ' + f if w == 'twice' else ''}"
+        for f, w in items))
+    return st.tuples(summary, st.lists(fact, max_size=6))
+
+
+SPACE = Space(same_as_library, recall_inputs, edges=(
+    ("", []), ("", ["ORD-1042"]), (SUMMARY, []), (SUMMARY, ["VD-88317", "VD-88317"]),
+    ("## Progress\n- ord-1042", ["ORD-1042", "ord-1042"])))
+
+
 EXERCISE = Exercise(
     id="ex7", lesson=7, function="fact_recall",
     signature="fact_recall(summary, must_keep)",
@@ -97,4 +116,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("eval_summary", "SummaryEval"),
+    space=SPACE,
 )

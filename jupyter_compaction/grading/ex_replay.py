@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from ..replay import ReplayTurn
-from .base import Case, Exercise, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, compare, numbered
 
 HIDDEN_CASES = 8
 
@@ -90,6 +90,24 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_expected(turns(*pairs), f"{len(pairs)} calls"))
 
 
+def replay_inputs():
+    """(local, reported) pairs: reported None, 0, below local (a negative gap) or above."""
+    from hypothesis import strategies as st
+
+    local = st.integers(0, 60_000)
+    reported = st.one_of(st.none(), st.just(0), st.integers(0, 90_000))
+    return st.tuples(st.lists(st.tuples(local, reported), max_size=8))
+
+
+def from_pairs(pairs: list[tuple[int, int | None]]) -> Test:
+    return same_as_expected(turns(*pairs), f"{pairs!r}")
+
+
+SPACE = Space(from_pairs, replay_inputs, edges=(
+    ([],), ([(0, None)],), ([(100, 0)],), ([(0, 0)],), ([(500, 400), (10, 900)],),
+    ([(10, 900), (500, 400)],), ([(40, None), (90, 0), (100, 300)],)))
+
+
 EXERCISE = Exercise(
     id="ex9", lesson=9, function="log_overhead",
     signature="log_overhead(turns)",
@@ -97,4 +115,5 @@ EXERCISE = Exercise(
              "figure is not None, never below 0, and 0 when no call reports a figure.",
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
+    space=SPACE,
 )

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..strategies import Compaction, CompressionStuck, check_stuck
 from ..strategies.base import STUCK_RATIO
-from .base import Case, Exercise, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, compare, numbered
 
 
 def expected(before: int, after: int, budget: int) -> bool:
@@ -82,6 +82,19 @@ CASES = (
          same_as_library(0, 0, 0)),
 )
 
+def stuck_inputs():
+    """Token counts from 0 up, the after count near the before count and the budget."""
+    from hypothesis import strategies as st
+
+    count = st.one_of(st.integers(0, 20), st.integers(0, 300_000))
+    return st.tuples(count, count, count)
+
+
+SPACE = Space(same_as_library, stuck_inputs, edges=(
+    (0, 0, 0), (0, 0, 1), (1, 1, 0), (1000, 1000, 1000), (1000, 1001, 1000),
+    (1000, 900, 899), (1000, 901, 899), (10, 9, 8), (10, 10, 9)))
+
+
 EXERCISE = Exercise(
     id="ex5", lesson=5, function="is_stuck",
     signature="is_stuck(tokens_before, tokens_after, budget)",
@@ -90,4 +103,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("check_stuck", "CompressionStuck"),
+    space=SPACE,
 )

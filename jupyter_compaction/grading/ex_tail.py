@@ -23,18 +23,12 @@ from typing import Any
 from ..history import Message, cut_points
 from ..strategies import SummarizeMiddle
 from ..tokens import TokenCounter
-from .base import Case, Exercise, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, compare, numbered
+from .counters import FIXED_TOKENS, FixedCounter
+from .generated import history_builders, seeded_history
 from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
-FIXED_TOKENS = 100  # what every message costs under FixedCounter
 HIDDEN_CASES = 8
-
-
-class FixedCounter(TokenCounter):
-    """Every message costs FIXED_TOKENS: a counter that is clearly not tiktoken."""
-
-    def count_message(self, message: Message) -> int:
-        return FIXED_TOKENS
 
 
 def expected(messages: list[Message], tokens: TokenCounter, tail_tokens: int) -> int:
@@ -134,6 +128,23 @@ CASES = (
                          lambda m: 3 * FIXED_TOKENS + FIXED_TOKENS // 2, FixedCounter)),
 )
 
+def tail_inputs():
+    """Random histories, either counter, and tail budgets from 0 to past everything."""
+    from hypothesis import strategies as st
+
+    return st.tuples(history_builders(), st.integers(0, 3_000), st.booleans())
+
+
+def with_budget(build: Callable[[], list[Message]], tail_tokens: int, fixed: bool) -> Test:
+    return same_as_library(build, lambda messages: tail_tokens,
+                           FixedCounter if fixed else counter)
+
+
+SPACE = Space(with_budget, tail_inputs, edges=tuple(
+    (seeded_history(seed), tail, fixed) for seed in (0, 1) for tail in (0, 1, 10**6)
+    for fixed in (False, True)))
+
+
 EXERCISE = Exercise(
     id="ex4", lesson=4, function="tail_start",
     signature="tail_start(messages, counter, tail_tokens)",
@@ -143,4 +154,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("SummarizeMiddle", "boundaries"),
+    space=SPACE,
 )

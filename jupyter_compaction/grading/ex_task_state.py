@@ -17,7 +17,7 @@ from typing import Any
 
 from ..task_state import STATUSES as STATUS_NAMES
 from ..task_state import TaskState
-from .base import Case, Exercise, Test, compare, numbered, short
+from .base import Case, Exercise, Space, Test, compare, numbered, short
 
 
 def expected(goal: str, todos: list[dict]) -> str:
@@ -107,6 +107,30 @@ CASES = (
          same_as_library(GOAL, [{"id": "lic-7", "subject": "Check the npm registry"}])),
 )
 
+def task_state_inputs():
+    """Goals that are empty or not; todos with ids of their own (unique), None, "" or
+    missing, any status or none, notes set, empty or absent; no todos at all."""
+    from hypothesis import strategies as st
+
+    todo = st.fixed_dictionaries({"subject": st.sampled_from(SUBJECTS)}, optional={
+        "id": st.sampled_from(("own", "number", None, "")),
+        "status": st.sampled_from(STATUS_NAMES), "note": st.sampled_from(("", "found ORD-104"))})
+    return st.tuples(st.sampled_from(("", GOAL)), st.lists(todo, max_size=5).map(own_ids))
+
+
+def own_ids(todos: list[dict]) -> list[dict]:
+    """Each "own"/"number" id made unique by the todo's position."""
+    names = {"own": "t{}", "number": "{}"}
+    return [{**t, "id": names[t["id"]].format(n)} if t.get("id") in names else t
+            for n, t in enumerate(todos, start=1)]
+
+
+SPACE = Space(same_as_library, task_state_inputs, edges=(
+    ("", []), (GOAL, []), (GOAL, [{"subject": SUBJECTS[0], "id": ""}]),
+    (GOAL, [{"subject": SUBJECTS[0], "id": None}, {"subject": SUBJECTS[1]}]),
+    ("", [{"subject": SUBJECTS[0], "note": ""}])))
+
+
 EXERCISE = Exercise(
     id="ex6", lesson=6, function="render_task_state",
     signature="render_task_state(goal, todos)",
@@ -116,4 +140,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("TaskState", "Todo", "MARKS"),
+    space=SPACE,
 )

@@ -19,8 +19,9 @@ from typing import Any
 from ..history import Message
 from ..settings import DEFAULTS
 from ..tokens import TokenCounter
-from .base import Case, Exercise, Test, compare, numbered
-from .ex_tail import FIXED_TOKENS, FixedCounter
+from .base import Case, Exercise, Space, Test, compare, numbered
+from .counters import FIXED_TOKENS, FixedCounter
+from .generated import history_builders
 from .histories import counter, random_history, reading_history
 
 TRIGGER = DEFAULTS.trigger
@@ -104,6 +105,30 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 f"{trigger}", same_as_agent(history, system, tools, budget, trigger, tokens))
 
 
+def trigger_inputs():
+    """Random requests with or without a system prompt and tools, fractional triggers, and
+    budgets that put the trigger line on, just under or just over the request's size."""
+    from hypothesis import strategies as st
+
+    trigger = st.sampled_from((0.5, TRIGGER, 0.75, 0.85, 0.9, 1.0, 1 / 3))
+    return st.tuples(history_builders(), st.sampled_from((None, "", SYSTEM)),
+                     st.sampled_from((None, [], TOOLS)), trigger, st.integers(-2, 2),
+                     st.booleans())
+
+
+def at_line(build: Callable[[], list[Message]], system: str | None, tools: list[dict] | None,
+            trigger: float, nudge: int, fixed: bool) -> Test:
+    def budget(total: int) -> int:
+        return max(1, int(total / trigger) + nudge)
+    return same_as_agent(build(), system, tools, budget, trigger,
+                         FixedCounter if fixed else counter)
+
+
+SPACE = Space(at_line, trigger_inputs, edges=tuple(
+    (lambda: reading_history(2), SYSTEM, TOOLS, trigger, nudge, fixed)
+    for trigger in (TRIGGER, 1 / 3) for nudge in (-1, 0, 1) for fixed in (False, True)))
+
+
 EXERCISE = Exercise(
     id="ex1", lesson=1, function="needs_compaction",
     signature="needs_compaction(counter, messages, system, tools, budget, trigger=0.8)",
@@ -113,4 +138,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("Agent", "Tally"),
+    space=SPACE,
 )

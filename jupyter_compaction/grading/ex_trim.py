@@ -19,8 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..history import Message, turns
-from .base import Case, Exercise, Test, numbered
+from .base import Case, Exercise, Space, Test, numbered
 from .ex_cut import follow_up, parallel
+from .generated import history_builders, seeded_history
 from .histories import history_problem, random_history, reading_history
 
 HIDDEN_CASES = 8
@@ -83,6 +84,17 @@ def hidden_case(n: int, rng: random.Random) -> Case:
                 same_as_library(lambda: copy.deepcopy(history), drop))
 
 
+def trim_inputs():
+    """Random histories, and drops from below zero to more turns than there are."""
+    from hypothesis import strategies as st
+
+    return st.tuples(history_builders(), st.integers(-2, 12))
+
+
+SPACE = Space(same_as_library, trim_inputs, edges=tuple(
+    (seeded_history(seed), drop) for seed in (0, 1) for drop in (0, -1, 1, 99)))
+
+
 EXERCISE = Exercise(
     id="ex3b", lesson=3, function="drop_oldest_turns",
     signature="drop_oldest_turns(messages, drop)",
@@ -92,4 +104,5 @@ EXERCISE = Exercise(
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("TrimTurns", "turns"),
+    space=SPACE,
 )

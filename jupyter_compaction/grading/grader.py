@@ -2,25 +2,30 @@
 
 A notebook is read, never trusted: its code cells are parsed (`sources.collect`) for each
 exercise's function and the imports and helpers it needs, and those sources are scored
-by `isolated.grade_sources` in a fresh process, on the public cases and on hidden cases
-drawn for this run. Nothing the notebook prints, patches or redefines reaches the score.
-The exercises graded are the ones the notebook mentions: a `check("ex3")` or `%check ex3`
-call, or a `def` of an exercise's function.
+by `isolated.grade_sources`, each exercise in a sandboxed process of its own
+(`sandbox.py`), on the public cases and on hidden cases drawn for this run. Nothing the
+notebook prints, patches or redefines reaches the score. The exercises graded are the
+ones the notebook mentions: a `check("ex3")` or `%check ex3` call, or a `def` of an
+exercise's function.
 
 An exercise earns its points only when every case passes (as an nbgrader test cell
 does), so a table of the public answers earns nothing; `passed/total` counts the cases.
 
-`grade_folder(SUBMISSIONS, OUT)` grades one folder per learner (every notebook in it, in
-one grading process per learner) and writes `OUT/gradebook.csv`, `OUT/gradebook.json`
-and `OUT/feedback/<learner>.txt`. Up to `jobs` grading processes run at once.
+`grade_folder(SUBMISSIONS, OUT)` grades one folder per learner (every notebook in it)
+and then, with every sandbox closed, writes `OUT/gradebook.csv`, `OUT/gradebook.json`
+(which isolation was used, and the SHA-256 of the CSV's rows) and
+`OUT/feedback/<learner>.txt`, each by writing a new file and renaming it over the old;
+`verify(OUT)` recomputes the digest and the rows. Up to `jobs` learners are graded at once.
 
 Left out: running the notebooks (the score does not depend on their outputs, so none
-are executed) and sandboxing beyond `sources.screen`.
+are executed).
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
+import io
 import json
 import os
 import re
@@ -35,6 +40,7 @@ from typing import Any
 from .base import CheckResult
 from .exercises import EXERCISES
 from .isolated import grade_sources
+from .sandbox import isolation
 from .sources import collect
 
 MAX_JOBS = 4
@@ -43,6 +49,7 @@ CHECK_CALL = re.compile(r"""\bcheck\(\s*['"]([\w-]+)['"]|%check\s+([\w-]+)""")
 DEF = re.compile(r"^\s*def\s+(\w+)\s*\(", re.MULTILINE)
 DETAIL = re.compile(r"\[([^\[\]]*)\]$")  # what went wrong, after a failure's hint
 NOTEBOOK_GLOB = "*.ipynb"
+DIGEST_KEY = "gradebook_csv_sha256"
 
 
 def default_jobs() -> int:
@@ -110,7 +117,7 @@ def _jobs_of(path: Path) -> tuple[list[tuple[str, str | None]], list[str]]:
 
 
 def grade_learner(paths: Sequence[Path], seed: int | None = None) -> list[NotebookGrade]:
-    """Grade one learner's notebooks in one grading process."""
+    """Grade one learner's notebooks (each exercise in a sandbox of its own)."""
     started = time.monotonic()
     grades, jobs = [], []
     for path in paths:
@@ -161,26 +168,68 @@ def _scores(grades: Sequence[NotebookGrade]) -> dict[str, CheckResult]:
     return {r.exercise: r for g in grades for r in g.results}
 
 
-def write_gradebook(graded: dict[str, list[NotebookGrade]], out: Path) -> None:
-    """`gradebook.csv` (a row per learner, a column per exercise), `gradebook.json` and
-    `feedback/<learner>.txt`."""
-    (out / "feedback").mkdir(parents=True, exist_ok=True)
+def _csv(rows: list[tuple[str, dict[str, int], int]]) -> str:
+    """`gradebook.csv` from `(learner, points by exercise, total)` rows."""
     ids = list(EXERCISES)
-    with open(out / "gradebook.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["learner", *ids, "points", "max_points"])
-        for learner, grades in graded.items():
-            scores = _scores(grades)
-            writer.writerow([learner, *(points(scores[i]) if i in scores else "" for i in ids),
-                             sum(g.points for g in grades), POINTS * len(scores)])
-    book = {"points_per_exercise": POINTS, "learners": [
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(["learner", *ids, "points", "max_points"])
+    for learner, scores, total in rows:
+        writer.writerow([learner, *(scores.get(i, "") for i in ids), total,
+                         POINTS * len(scores)])
+    return text.getvalue()
+
+
+def _rows_of_book(book: dict[str, Any]) -> list[tuple[str, dict[str, int], int]]:
+    return [(entry["learner"], {e["exercise"]: e["points"] for nb in entry["notebooks"]
+                                for e in nb["exercises"]}, entry["points"])
+            for entry in book["learners"]]
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _write(path: Path, text: str) -> None:
+    """Write then rename: a reader sees the old file or the new one, never half of one."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.write_text(text, encoding="utf-8", newline="")
+    os.replace(partial, path)
+
+
+def write_gradebook(graded: dict[str, list[NotebookGrade]], out: Path) -> None:
+    """`gradebook.csv` (a row per learner, a column per exercise), `gradebook.json` (with
+    the isolation used and the SHA-256 of the CSV) and `feedback/<learner>.txt`, each
+    written atomically. Called once every sandbox of every learner has been closed."""
+    (out / "feedback").mkdir(parents=True, exist_ok=True)
+    book = {"points_per_exercise": POINTS, "isolation": isolation(), "learners": [
         {"learner": learner, "points": sum(g.points for g in grades),
          "max_points": POINTS * sum(len(g.results) for g in grades),
          "notebooks": [g.to_json() for g in grades]} for learner, grades in graded.items()]}
-    (out / "gradebook.json").write_text(json.dumps(book, indent=2), encoding="utf-8")
+    rows = _csv(_rows_of_book(book))
+    book[DIGEST_KEY] = digest(rows)
     for learner, grades in graded.items():
-        (out / "feedback" / f"{learner}.txt").write_text(feedback(learner, grades),
-                                                        encoding="utf-8")
+        _write(out / "feedback" / f"{learner}.txt", feedback(learner, grades))
+    _write(out / "gradebook.json", json.dumps(book, indent=2))
+    _write(out / "gradebook.csv", rows)
+
+
+def verify(out: str | Path) -> str | None:
+    """Why `out`'s gradebook.csv is not the one the grader wrote, or None: its SHA-256
+    must equal gradebook.json's digest, and its rows the scores gradebook.json holds."""
+    folder = Path(out)
+    try:
+        rows = (folder / "gradebook.csv").read_bytes().decode("utf-8")
+        book = json.loads((folder / "gradebook.json").read_text(encoding="utf-8"))
+        rebuilt = _csv(_rows_of_book(book))
+        recorded = book[DIGEST_KEY]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"cannot read the gradebook in {folder}: {type(exc).__name__}: {exc}"
+    if digest(rows) != recorded:
+        return f"{folder}/gradebook.csv does not match the digest in gradebook.json"
+    if rows != rebuilt:
+        return f"{folder}/gradebook.csv does not match the scores in gradebook.json"
+    return None
 
 
 def feedback(learner: str, grades: Sequence[NotebookGrade]) -> str:

@@ -1,95 +1,86 @@
-"""`grade_source()`: score a learner's source on public and hidden cases in a new process.
+"""`grade_source()`: score a learner's source on public and hidden cases, one sandbox each.
 
-The caller passes source text, never a live function: the text is screened first
-(`sources.screen`: calling the library's own implementation, or reaching for what could
-change the grader, scores 0 with the reason), then every source that may run goes to one
-fresh `python -m jupyter_compaction.grading.worker` process, which no learner kernel has
-touched. The worker runs the public cases (the ones `check()` shows) and hidden cases
-drawn for this run from `seed` (a new random seed by default), and compares there.
+The caller passes source text, never a live function. The text is screened first
+(`screen.screen`: calling the library's own implementation, or reaching for what could
+change the grader, scores 0 with the rule that fired); then each exercise of each
+learner gets a sandboxed worker of its own (`sandbox.Sandbox`), which defines the
+function and nothing else. The cases run *here*: every case's test calls the sandbox as
+if it were the learner's function, so the worker receives only the inputs of each call
+when the call is made, and the expected values, the seed and the case list never leave
+this process. Results come back as plain data (`codec`), rebuilt here with their types,
+and are compared here. The sandbox's process group is killed when the exercise is done.
 
-Left out: executing notebooks (`grader.py` reads their sources) and sandboxing.
+Hidden cases are drawn for this run from `seed` (a new random seed by default): each
+exercise's own, then inputs generated over its input space (`generated.py`).
+
+Left out: executing notebooks (`grader.py` reads their sources).
 """
 
 from __future__ import annotations
 
-import json
-import os
+import dataclasses
 import random
 import secrets
-import subprocess
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from .base import CASE_TIMEOUT_S, CheckResult, Exercise, Failure
+from .base import CheckResult, Exercise, Failure, one_line
+from .check import missing_message, run_exercise
 from .exercises import get
-from .sources import screen
-
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-WORKER = "jupyter_compaction.grading.worker"
-STARTUP_S = 30  # importing the package and tiktoken's tables, on a busy machine
-TEXT_ENV = {"JUPYTER_COMPACTION_TEXT": "1"}
+from .generated import generated_case
+from .sandbox import Sandbox, SandboxError
+from .screen import screen
 
 
-def case_count(exercise: Exercise) -> int:
-    hidden = exercise.hidden(random.Random(0)) if exercise.hidden else ()
-    return len(exercise.cases) + len(hidden)
+def with_hidden(exercise: Exercise, seed: int) -> Exercise:
+    """`exercise` with its hidden cases for this seed after the public ones: its own, then
+    one case of inputs generated over its input space."""
+    draw = f"{seed}:{exercise.id}"
+    hidden = exercise.hidden(random.Random(draw)) if exercise.hidden else ()
+    if exercise.space is not None:
+        hidden += (generated_case(exercise.space, draw),)
+    return dataclasses.replace(exercise, cases=exercise.cases + hidden)
 
 
 def zero(exercise: Exercise, case: str, reason: str) -> CheckResult:
-    return CheckResult(exercise.id, 0, case_count(exercise), [Failure(case, reason)])
+    return CheckResult(exercise.id, 0, len(exercise.cases), [Failure(case, reason)])
 
 
-def worker_env() -> dict[str, str]:
-    env = {**os.environ, **TEXT_ENV}
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p)
-    return env
+def grade_one(exercise: Exercise, source: str | None) -> CheckResult:
+    """Score one source on `exercise`'s cases (hidden ones included by the caller)."""
+    if source is None:
+        return zero(exercise, "function missing",
+                    f"no def {exercise.function}(...) found in the notebook")
+    problem = screen(exercise, source)
+    if problem:
+        return zero(exercise, "not accepted", problem)
+    try:
+        box = Sandbox(source, exercise.function)
+    except Exception as exc:  # noqa: BLE001 - the learner's code ran; any failure scores 0
+        return zero(exercise, "the solution did not run", _reason(exc))
+    try:
+        if not box.callable:
+            missing = missing_message(exercise)
+            if box.kind != "NoneType":
+                missing = f"{exercise.function} is a {box.kind}, not a function; {missing}"
+            return zero(exercise, "function missing", missing)
+        return run_exercise(exercise, box)[0]
+    finally:
+        box.close()
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, SandboxError) else one_line(exc)
 
 
 def grade_sources(jobs: Sequence[tuple[str, str | None]], seed: int | None = None) -> list[
         CheckResult]:
-    """Score each `(exercise id, source)` (None: the function was not found), in one
-    worker process; the results come back in the same order."""
+    """Score each `(exercise id, source)` (None: the function was not found), each in a
+    sandbox of its own, in order."""
     seed = secrets.randbits(63) if seed is None else seed
-    exercises = [get(exercise) for exercise, _ in jobs]
-    results: list[CheckResult | None] = []
-    runnable = []
-    for exercise, (_, source) in zip(exercises, jobs, strict=True):
-        if source is None:
-            results.append(zero(exercise, "function missing",
-                                f"no def {exercise.function}(...) found in the notebook"))
-            continue
-        problem = screen(exercise, source)
-        results.append(zero(exercise, "not accepted", problem) if problem else None)
-        if not problem:
-            runnable.append({"exercise": exercise.id, "source": source})
-    if runnable:
-        scores = _run_worker(runnable, seed, [e for e, r in zip(exercises, results,
-                                                                 strict=True) if r is None])
-        it = iter(scores)
-        results = [r if r is not None else next(it) for r in results]
-    return [r for r in results if r is not None]
-
-
-def _run_worker(jobs: list[dict[str, str]], seed: int,
-                exercises: list[Exercise]) -> list[CheckResult]:
-    limit = STARTUP_S + sum(CASE_TIMEOUT_S * 2 + len(e.cases) for e in exercises)
-    try:
-        done = subprocess.run([sys.executable, "-m", WORKER], input=json.dumps(
-            {"seed": seed, "jobs": jobs}), capture_output=True, text=True, timeout=limit,
-            env=worker_env(), cwd=PACKAGE_ROOT)
-        if done.returncode == 0:
-            return [CheckResult.from_json(r) for r in json.loads(done.stdout)]
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        reason = f"the grading process failed (exit {done.returncode}): {tail}"
-    except subprocess.TimeoutExpired:
-        reason = f"the grading process ran past {limit:.0f} s"
-    return [zero(e, "not graded", reason) for e in exercises]
+    return [grade_one(with_hidden(get(exercise), seed), source) for exercise, source in jobs]
 
 
 def grade_source(exercise_id: str, source: str, seed: int | None = None) -> CheckResult:
     """Score `source` (a learner's code defining the exercise's function) on the public
-    and hidden cases, in a separate process: `.passed`, `.total`, `.complete`,
-    `.failures`."""
+    and hidden cases, in a sandbox: `.passed`, `.total`, `.complete`, `.failures`."""
     return grade_sources([(exercise_id, source)], seed)[0]

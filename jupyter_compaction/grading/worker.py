@@ -1,61 +1,75 @@
-"""The grading process: run learners' sources on public and hidden cases, print scores.
+"""The sandboxed process: define one learner's function, then call it on inputs it is sent.
 
-`python -m jupyter_compaction.grading.worker` reads one JSON object from stdin,
-`{"seed": int, "jobs": [{"exercise": "ex3", "source": "..."}, ...]}`, and writes one
-JSON list of `CheckResult.to_json()` to stdout. It is started by `isolated.py` in a fresh
-interpreter, never inside a learner's kernel. Each source runs in a namespace of its own;
-what it prints goes to /dev/null (fd 1 is redirected before any learner code runs, and
-the scores are written to a saved copy of it), so printed "scores" count for nothing.
-Hidden cases come from `Random(f"{seed}:{exercise}")`: the same seed gives the same
-cases, a new seed new ones.
+`python -m jupyter_compaction.grading.worker` is started by `sandbox.py` for one exercise
+of one learner. It reads JSON lines on stdin and answers one JSON line each:
 
-Left out: deciding which sources may run (`sources.screen`, done by the caller).
+- first `{"source": ..., "function": ...}`: the source runs in a namespace of its own;
+  the answer is `{"ready": true, ...}` or `{"raised": "TypeError: ..."}`;
+- then one `{"args": [...], "kwargs": {...}}` per call (`codec` data): the answer is
+  `{"result": ..., "args": ..., "kwargs": ...}` (the arguments as the call left them, so
+  the grader sees a mutated input) or `{"raised": ...}`.
+
+It never learns what a case expects, the seed, the case names or an input before the call
+that uses it: those stay in the grading process, which compares. What the learner prints
+goes to /dev/null (fd 1 is redirected before the source runs; answers go to a saved copy),
+and before the first request the worker puts the seccomp filter of `syscalls.py` on itself
+(the ready answer says in `unfiltered` why, where it could not).
+This module imports only `base` and `codec`, so the sandbox needs no other part of the
+grading package (`sandbox.py` hides the rest of it).
+
+Left out: limits and isolation (`sandbox.py` sets them before this process starts).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
-import random
 import sys
-from typing import Any
+from typing import Any, TextIO
 
-from .base import CheckResult, Exercise, Failure
-from .check import run_exercise
-from .exercises import get
-
-
-def with_hidden(exercise: Exercise, seed: int) -> Exercise:
-    """`exercise` with its hidden cases for this seed after the public ones."""
-    if exercise.hidden is None:
-        return exercise
-    hidden = exercise.hidden(random.Random(f"{seed}:{exercise.id}"))
-    return dataclasses.replace(exercise, cases=exercise.cases + hidden)
+from .base import one_line
+from .codec import decode, dumps, encode, loads
+from .syscalls import forbid
 
 
-def grade_one(exercise: Exercise, source: str) -> CheckResult:
+def define(request: dict[str, Any]) -> Any:
     namespace: dict[str, Any] = {"__name__": "__learner__"}
-    try:
-        exec(compile(source, f"<{exercise.id} solution>", "exec"), namespace)
-    except (Exception, SystemExit) as exc:  # the learner's code: a score of 0, with why
-        from .base import one_line
+    exec(compile(request["source"], "<solution>", "exec"), namespace)
+    return namespace.get(request["function"])
 
-        return CheckResult(exercise.id, 0, len(exercise.cases),
-                           [Failure("the solution did not run", one_line(exc))])
-    return run_exercise(exercise, namespace.get(exercise.function))[0]
+
+def call(fn: Any, request: dict[str, Any]) -> dict[str, Any]:
+    args, kwargs = decode(request["args"]), decode(request["kwargs"])
+    result = fn(*args, **kwargs)
+    return {"result": encode(result), "args": encode(list(args)), "kwargs": encode(kwargs)}
+
+
+def answer(out: TextIO, reply: dict[str, Any]) -> None:
+    out.write(dumps(reply) + "\n")
+    out.flush()
+
+
+def serve(requests: TextIO, out: TextIO, unfiltered: str | None) -> None:
+    fn = None
+    for line in requests:
+        request = loads(line)
+        try:
+            if "source" in request:
+                fn = define(request)
+                reply: dict[str, Any] = {"ready": True, "callable": callable(fn),
+                                         "kind": type(fn).__name__, "unfiltered": unfiltered}
+            else:
+                reply = call(fn, request)
+        except (Exception, SystemExit) as exc:  # the learner's code: reported, never raised
+            reply = {"raised": one_line(exc)}
+        answer(out, reply)
 
 
 def main() -> None:
-    request = json.loads(sys.stdin.read())
-    scores = os.fdopen(os.dup(1), "w")
+    out = os.fdopen(os.dup(1), "w")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - open until the process ends
-    results = [grade_one(with_hidden(get(job["exercise"]), int(request["seed"])),
-                         job["source"]).to_json() for job in request["jobs"]]
-    scores.write(json.dumps(results))
-    scores.flush()
+    serve(sys.stdin, out, forbid())
 
 
 if __name__ == "__main__":

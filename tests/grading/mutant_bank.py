@@ -1,4 +1,4 @@
-"""A bank of plausible wrong solutions, at least ten per exercise, as notebook-cell source.
+"""A bank of plausible wrong solutions, at least fifteen per exercise, as notebook-cell source.
 
 Each is a mistake a learner could make (most of them taken from a first attempt at the
 course), written as a small edit of the reference in `grading_solutions.py` or as a whole
@@ -481,6 +481,142 @@ MUTANTS["ex6c"] += [
         "    if not text.strip():")),
     ("inner newlines joined", EX6C.replace("+ text.strip() +", '+ " ".join(text.split()) +')),
 ]
+
+
+def swap(exercise: str, old: str, new: str) -> str:
+    """The reference with `old` replaced (it must be there: a mutant is a real edit)."""
+    assert old in R[exercise], (exercise, old)
+    return R[exercise].replace(old, new)
+
+
+# Edge-value mutants (issue 23): each breaks on one kind of edge the generated cases
+# draw first: zero, empty, falsy ids, negatives beside positives, fractional thresholds
+# beside integer counts, free (0.0) and int prices, and every input shape.
+EDGE_MUTANTS: dict[str, list[tuple[str, str]]] = {
+    "ex1": [
+        ("fractional line rounded", swap("ex1", "> trigger * budget",
+                                         "> round(trigger * budget)")),
+        ("the line counts as over", swap("ex1", "> trigger * budget", ">= trigger * budget")),
+    ],
+    "ex2": [
+        ("keep_last=0 keeps one", swap("ex2", "max(len(ids) - keep_last, 0)",
+                                       "max(len(ids) - max(keep_last, 1), 0)")),
+        ("an empty placeholder counted", swap("ex2", 'if b["content"] != placeholder]',
+                                              'if b["content"]]')),
+        ("string content skipped wrongly", swap("ex2", "isinstance(m[\"content\"], str)",
+                                                "m[\"role\"] != \"user\"")),
+    ],
+    "ex3": [
+        ("cut 0 returns 0", swap("ex3", "    for i in", "    if cut <= 0:\n        return 0\n"
+                                               "    for i in")),
+        ("a negative cut taken as is", swap("ex3", "max(cut, 1)", "abs(cut) or 1")),
+        ("past the end is the last index", swap("ex3", "    return len(messages)\n",
+                                                "    return len(messages) - 1\n")),
+        ("starts one later", swap("ex3", "max(cut, 1)", "max(cut + 1, 1)")),
+        ("past the end returns the cut", swap("ex3", "    return len(messages)\n",
+                                              "    return max(cut, 1)\n")),
+    ],
+    "ex3b": [
+        ("a negative drop counts back", swap("ex3b", "max(drop, 0)", "abs(drop)")),
+        ("a drop past the turns", swap("ex3b", "min(max(drop, 0), max(droppable, 0))",
+                                       "max(drop, 0)")),
+        ("drops the newest turn too", swap("ex3b", "len(starts) - 1", "len(starts)")),
+    ],
+    "ex4": [
+        ("tail_tokens 0 keeps nothing", swap("ex4", "    start = starts[-1]\n",
+                                              "    start = starts[-1]\n    if tail_tokens == 0:"
+                                              "\n        return len(messages)\n")),
+        ("fits only below the budget", swap("ex4", "> tail_tokens", ">= tail_tokens")),
+        ("counts with its own counter", swap("ex4", "counter.count(messages[s:])",
+                                             "len(str(messages[s:])) // 4")),
+        ("the task alone is index 0", swap("ex4", "max(len(messages), 1)", "0")),
+        ("counts one message less", swap("ex4", "counter.count(messages[s:])",
+                                         "counter.count(messages[s + 1:])")),
+    ],
+    "ex4b": [
+        ("the previous summary dropped", swap("ex4b", "    if previous:", "    if False:")),
+        ("no headings", swap("ex4b", '    lines += [f"## {s}" for s in SECTIONS]\n', "")),
+        ("tool output left out", swap("ex4b", "{result_text(b)}", "")),
+        ("string content dropped", swap("ex4b", "            lines.append(f\"[{m['role']}] "
+                                        "{m['content']}\")\n", "")),
+    ],
+    "ex4c": [
+        ("a blank summary placed", swap("ex4c", " or not summary.strip()", "")),
+        ("equal boundaries still place", swap("ex4c", "head_end >= tail_start",
+                                              "head_end > tail_start")),
+    ],
+    "ex5": [
+        ("zero before divides", swap("ex5", "tokens_before - tokens_after < STUCK_RATIO * "
+                                     "tokens_before", "(tokens_before - tokens_after) / "
+                                     "tokens_before < STUCK_RATIO")),
+        ("at the budget is over", swap("ex5", "tokens_after > budget", "tokens_after >= budget")),
+        ("exactly 10 % is stuck", swap("ex5", "< STUCK_RATIO * tokens_before",
+                                       "<= STUCK_RATIO * tokens_before")),
+        ("growth is not stuck", swap("ex5", "tokens_before - tokens_after <",
+                                     "0 <= tokens_before - tokens_after <")),
+    ],
+    "ex5b": [
+        ("a blank summary compacts", swap("ex5b", " or not summary.strip()", "")),
+        ("the task alone compacts", swap("ex5b", "len(messages) < 2", "len(messages) < 1")),
+    ],
+    "ex5c": [
+        ("a free cache read priced", swap("ex5c", 'prices.get("cache_read", 0.1 * prices['
+                                          '"input"])', 'prices.get("cache_read") or 0.1 * '
+                                          'prices["input"]')),
+        ("a free cache write priced", swap("ex5c", 'prices.get("cache_write", 1.25 * prices['
+                                           '"input"])', 'prices.get("cache_write") or 1.25 * '
+                                           'prices["input"]')),
+        ("int prices ignored", swap("ex5c", '    read = prices.get("cache_read", 0.1 * '
+                                    'prices["input"])\n', '    read = prices.get("cache_read", '
+                                    '0.1 * prices["input"])\n    if not isinstance(read, float):'
+                                    '\n        read = 0.1 * prices["input"]\n')),
+    ],
+    "ex5d": [
+        ("fractional target rounded", swap("ex5d", "int(target * budget)",
+                                           "round(target * budget)")),
+        ("overhead equal to the budget compacts", swap("ex5d", "overhead >= budget",
+                                                        "overhead > budget")),
+    ],
+    "ex6": [
+        ("an empty id kept", swap("ex6", "todo.get('id') or n", "todo.get('id', n)")),
+        ("a None id kept", swap("ex6", "todo.get('id') or n",
+                                "n if todo.get('id') == '' else todo.get('id', n)")),
+        ("an empty note shown", swap("ex6", 'if todo.get("note")', 'if "note" in todo')),
+        ("an empty goal printed empty", swap("ex6", "goal or '(not set)'", "goal")),
+    ],
+    "ex6b": [
+        ("an id that is a digit is falsy", swap("ex6b", "while parents[chain[0]] is not None:",
+                                                "while parents[chain[0]] not in (None, '0'):")),
+        ("a self loop is followed once", swap("ex6b", " or parent in chain", "")),
+        ("a missing ancestor included", swap("ex6b", "parent not in parents or ", "")),
+    ],
+    "ex6c": [
+        ("a blank line between notes", swap("ex6c", '(notes or "")',
+                                            '(notes + "\\n" if notes else "")')),
+        ("a file without a final newline", swap("ex6c", '(notes or "") + "- "',
+                                                '(notes or "").rstrip("\\n") + "\\n- "')),
+    ],
+    "ex7": [
+        ("empty list is 0", swap("ex7", "        return 1.0\n", "        return 0.0\n")),
+        ("duplicates counted", swap("ex7", "list(dict.fromkeys(must_keep))", "list(must_keep)")),
+        ("case kept", swap("ex7", "fact.lower() in text", "fact in summary")),
+        ("an empty summary keeps everything", swap("ex7", "    text = summary.lower()\n",
+                                                   "    if not summary:\n        return 1.0\n"
+                                                   "    text = summary.lower()\n")),
+    ],
+    "ex8": [
+        ("a budget over the limit", swap("ex8", '"budget": 6000', '"budget": 8000')),
+        ("task_state as a string", swap("ex8", '"task_state": True', '"task_state": "yes"')),
+    ],
+    "ex9": [
+        ("a reported 0 skipped", swap("ex9", "if t.reported is not None", "if t.reported")),
+        ("negative gaps dropped", swap("ex9", "max(min(gaps), 0) if gaps else 0",
+                                       "min([g for g in gaps if g >= 0] or [0])")),
+        ("the first gap", swap("ex9", "max(min(gaps), 0)", "max(gaps[0], 0)")),
+    ],
+}
+for exercise, mutants in EDGE_MUTANTS.items():
+    MUTANTS[exercise] += mutants
 
 LIBRARY = {
     "ex4c": '''

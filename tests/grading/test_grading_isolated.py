@@ -1,8 +1,9 @@
-"""`grade_source()`: public and hidden cases in a separate process, and what scores 0.
+"""`grade_source()`: public, hidden and generated cases, each exercise in a sandbox.
 
-The mutant bank (`mutant_bank.py`, at least ten wrong solutions per exercise) must be
-rejected; so must solutions that call the library's implementation, answer from a table
-of the public cases, or try to change the grader from inside their source.
+Rejected: the mutant bank (`mutant_bank.py`, at least fifteen wrong solutions per
+exercise, edge-value mutants included), solutions that call the library's implementation,
+answer from a table of the public cases, or try to change the grader from inside their
+source. Accepted: the reference and a second, independently written solution.
 """
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ from __future__ import annotations
 import pytest
 
 from jupyter_compaction.grading import EXERCISES, grade_source
-from jupyter_compaction.grading.isolated import grade_sources
-from jupyter_compaction.grading.worker import with_hidden
-from tests.grading.grading_solutions import REFERENCE
+from jupyter_compaction.grading.isolated import grade_sources, with_hidden
+from tests.grading.grading_solutions import REFERENCE, SECOND, define
 from tests.grading.mutant_bank import LIBRARY, MUTANTS, lookup_table
 from tests.support.quick import quick_first
 
@@ -29,6 +29,35 @@ def test_the_reference_passes_public_and_hidden_cases(seed):
         assert result.total == len(EXERCISES[exercise].cases) + len(hidden) and len(hidden) >= 6
 
 
+def test_a_second_independent_solution_passes_too():
+    results = grade_sources([(e, SECOND[e]) for e in FAST], seed=SEED)
+    assert sorted(SECOND) == sorted(EXERCISES)
+    for exercise, result in zip(FAST, results, strict=True):
+        assert result.complete, (exercise, result.failures[:2])
+
+
+def test_generated_inputs_change_with_the_seed():
+    from jupyter_compaction.grading.generated import generated_case
+
+    reference = define(REFERENCE["ex5"])["is_stuck"]
+
+    def drawn(seed: str) -> list[tuple]:
+        seen: list[tuple] = []
+        case = generated_case(EXERCISES["ex5"].space, seed)
+        assert case.test(lambda *a: seen.append(a) or reference(*a)) is None
+        return seen
+
+    first, again, other = drawn("1:ex5"), drawn("1:ex5"), drawn("2:ex5")
+    assert first == again and first != other and len(first) > len(EXERCISES["ex5"].space.edges)
+
+
+def test_a_failing_generated_case_shows_the_input_and_the_expected_value():
+    wrong = REFERENCE["ex9"].replace("if t.reported is not None", "if t.reported")
+    result = grade_source("ex9", wrong, seed=SEED)
+    generated = [f.message for f in result.failures if f.case == "generated cases"]
+    assert generated and "log_overhead([" in generated[0] and "expected" in generated[0]
+
+
 def test_hidden_cases_change_with_the_seed():
     for exercise in FAST:
         first, again, other = (
@@ -39,7 +68,7 @@ def test_hidden_cases_change_with_the_seed():
 @pytest.mark.parametrize("exercise", quick_first(EXERCISES))
 def test_every_mutant_is_rejected(exercise):
     bank = MUTANTS[exercise]
-    assert len(bank) >= 10 and all(s != REFERENCE[exercise] for _, s in bank)
+    assert len(bank) >= 15 and all(s != REFERENCE[exercise] for _, s in bank)
     results = grade_sources([(exercise, s) for _, s in bank], seed=SEED)
     accepted = [name for (name, _), r in zip(bank, results, strict=True) if r.complete]
     assert not accepted

@@ -1,0 +1,106 @@
+"""Plain data across the sandbox's pipe: what a case gives the learner's function and what
+the function gives back.
+
+`encode(value)` turns a value into JSON-ready data and `decode(data)` turns it back into
+exactly the same types: `None`, `bool`, `int`, `float`, `str`, `list`, `tuple`, `dict`
+(keys of those scalar types) and the library's shapes the exercises pass (`Usage`,
+`ReplayTurn`, and the counters `TokenCounter` and `FixedCounter`, by encoding name).
+Anything else is `NotPlainData`, so a learner's function cannot return an object whose
+`__eq__` always says yes: the grader compares only values it rebuilt itself, type by type.
+
+Left out: sets, bytes, numpy values and other shapes no exercise takes or returns (the
+learner copy says what each function returns).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+MAX_DEPTH = 60  # nested lists/dicts deeper than this are not an exercise's data
+MAX_BYTES = 8_000_000  # a reply longer than this is refused before decoding
+SCALARS = (type(None), bool, int, str)
+COUNTERS = {"TokenCounter": "jupyter_compaction.tokens",
+            "FixedCounter": "jupyter_compaction.grading.counters"}  # rebuilt by encoding name
+TAG = "$"  # {"$": kind, "v": ...} for every value JSON cannot tell apart itself
+
+
+class NotPlainData(TypeError):
+    """A value that cannot cross the sandbox's pipe."""
+
+
+def _library_shapes() -> dict[str, type]:
+    from ..models.base import Usage
+    from ..replay import ReplayTurn
+
+    return {"Usage": Usage, "ReplayTurn": ReplayTurn}
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """`value` as JSON-ready data that `decode` turns back into the same types."""
+    if depth > MAX_DEPTH:
+        raise NotPlainData("the value is nested too deeply")
+    kind = type(value)
+    if kind in SCALARS:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else {TAG: "float", "v": repr(value)}
+    if kind is list:
+        return [encode(v, depth + 1) for v in value]
+    if kind is tuple:
+        return {TAG: "tuple", "v": [encode(v, depth + 1) for v in value]}
+    if kind is dict:
+        return {TAG: "dict", "v": [[encode(k, depth + 1), encode(v, depth + 1)]
+                                  for k, v in value.items()]}
+    name = kind.__name__
+    if _library_shapes().get(name) is kind:
+        return {TAG: name, "v": encode(dict(vars(value)), depth + 1)}
+    if name in COUNTERS and kind.__module__ == COUNTERS[name]:
+        return {TAG: name, "v": value.encoding_name}
+    raise NotPlainData(f"a {name} is not plain data (return lists, dicts, tuples, str, "
+                       "int, float, bool or None)")
+
+
+def decode(data: Any) -> Any:
+    """The value `encode` was given (the same types, rebuilt here)."""
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if not isinstance(data, dict):
+        return data
+    kind, inner = data.get(TAG), data.get("v")
+    if kind == "float":
+        return float(inner)
+    if kind == "tuple":
+        return tuple(decode(v) for v in inner)
+    if kind == "dict":
+        return {_key(decode(k)): decode(v) for k, v in inner}
+    if kind == "TokenCounter":
+        from ..tokens import TokenCounter
+
+        return TokenCounter(str(inner))
+    if kind == "FixedCounter":
+        from .counters import FixedCounter
+
+        return FixedCounter(str(inner))
+    shapes = _library_shapes()
+    if kind in shapes:
+        return shapes[kind](**decode(inner))
+    raise NotPlainData(f"unknown data kind {kind!r}")
+
+
+def _key(key: Any) -> Any:
+    if type(key) not in (*SCALARS, float, tuple):
+        raise NotPlainData(f"a {type(key).__name__} cannot be a dict key here")
+    return key
+
+
+def dumps(value: Any) -> str:
+    """One line of JSON (no newline inside) for the pipe."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def loads(line: bytes | str) -> Any:
+    if len(line) > MAX_BYTES:
+        raise NotPlainData(f"the reply is over {MAX_BYTES:,} bytes")
+    return json.loads(line)

@@ -1,0 +1,186 @@
+"""The sandbox with the screen bypassed: what learner code can do inside a worker.
+
+Each test starts a `Sandbox` on source the screen would refuse (it imports `os`,
+`socket`, `subprocess`), so what stops it here is the sandbox alone: the seccomp filter,
+the resource limits, bubblewrap where it works. Every test runs in both isolations that
+a machine can give ("bubblewrap" is skipped where bwrap cannot run), and bounds its own
+wall time: an endless loop, a fork loop, a 4 GB allocation and a detached child all end
+within the test's limit, and nothing they started is left running.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from jupyter_compaction.grading import sandbox
+from jupyter_compaction.grading.base import CaseTimeout
+from jupyter_compaction.grading.codec import decode, encode
+from jupyter_compaction.grading.sandbox import Sandbox, SandboxError
+
+BOUND_S = 8.0  # what any single attack may cost the grader, start-up included
+MARKER = "61.2345"  # a detached child's sleep, to look for afterwards
+
+
+@pytest.fixture(params=["bubblewrap", "limits only"])
+def isolation(request, monkeypatch):
+    sandbox._probe.cache_clear()
+    if request.param == "limits only":
+        monkeypatch.setenv(sandbox.SANDBOX_ENV, "limits")
+    used = sandbox.isolation()
+    if used["kind"] != request.param:
+        pytest.skip(f"{request.param} is not available here: {used['reason']}")
+    yield used
+    sandbox._probe.cache_clear()
+
+
+def run(source: str, *args, timeout: float = 5.0):
+    started = time.monotonic()
+    with Sandbox(source, "f", timeout=timeout) as box:
+        try:
+            return box(*args)
+        finally:
+            assert time.monotonic() - started < BOUND_S
+
+
+def survivors() -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if MARKER.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def test_an_endless_loop_times_out(isolation):
+    with pytest.raises(CaseTimeout):
+        run("def f():\n    while True:\n        pass\n", timeout=1.5)
+
+
+def test_a_fork_loop_cannot_fork(isolation):
+    source = '''
+import os
+
+def f():
+    made = 0
+    for _ in range(200):
+        try:
+            pid = os.fork()
+        except OSError:
+            continue
+        if pid == 0:
+            os._exit(0)
+        made += 1
+    return made
+'''
+    assert run(source) == 0
+
+
+def test_a_4_gb_allocation_fails(isolation):
+    with pytest.raises(Exception) as raised:  # noqa: PT011 - the learner's own MemoryError
+        run("def f():\n    return len(bytearray(4 * 1024**3))\n")
+    assert type(raised.value).__name__ == "MemoryError"
+
+
+def test_a_detached_child_cannot_start_and_nothing_survives(isolation):
+    source = f'''
+import subprocess
+
+def f():
+    try:
+        subprocess.Popen(["sleep", "{MARKER}"], start_new_session=True)
+    except OSError as exc:
+        return type(exc).__name__
+    return "started"
+'''
+    assert run(source) == "PermissionError"
+    assert not survivors()
+
+
+def test_no_network_no_writes_no_signals(isolation):
+    source = '''
+import os, socket
+
+def f(folder):
+    refused = []
+    for name, act in [("socket", lambda: socket.socket()),
+                      ("write", lambda: open(folder + "/gradebook.csv", "w")),
+                      ("kill", lambda: os.kill(os.getppid(), 0))]:
+        try:
+            act()
+        except OSError:
+            refused.append(name)
+    return refused
+'''
+    assert run(source, "/tmp") == ["socket", "write", "kill"]
+
+
+def test_the_environment_holds_nothing_of_the_grader(isolation):
+    got = run("import os\ndef f():\n    return sorted(os.environ)\n")
+    assert set(got) <= {*sandbox.worker_env(sandbox._token_cache(), "/"), "PWD"}
+
+
+def test_inside_bubblewrap_the_grader_and_the_exercises_are_out_of_sight(isolation):
+    if isolation["kind"] != "bubblewrap":
+        pytest.skip("only bubblewrap hides /proc and the grading package")
+    source = '''
+import os
+
+def f(pid):
+    try:
+        import jupyter_compaction.grading.ex_cost
+        exercises = "visible"
+    except ImportError:
+        exercises = "hidden"
+    return exercises, str(pid) in os.listdir("/proc"), os.path.exists("/work/main")
+'''
+    assert run(source, os.getpid()) == ("hidden", False, False)
+
+
+def test_a_result_that_is_not_plain_data_is_refused(isolation):
+    with pytest.raises(Exception, match="not plain data") as raised:
+        run("class Mine(dict):\n    pass\n\ndef f():\n    return Mine()\n")
+    assert type(raised.value).__name__ == "NotPlainData"
+
+
+def test_an_answer_over_the_limit_is_refused(isolation):
+    with pytest.raises(SandboxError, match="over 8 MB"):
+        run("def f():\n    return 'x' * 20_000_000\n")
+
+
+def test_a_mutated_input_is_written_back():
+    given = [1, {"a": 2}]
+    with Sandbox("def f(x):\n    x.append(3)\n    x[1]['b'] = 4\n    return None\n", "f") as box:
+        assert box(given) is None
+    assert given == [1, {"a": 2, "b": 4}, 3]
+
+
+def test_the_codec_keeps_types():
+    value = [(1, 2.5), {0: None, "": [True]}, float("inf"), ("x",)]
+    assert decode(encode(value)) == value
+    assert [type(v) for v in decode(encode(value))] == [tuple, dict, float, tuple]
+
+
+def test_frames_and_globals_in_the_worker_hold_no_case_and_no_seed(isolation):
+    source = '''
+import sys
+
+def f(hidden_input):
+    seen = []
+    frame = sys._getframe()
+    while frame is not None:
+        seen += [f"{k}={v!r}"[:300] for k, v in frame.f_locals.items()]
+        seen += [f"{k}={v!r}"[:300] for k, v in frame.f_globals.items()]
+        frame = frame.f_back
+    return " ".join(seen) + " " + " ".join(sys.argv)
+'''
+    with Sandbox(source, "f") as box:
+        seen = box(12345)
+    assert "12345" in seen  # the input it was given, and nothing else of the case:
+    for secret in ("20261130", "expected", "hidden case", "seed", "EXERCISES"):
+        assert secret not in seen
