@@ -162,7 +162,7 @@ def place_inputs():
     from hypothesis import strategies as st
 
     return st.tuples(st.integers(0, 2**32), st.integers(0, 20), st.integers(0, 20),
-                     st.sampled_from(ROLES),
+                     st.sampled_from(SUMMARY_ROLES),
                      st.sampled_from((SUMMARY, " ## Progress\n- found ORD-1042\n", " ", "")))
 
 
@@ -175,7 +175,7 @@ def on_cuts(seed: int, first: int, second: int, role: str, summary: str) -> Test
 
 SPACE = Space(on_cuts, place_inputs, edges=tuple(
     (0, first, second, role, summary) for first, second in ((0, 1), (1, 1), (0, 3))
-    for role in ROLES for summary in (SUMMARY, " ")))
+    for role in SUMMARY_ROLES for summary in (SUMMARY, " ")))
 
 
 EXERCISE = Exercise(
