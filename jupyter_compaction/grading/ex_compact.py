@@ -1,10 +1,13 @@
 """ex5b (lesson 5): `compact_history`, whole-history compaction (C9).
 
-The expected history is what `strategies.CompactAll` returns when its summarizer answers
-with the given summary: one user message holding the task's own blocks (an older summary
-in it dropped) followed by the new summary as a user-role summary block
-(`summaries.summary_block(summary, "user")`). An empty summary, or a history with
-nothing after the task, changes nothing. The teeth: the role and prefix of the summary,
+The expected history is what `strategies.CompactAll` builds when its summarizer answers
+with the given summary, from the same helpers: one user message holding the task's own
+blocks (an older summary in it dropped, `summaries.without_summaries`) followed by the new
+summary as a user-role summary block (`summaries.summary_block(summary, "user")`). An
+empty summary, or a history with nothing after the task, changes nothing. The strategy's
+last check, that a result no smaller than its input is refused (`strategies.base.shrunk`),
+is every strategy's and not this exercise's: generated histories are often shorter than
+the summary, and the exercise does not ask for it. The teeth: the role and prefix of the summary,
 an older summary in the task, a task of several blocks, an empty summary, nothing to
 compact, mutation of the input, and a result that must pass `validate()`.
 
@@ -19,13 +22,11 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..history import Message
-from ..strategies import CompactAll
-from ..summaries import summary_block
+from ..history import Message, blocks
+from ..summaries import summary_block, without_summaries
 from .base import Case, Exercise, Space, Test, numbered
 from .generated import history_builders, seeded_history
 from .histories import (
-    counter,
     history_problem,
     random_history,
     random_id,
@@ -34,14 +35,15 @@ from .histories import (
     user,
 )
 
-ANY_BUDGET = 10**9  # CompactAll compacts whatever the budget
 HIDDEN_CASES = 8
 SUMMARY = "## Goal\nSummarize every file.\n## Progress\n- read s01.py to s03.py: handlers 1-3"
 
 
 def expected(messages: list[Message], summary: str) -> list[Message]:
-    layer = CompactAll(summarizer=lambda prompt: summary)
-    return list(layer(messages, goal=ANY_BUDGET, counter=counter()).messages)
+    if len(messages) < 2 or not summary.strip():
+        return list(messages)
+    task = blocks(without_summaries(messages[0]))
+    return [{"role": "user", "content": [*task, summary_block(summary, "user")]}]
 
 
 def same_as_library(build: Callable[[], list[Message]], summary: str) -> Test:

@@ -225,7 +225,8 @@ class Lab:
         self._stepping = None
         run = self._fresh_run(self.settings())
         self.say(f"{run.status}: {run.turn} turns, peak {run.peak_context} tokens, "
-                 f"{len(run.compactions)} compactions, {run.repeats} repeats")
+                 f"{len(run.compactions)} compactions, {run.repeats} repeats"
+                 f"{_graded(run)}")
         return run
 
     def step(self) -> Run:
@@ -236,7 +237,8 @@ class Lab:
         turns = current.turn + 1 if same and current.status == "max_turns" else 1
         run = self._fresh_run(settings.with_changes(max_turns=turns))
         self._stepping = settings
-        done = "" if run.status == "max_turns" else f"; the run {run.status}, Step starts over"
+        done = ("" if run.status == "max_turns"
+                else f"; the run {run.status}{_graded(run)}, Step starts over")
         starts = run.of(TurnStarted)
         size = f", request {starts[-1].tokens} tokens" if starts else ""
         self.say(f"step: turn {run.turn}{size}{done}")
@@ -278,3 +280,8 @@ class Lab:
         k = self.settings()
         return (f"<Lab: scenario {self.scenario.value}, budget {k.budget}, strategy "
                 f"{k.strategy}, task state {'on' if k.task_state else 'off'}>")
+
+
+def _graded(run: Run) -> str:
+    """The run's outcome against its workspace's truth, as the message shows it."""
+    return f"; outcome: {run.outcome}" if run.outcome else ""

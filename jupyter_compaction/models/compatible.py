@@ -31,10 +31,10 @@ import os
 import warnings
 from typing import Any
 
+from ..settings import OLLAMA_PREFIX
 from .anthropic import AnthropicModel, ModelError
 from .base import Reply
 
-OLLAMA_PREFIX = "ollama:"
 OLLAMA_URL = "http://127.0.0.1:11434"
 LOCAL_KEY = "local-server"  # any non-empty key: local servers do not check it
 BETA_HINTS = ("beta", "context_management", "memory_20250818", "unknown field",

@@ -88,6 +88,9 @@ def test_a_lesson_cell_opens_the_lab_and_run_and_compare_work(open_notebook, wai
     run_chart = plot_state(page, 0)
     assert run_chart["svg"] >= 1 and max(run_chart["points"]) > 3
     page.get_by_text("finished:").first.wait_for(timeout=waits.ms(CONTROL_S))
+    # the run's outcome against its workspace's truth is shown with it (issue 21)
+    page.get_by_text(re.compile(r"outcome: (correct|partial|wrong|stuck)")).first.wait_for(
+        timeout=waits.ms(CONTROL_S))
     page.screenshot(path=str(ARTIFACTS / "lab-in-lesson-run.png"), full_page=True)
 
     page.get_by_role("button", name="Compare", exact=True).click()

@@ -49,7 +49,8 @@ def test_run_fills_chart_and_tabs(lab):
     assert "turn   1  request" in lab.events_view.value
     assert lab.message.value.endswith(f"finished: {run.turn} turns, peak {run.peak_context} "
                                       f"tokens, {len(run.compactions)} compactions, "
-                                      f"{run.repeats} repeats</span>")
+                                      f"{run.repeats} repeats; outcome: {run.outcome}</span>")
+    assert run.outcome == "correct"
 
 
 def test_strategy_is_one_click(lab):
