@@ -103,6 +103,9 @@ def parser() -> argparse.ArgumentParser:
     from .grading.commands import add_commands
 
     add_commands(sub)  # grade, release
+    from .lite import add_command as add_lite
+
+    add_lite(sub)
     from .replay import DEFAULT_BUDGET as REPLAY_BUDGET
 
     r = sub.add_parser("replay", help="replay a strategy on a recorded agent session, offline")

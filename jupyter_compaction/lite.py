@@ -23,6 +23,7 @@ pure-Python encoder), and anything needing a subprocess or a socket in the kerne
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import shutil
@@ -171,3 +172,23 @@ def build(out: Path, cache: Path | None = None) -> Site:
               "--output-dir", str(out)], cwd=source)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     return Site(out, size, time.perf_counter() - start)
+
+
+def command(args: argparse.Namespace) -> int:
+    """`jupyter-compaction lite OUT`: build the site, print where it is and how to serve it."""
+    try:
+        site = build(Path(args.out), Path(args.cache) if args.cache else None)
+    except (LiteError, ImportError, OSError) as exc:
+        print(f"jupyter-compaction lite: {exc}", file=sys.stderr)
+        return 2
+    print(f"built {site.path} ({site.size / 1e6:.0f} MB in {site.seconds:.0f} s); try it with "
+          f"`python -m http.server -d {site.path}`, publish the folder as it is")
+    return 0
+
+
+def add_command(sub: argparse._SubParsersAction) -> None:
+    """Add `lite OUT [--cache DIR]` to the CLI's subcommands."""
+    lt = sub.add_parser("lite", help="build the course as a JupyterLite site (runs in a browser)")
+    lt.add_argument("out", help="the folder to write the site into (replaced)")
+    lt.add_argument("--cache", default=None, help="keep the npm/PyPI downloads here")
+    lt.set_defaults(func=command)
