@@ -44,6 +44,7 @@ PYPI_REQUIREMENTS = ("micropip==0.11.1", "packaging", "ipython", "jedi", "comm",
 KERNEL_WHEELS = ("piplite", "pyodide_kernel", "ipykernel", "widgetsnbextension-4")
 SHIMMED = ("widgetsnbextension", "ipykernel")  # the kernel extension's shims replace PyPI's
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+SERVER_ONLY_EXTENSIONS = ("@jupyter/nbgrader",)  # installed here, but needs a Jupyter server
 CHECKOUT = Path(__file__).resolve().parents[1]
 
 
@@ -102,15 +103,17 @@ def pypi_wheels(cache: Path) -> list[Path]:
 def kernel_wheels() -> list[Path]:
     """The wheels jupyterlite-pyodide-kernel ships for the kernel itself."""
     import jupyterlite_pyodide_kernel  # noqa: F401  (the build's own dependency)
+    from jupyter_core.paths import jupyter_path
 
-    shipped = Path(sys.prefix, "share", "jupyter", "labextensions", *KERNEL_PLUGIN.split(":")[0]
-                   .split("/"), "static", "pypi")
-    wheels = [w for w in sorted(shipped.glob("*.whl"))
-              if any(w.name.startswith(prefix) for prefix in KERNEL_WHEELS)]
-    if len(wheels) != len(KERNEL_WHEELS):
-        raise LiteError(f"the kernel's wheels are not in {shipped}; "
-                        "pip install 'jupyter-compaction[lite]'")
-    return wheels
+    extension = KERNEL_PLUGIN.split(":")[0]
+    for folder in jupyter_path("labextensions"):
+        shipped = Path(folder, extension, "static", "pypi")
+        wheels = [w for w in sorted(shipped.glob("*.whl"))
+                  if any(w.name.startswith(prefix) for prefix in KERNEL_WHEELS)]
+        if len(wheels) == len(KERNEL_WHEELS):
+            return wheels
+    raise LiteError(f"the wheels of {extension} are missing; "
+                    "pip install 'jupyter-compaction[lite]'")
 
 
 def own_wheel(folder: Path) -> Path:
@@ -140,6 +143,7 @@ def lock_file(runtime: Path, wheels: list[Path]) -> dict:
 def lite_config(packages: list[str]) -> dict:
     """jupyter-lite.json: every package pre-loaded when the kernel starts, PyPI never asked."""
     return {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
+        "disabledExtensions": list(SERVER_ONLY_EXTENSIONS),
         "litePluginSettings": {KERNEL_PLUGIN: {
             "disablePyPIFallback": True,
             "loadPyodideOptions": {"packages": packages},

@@ -35,8 +35,9 @@ def test_lock_file_lists_exactly_the_served_wheels(tmp_path):
 
 
 def test_the_kernel_preloads_everything_and_never_asks_pypi():
-    settings = lite.lite_config(["micropip", "plotly"])["jupyter-config-data"][
-        "litePluginSettings"][lite.KERNEL_PLUGIN]
+    config = lite.lite_config(["micropip", "plotly"])["jupyter-config-data"]
+    assert config["disabledExtensions"] == ["@jupyter/nbgrader"]  # it needs a server
+    settings = config["litePluginSettings"][lite.KERNEL_PLUGIN]
     assert settings == {"disablePyPIFallback": True,
                         "loadPyodideOptions": {"packages": ["micropip", "plotly"]}}
 
