@@ -56,14 +56,15 @@ def site_url(tmp_path_factory):
         server.wait()
 
 
-@pytest.fixture(scope="module")
-def browser(site_url, tmp_path_factory):
-    """One Chromium for the module; `browser.blocked` lists every refused request."""
+@pytest.fixture
+def browser(site_url, tmp_path):
+    """A fresh Chromium per lesson (one kernel per browser, as a learner's tab has);
+    `browser.blocked` lists every refused request."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("profile")), executable_path=CHROMIUM, headless=True,
+            str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True,
             args=FLAGS, viewport={"width": 1400, "height": 1800})
         context.blocked = []
 
