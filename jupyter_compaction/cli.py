@@ -127,6 +127,9 @@ def parser() -> argparse.ArgumentParser:
     from .grading.commands import add_commands
 
     add_commands(sub)  # grade, release
+    from .lite import add_command as add_lite
+
+    add_lite(sub)
     from .replay import DEFAULT_BUDGET as REPLAY_BUDGET
     from .replay import OFFLINE
     from .sessions import formats_help

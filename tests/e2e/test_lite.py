@@ -1,0 +1,142 @@
+"""End to end: the course as a JupyterLite site, in headless Chromium, with no network.
+
+The site is built once (`jupyter_compaction.lite.build`, downloads kept in the build's
+cache folder) and served by `python -m http.server` on 127.0.0.1; the browser aborts
+every request to any other host, and the test fails if one was made. Lesson 1 (the
+learner copy) runs top to bottom in the Pyodide kernel: no cell raises, the chart shows
+its budget line, `check("ex1")` prints its table and says it is practice; a screenshot
+lands in test-artifacts/lite-lesson-01.png. Every other lesson then runs top to bottom too.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jupyter_compaction.grading.check import IN_BROWSER
+from tests.e2e.test_jupyterlab_browser import ARTIFACTS, CHROMIUM, FLAGS, plot_state
+
+pytest.importorskip("jupyterlite_pyodide_kernel")
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium")]
+
+LEARN = Path(__file__).resolve().parents[2] / "learn"
+LESSONS = sorted(p.name for p in LEARN.glob("[0-9]*.ipynb"))
+KERNEL_START_S = 240  # a cold Pyodide start on a loaded 2-core machine
+RUN_S = 480  # one lesson, every cell
+POLL_S = 3
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def site_url(tmp_path_factory):
+    from jupyter_compaction import lite
+
+    site = lite.build(tmp_path_factory.mktemp("lite") / "site")
+    print(f"site: {site.size / 1e6:.0f} MB, built in {site.seconds:.0f} s")
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
+                               "127.0.0.1", "--directory", str(site.path)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait()
+
+
+@pytest.fixture
+def browser(site_url, tmp_path):
+    """A fresh Chromium per lesson (one kernel per browser, as a learner's tab has);
+    `browser.blocked` lists every refused request."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True,
+            args=FLAGS, viewport={"width": 1400, "height": 1800})
+        context.blocked = []
+
+        def only_the_site(route):
+            if route.request.url.startswith(site_url + "/"):
+                route.continue_()
+            else:
+                context.blocked.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", only_the_site)
+        yield context
+        context.close()
+
+
+def _status(page) -> str:
+    return page.evaluate("""() => {
+        const e = document.querySelector('.jp-Notebook-ExecutionIndicator');
+        return e ? e.getAttribute('data-status') : 'none'; }""")
+
+
+def _prompts(page) -> list[str]:
+    return page.evaluate("""() => Array.from(document.querySelectorAll(
+        '.jp-CodeCell .jp-InputArea-prompt')).map(p => p.textContent.trim())""")
+
+
+def _outputs(page) -> list[str]:
+    return page.evaluate("""() => Array.from(document.querySelectorAll(
+        '.jp-OutputArea-output')).map(o => o.textContent)""")
+
+
+def run_lesson(browser, site_url: str, name: str):
+    """Open lesson `name`, wait for the kernel, run every cell; return (page, seconds to
+    a ready kernel). Fails if a cell is left unrun or raised."""
+    page = browser.new_page()
+    start = time.perf_counter()
+    page.goto(f"{site_url}/lab/index.html?path={name}")
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                           timeout=KERNEL_START_S * 1000)
+    kernel_s = time.perf_counter() - start
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    deadline, idle_polls = time.monotonic() + RUN_S, 0
+    while idle_polls < 2 and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+        done = _status(page) == "idle" and all(p not in ("[*]:", "[ ]:", "")
+                                               for p in _prompts(page))
+        idle_polls = idle_polls + 1 if done else 0
+    prompts = _prompts(page)
+    assert prompts and all(p.startswith("[") and p[1:-2].isdigit() for p in prompts), prompts
+    tracebacks = [o for o in _outputs(page) if "Traceback (most recent call last)" in o]
+    assert not tracebacks, f"{name}: {tracebacks[0][:600]}"
+    assert not browser.blocked, f"requests beyond the site: {browser.blocked[:5]}"
+    return page, kernel_s
+
+
+def test_lesson_1_runs_in_the_browser_with_its_chart_and_check(browser, site_url):
+    page, kernel_s = run_lesson(browser, site_url, LESSONS[0])
+    print(f"kernel ready {kernel_s:.0f} s after opening the lesson")
+    charts = page.evaluate("() => document.querySelectorAll('.js-plotly-plot').length")
+    states = [plot_state(page, i) for i in range(charts)]
+    budget = next(s for s in states if s and s["budget"])
+    assert budget["svg"] > 0 and len(set(budget["budget"])) == 1 and budget["budget"][0] > 0
+    checked = [o for o in _outputs(page) if o.startswith("ex1:")]
+    assert checked and "score:" in checked[0] and IN_BROWSER in checked[0]
+    page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "lite-lesson-01.png"))
+    page.close()
+
+
+@pytest.mark.parametrize("name", LESSONS[1:])
+def test_every_other_lesson_runs_top_to_bottom(browser, site_url, name):
+    page, _ = run_lesson(browser, site_url, name)
+    page.close()
