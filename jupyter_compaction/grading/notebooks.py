@@ -25,7 +25,7 @@ from typing import Any
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("write your solution here")'
-SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git"}
+SKIP_DIRS = {".ipynb_checkpoints", "__pycache__", ".git", ".hypothesis"}  # tools' caches
 CHECKED = "# NBVAL_CHECK_OUTPUT"
 SOURCES, LEARNER_COPIES = "lessons", "learn"
 NB_VERSION = 4
