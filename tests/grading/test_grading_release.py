@@ -36,6 +36,8 @@ def lesson(folder):
     (folder / "data" / "history.json").write_text("[]")
     (folder / ".ipynb_checkpoints").mkdir()
     (folder / ".ipynb_checkpoints" / "03_cut-checkpoint.ipynb").write_text("{}")
+    (folder / ".hypothesis" / "constants").mkdir(parents=True)  # left by check()'s draws
+    (folder / ".hypothesis" / "constants" / "a1b2").write_text("cache")
 
 
 def test_release_stubs_solutions_clears_outputs_and_copies_files(tmp_path, capsys):
@@ -56,7 +58,7 @@ def test_release_stubs_solutions_clears_outputs_and_copies_files(tmp_path, capsy
     assert "### BEGIN SOLUTION" in nb.cells[0].source  # markdown is left alone
     assert (out / "README.md").read_text() == "# The course\n"
     assert (out / "data" / "history.json").exists()
-    assert not (out / ".ipynb_checkpoints").exists()
+    assert not (out / ".ipynb_checkpoints").exists() and not (out / ".hypothesis").exists()
     namespace = {}
     exec(code[0].source, namespace)
     with pytest.raises(NotImplementedError, match="write your solution here"):
