@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_compaction.grading.check import IN_BROWSER
-from tests.e2e.test_jupyterlab_browser import ARTIFACTS, CHROMIUM, FLAGS, plot_state
+from tests.e2e.pages import ARTIFACTS, CHROMIUM, FLAGS, plot_state
 
 pytest.importorskip("jupyterlite_pyodide_kernel")
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
