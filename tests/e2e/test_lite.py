@@ -57,27 +57,25 @@ def site_url(tmp_path_factory):
 
 
 @pytest.fixture
-def browser(site_url, tmp_path):
-    """A fresh Chromium per lesson (one kernel per browser, as a learner's tab has);
-    `browser.blocked` lists every refused request."""
-    from playwright.sync_api import sync_playwright
+def site_browser(browser, site_url, tmp_path):
+    """A fresh Chromium per lesson (one kernel per browser, as a learner's tab has),
+    started by the session's Playwright (`browser` in conftest.py: a process runs one);
+    `site_browser.blocked` lists every refused request."""
+    context = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True,
+        args=FLAGS, viewport={"width": 1400, "height": 1800})
+    context.blocked = []
 
-    with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=CHROMIUM, headless=True,
-            args=FLAGS, viewport={"width": 1400, "height": 1800})
-        context.blocked = []
+    def only_the_site(route):
+        if route.request.url.startswith(site_url + "/"):
+            route.continue_()
+        else:
+            context.blocked.append(route.request.url)
+            route.abort()
 
-        def only_the_site(route):
-            if route.request.url.startswith(site_url + "/"):
-                route.continue_()
-            else:
-                context.blocked.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", only_the_site)
-        yield context
-        context.close()
+    context.route("**/*", only_the_site)
+    yield context
+    context.close()
 
 
 def _status(page) -> str:
@@ -121,8 +119,8 @@ def run_lesson(browser, site_url: str, name: str):
     return page, kernel_s
 
 
-def test_lesson_1_runs_in_the_browser_with_its_chart_and_check(browser, site_url):
-    page, kernel_s = run_lesson(browser, site_url, LESSONS[0])
+def test_lesson_1_runs_in_the_browser_with_its_chart_and_check(site_browser, site_url):
+    page, kernel_s = run_lesson(site_browser, site_url, LESSONS[0])
     print(f"kernel ready {kernel_s:.0f} s after opening the lesson")
     charts = page.evaluate("() => document.querySelectorAll('.js-plotly-plot').length")
     states = [plot_state(page, i) for i in range(charts)]
@@ -137,6 +135,6 @@ def test_lesson_1_runs_in_the_browser_with_its_chart_and_check(browser, site_url
 
 
 @pytest.mark.parametrize("name", LESSONS[1:])
-def test_every_other_lesson_runs_top_to_bottom(browser, site_url, name):
-    page, _ = run_lesson(browser, site_url, name)
+def test_every_other_lesson_runs_top_to_bottom(site_browser, site_url, name):
+    page, _ = run_lesson(site_browser, site_url, name)
     page.close()
