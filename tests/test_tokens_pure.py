@@ -20,7 +20,7 @@ from jupyter_compaction.tokens import (
 )
 
 PACKAGE = Path(__file__).resolve().parents[1] / "jupyter_compaction"
-SCENARIO_FILES = sorted(p for p in (PACKAGE / "scenarios" / "workspaces").rglob("*")
+SCENARIO_FILES = sorted(p for p in (PACKAGE / "scenario-data").rglob("*")
                         if p.is_file())
 SESSION_FILES = sessions.shipped()
 
