@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -131,15 +132,16 @@ def test_inside_bubblewrap_the_grader_and_the_exercises_are_out_of_sight(isolati
     source = '''
 import os
 
-def f(pid):
+def f(pid, grader_files):
     try:
         import jupyter_compaction.grading.ex_cost
         exercises = "visible"
     except ImportError:
         exercises = "hidden"
-    return exercises, str(pid) in os.listdir("/proc"), os.path.exists("/work/main")
+    return exercises, str(pid) in os.listdir("/proc"), os.path.exists(grader_files)
 '''
-    assert run(source, os.getpid()) == ("hidden", False, False)
+    here = str(Path(__file__).resolve().parent)  # the grader's own files, outside the package
+    assert run(source, os.getpid(), here) == ("hidden", False, False)
 
 
 def test_a_result_that_is_not_plain_data_is_refused(isolation):
