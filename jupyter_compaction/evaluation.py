@@ -37,15 +37,18 @@ PROSE_PAIR = re.compile(r"[a-z]+/[a-z]+")
 KINDS = ("ids", "paths", "numbers")
 
 
+_BARE_NUMBER = re.compile(r"-?\d+")
+
+
 def _is_fact(found: str) -> bool:
-    if re.fullmatch(r"-?\d+", found):
+    if _BARE_NUMBER.fullmatch(found):
         return abs(int(found)) >= SMALL_NUMBER
     return not PROSE_PAIR.fullmatch(found)
 
 
 def identifiers(text: str) -> set[str]:
     """The identifiers, paths and figures in `text`."""
-    return {m.group(0) for m in IDENTIFIER.finditer(text) if _is_fact(m.group(0))}
+    return {found for found in IDENTIFIER.findall(text) if _is_fact(found)}  # whole matches
 
 
 def kind(identifier: str) -> str:
@@ -123,11 +126,13 @@ _WORD_RUN = re.compile(r"[\w-]+")  # the runs `_wordish` characters make
 def dropped_facts(before: Sequence[Message], after: Sequence[Message]) -> list[str]:
     """Identifiers visible before a compaction that no longer appear anywhere after it.
 
-    `before` is read redacted (`redact.py`): a credential is no fact a summary may keep,
-    and a fact list (shown in events and views) must not carry one. An identifier made
+    `before` is read redacted (`redact.py`), message by message (most messages then skip
+    most of its patterns): a credential is no fact a summary may keep, and a fact list
+    (shown in events and views) must not carry one. An identifier made
     only of word characters occurs as a whole token exactly when it is one of the text's
     word runs, so those are looked up in a set; the rest (paths) are searched for."""
     after_text = _text(after)
     runs = set(_WORD_RUN.findall(after_text))
-    return sorted(i for i in identifiers(redact(_text(before)))
+    before_text = "\n".join(redact(message_text(m)) for m in before)
+    return sorted(i for i in identifiers(before_text)
                   if (i not in runs if _WORD_RUN.fullmatch(i) else not _mentions(after_text, i)))

@@ -91,6 +91,21 @@ _ANSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all C0/C1 but \t (09) and \n (0a)
 
 
+# What every match of a pattern contains, case-folded: a text without any of a kind's
+# literals cannot hold that kind, so its (much slower) regex is not run on it. Most texts
+# hold none of the rarer literals, which makes `redact()` cheap on a long real session.
+# (`casefold`, not `lower`: "(?i)" matches the long s "ſ" as "s", and only casefold maps
+# it so; no literal of a case-insensitive pattern holds an "i", which "ı" would match.)
+TRIGGERS: dict[str, tuple[str, ...]] = {
+    "private key": ("-----begin ",), "Anthropic key": ("sk-ant-",), "OpenAI key": ("sk-",),
+    "GitHub token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "AWS key id": ("akia", "asia"), "AWS secret": ("aws_secret_access_key",),
+    "JWT": ("eyj",), "Slack token": ("xox", "xapp"), "Google API key": ("aiza",),
+    "Stripe key": ("_live_", "_test_"), "bearer token": ("bearer",), "URL password": ("://",),
+    "secret": ("pass", "secret", "token", "key"),
+}
+
+
 def _replacement(kind: str):
     def replace(match: re.Match[str]) -> str:
         label = match.group(1) if match.re.groups else ""
@@ -100,8 +115,10 @@ def _replacement(kind: str):
 
 def redact(text: str) -> str:
     """`text` with every credential `PATTERNS` knows replaced by `[REDACTED <kind>]`."""
+    folded = text.casefold()
     for kind, pattern in PATTERNS:
-        text = pattern.sub(_replacement(kind), text)
+        if any(literal in folded for literal in TRIGGERS[kind]):
+            text = pattern.sub(_replacement(kind), text)
     return text
 
 

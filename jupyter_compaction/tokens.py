@@ -57,6 +57,8 @@ MESSAGE_OVERHEAD = 3  # role and separators around each message
 BLOCK_OVERHEAD = 4  # the id/name framing of a tool_use or tool_result block
 CHARS_PER_TOKEN = 4  # the rule of thumb behind estimate_tokens()
 MAX_CACHE_ENTRIES = 200_000  # per cache; beyond this a cache starts over
+KEY_CHARS = 200_000  # a bigger message is not cached by its JSON (a copy of it): its
+# texts are, by count_text, so an equal copy of it is still cheap to count
 # A longer text is tokenized in pieces, so its token list never sits whole in memory. The
 # pieces are cut before a line that starts with a letter or digit: no token of these
 # encodings spans such a cut, so the sum of the pieces' counts is the exact count.
@@ -218,10 +220,7 @@ class TokenCounter:
         hit = self._by_id.get(id(message))
         if hit is not None and hit[0] is message:
             return hit[1]
-        try:
-            key = json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
-        except (TypeError, ValueError):  # non-string keys, cycles: count it, don't cache it
-            key = None
+        key = _content_key(message)
         count = self._by_content.get(key) if key is not None else None
         if count is None:
             count = self._encode_message(message)
@@ -259,6 +258,26 @@ class TokenCounter:
         if system:
             total += self.count_message({"role": "user", "content": system})
         return total + self.count_tools(tools)
+
+
+def _content_key(message: Message) -> str | None:
+    """The message as canonical JSON, the content cache's key; None for one holding more
+    than `KEY_CHARS` characters of strings and values, or one JSON cannot write
+    (non-string keys, cycles): such a message is counted, not cached by content."""
+    stack, chars = [message], 0
+    while stack and chars <= KEY_CHARS:  # every value counts, so a cycle ends here too
+        item = stack.pop()
+        chars += len(item) if isinstance(item, str) else 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    if chars > KEY_CHARS:
+        return None
+    try:
+        return json.dumps(message, sort_keys=True, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return None
 
 
 class Tally:

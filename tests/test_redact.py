@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jupyter_compaction.redact import PATTERNS, redact, strip_control
+from jupyter_compaction.redact import PATTERNS, TRIGGERS, redact, strip_control
 from jupyter_compaction.summaries import build_prompt
 from tests.support.histories import TEXT
 
@@ -162,3 +162,31 @@ def test_strip_control_leaves_no_control_character(text):
     out = strip_control(text)
     assert not any(ord(c) < 32 and c not in "\t\n" or 0x7f <= ord(c) <= 0x9f for c in out)
     assert strip_control(out) == out
+
+
+# -- the literal prefilter ------------------------------------------------------------------
+
+def _unfiltered(text: str) -> str:
+    for kind, pattern in PATTERNS:
+        text = pattern.sub(lambda m, kind=kind: (m.group(1) if m.re.groups else "")
+                           + f"[REDACTED {kind}]", text)
+    return text
+
+
+def test_every_pattern_has_its_trigger_literals():
+    assert set(TRIGGERS) == {kind for kind, _ in PATTERNS}
+
+
+@pytest.mark.parametrize("text", [t for t, _ in SAMPLES])
+def test_the_prefilter_skips_no_match_in_any_case(text):
+    for variant in (text, text.upper(), text.lower(), text.swapcase(),
+                    text.replace("s", "\u017f")):  # the long s, which "(?i)" reads as "s"
+        assert redact(variant) == _unfiltered(variant)
+
+
+@given(st.lists(st.sampled_from([t for t, _ in SAMPLES] + [
+    " ", "\n", "=", ":", '"', "Bearer ", "-----BEGIN RSA PRIVATE KEY-----", "https://u:",
+    "@db", "PASSWORD", "\u017fecret", "Token", "KEY", "sk-", "eyJ", "xoxb-", "AKIA"]),
+    max_size=8).map("".join))
+def test_the_prefilter_changes_nothing_redact_would_do(text):
+    assert redact(text) == _unfiltered(text)

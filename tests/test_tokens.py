@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from jupyter_compaction.tokens import (
     ENCODINGS,
+    KEY_CHARS,
     MESSAGE_OVERHEAD,
     Tally,
     TokenCounter,
@@ -114,6 +115,25 @@ def test_equal_copy_is_a_lookup_not_an_encode():
     encodes = counter.encodes
     assert counter.count_message(dict(msg)) == n
     assert counter.encodes == encodes
+
+
+def test_a_huge_message_is_not_copied_into_a_cache_key_yet_its_copy_is_a_lookup():
+    counter = TokenCounter()
+    text = "word " * KEY_CHARS
+    msg = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                        "content": text}]}
+    n = counter.count_message(msg)
+    assert not any(len(key) > KEY_CHARS for key in counter._by_content)
+    encodes = counter.encodes
+    assert counter.count_message(json.loads(json.dumps(msg))) == n  # an equal copy
+    assert counter.encodes == encodes  # its text was a lookup
+
+
+def test_a_message_that_contains_itself_is_refused_without_hanging():
+    content: list = [{"type": "text", "text": "hello"}]
+    content.append(content)
+    with pytest.raises((TypeError, AttributeError, KeyError, ValueError)):
+        TokenCounter().count_message({"role": "user", "content": content})
 
 
 def test_tally_keeps_a_running_total():

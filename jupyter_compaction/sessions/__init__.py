@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from .base import (
     MAX_BYTES,
@@ -40,6 +40,8 @@ from .base import (
     shown,
 )
 from .registry import IMPORTERS, Importer, formats_help, of_kind, register
+
+T = TypeVar("T")
 
 DATA = "data"
 SNIFF_LINES = 50  # the first objects of a JSON Lines file an importer sees to recognise it
@@ -71,15 +73,16 @@ def _read(stream: IO[bytes], source: str) -> RecordedSession:
         session = _read_document(b"".join(head) + stream.read(), source, problems)
     else:
         del first
-        importer = _one_of(of_kind("jsonl"), [e for _, e in read_lines(head, Problems())],
-                           source)
-        lines = read_lines(itertools.chain(_drained(head), stream), problems)
+        rest = len(head) + 1
+        parsed = list(read_lines(_drained(head), problems))  # each line let go as it is read
+        importer = _one_of(of_kind("jsonl"), [e for _, e in parsed], source)
+        lines = itertools.chain(_drained(parsed), read_lines(stream, problems, rest))
         session = importer.load(lines, source, problems)
     session.warnings = problems.lines()
     return session
 
 
-def _drained(lines: list[bytes]) -> Iterator[bytes]:
+def _drained(lines: list[T]) -> Iterator[T]:
     """The items of `lines`, each let go as it is taken (a long first line is not held
     for the rest of the load)."""
     lines.reverse()

@@ -212,11 +212,19 @@ def parse_json(text: str | bytes) -> tuple[Any, str | None]:
 def read_lines(raw: Iterable[bytes], problems: Problems, first: int = 1
                ) -> Iterator[tuple[int, dict[str, Any]]]:
     """`(line number, object)` for every line of `raw` that is a JSON object; every other
-    non-blank line is a skipped-line problem. One line in memory at a time."""
-    for number, line in enumerate(raw, first):
+    non-blank line is a skipped-line problem. One line in memory at a time: it is decoded
+    (UTF-8, a bad byte replaced) and let go before it is parsed, so a long line costs its
+    text and the value parsed from it, never a third copy (no `enumerate`, whose reused
+    result tuple would hold the line)."""
+    number = first - 1
+    for line in raw:
+        number += 1
         if not line or line.isspace():  # no stripped copy of a long line
             continue
-        entry, why = parse_json(line)
+        text = line.decode("utf-8-sig", errors="replace")
+        del line
+        entry, why = parse_json(text)
+        del text
         if why:
             problems.skip(number, why)
         elif not isinstance(entry, dict):
