@@ -208,6 +208,17 @@ def goals(results: dict[str, Any]) -> list[tuple[str, str, str]]:
         rows.append(("Total nbval time of all lessons", lessons["status"],
                      f"{lessons['seconds']:.1f} s for {len(lessons['notebooks'])} notebooks"
                      if "seconds" in lessons else lessons["note"]))
+    scale = results.get("scale", {}).get("result")
+    if scale:
+        g, rows_ = scale["goals"], list(scale["rows"].values())
+        largest = rows_[-2]  # the last row is the one big tool output
+        rows.append((f"Replay a real session scaled to {largest['messages']:,} messages: load "
+                     f"<= {g['load_s']} s, replay <= {g['replay_s']} s, memory <= "
+                     f"{g['memory_x']}x, time per message flat",
+                     verdict[all(scale["met"].values())],
+                     f"{largest['load_s']:.1f} s, {largest['replay_s']:.1f} s, at most "
+                     f"{max(r['memory_x'] for r in rows_):.2f}x, largest / smallest time "
+                     f"{scale['replay_ratio']:.1f}x for {scale['size_ratio']:.0f}x the messages"))
     grading = results.get("grading", {}).get("result")
     if grading:
         rows.append((f"Grade {grading['target_learners']} learners x every lesson on 2 cores",
