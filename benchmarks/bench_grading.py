@@ -7,9 +7,9 @@ per learner, `jobs` at once, hidden cases included, gradebook and feedback writt
 reports the wall time, notebooks per second and the time 300 learners would take at that
 rate. The full run grades `LEARNERS` learners; 300 × all lessons is the target, so when
 `LEARNERS` is smaller the 300-learner figure is an extrapolation, and the table says so.
-`--quick` grades `QUICK_LEARNERS` learners.
+`--quick` grades `QUICK_LEARNERS` learners; `--learners 300` measures the target itself.
 
-    python benchmarks/bench_grading.py [--quick]
+    python benchmarks/bench_grading.py [--quick | --learners N]
 
 Prints a Markdown table and writes nothing outside a temporary folder. `run(quick)`
 returns the numbers.
@@ -51,7 +51,7 @@ def cpu_now() -> float:
                                                   resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
-def run(quick: bool = False) -> dict:
+def run(quick: bool = False, learners: int | None = None) -> dict:
     import sys
 
     sys.path.insert(0, str(ROOT))
@@ -60,7 +60,7 @@ def run(quick: bool = False) -> dict:
 
     grade_learner([ROOT / "lessons" / "01_why_compaction.ipynb"])  # imports, not timed
 
-    learners = QUICK_LEARNERS if quick else LEARNERS
+    learners = learners or (QUICK_LEARNERS if quick else LEARNERS)
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         notebooks = submissions(Path(tmp) / "submitted", learners)
         cpu_before = cpu_now()
@@ -118,8 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
                         help=f"{QUICK_LEARNERS} learners instead of {LEARNERS}")
+    parser.add_argument("--learners", type=int, default=None,
+                        help=f"how many learners (default {LEARNERS}; {TARGET_LEARNERS} measures "
+                        "the target instead of extrapolating)")
     args = parser.parse_args(argv)
-    print(table(run(quick=args.quick)))
+    if args.learners is not None and args.learners < 1:
+        parser.error("--learners must be at least 1")
+    print(table(run(quick=args.quick, learners=args.learners)))
     return 0
 
 

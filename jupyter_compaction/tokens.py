@@ -37,7 +37,7 @@ stand-in, and `AnthropicModel.count_tokens()` asks the API when the real number 
 
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 import gzip
 import hashlib
@@ -123,9 +123,9 @@ def tiktoken_encoding(name: str = DEFAULT_ENCODING):
 
     _check_name(name)
     spec = ENCODINGS[name]
-    ranks = {base64.b64decode(token): int(rank)
-             for token, rank in (line.split() for line in bundled_ranks(name).splitlines()
-                                 if line)}
+    fields = bundled_ranks(name).split()  # "token rank" lines: token, rank, token, ...
+    ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]),
+                     strict=True))
     return tiktoken.Encoding(name, pat_str=spec.pattern, mergeable_ranks=ranks,
                              special_tokens=spec.special)
 

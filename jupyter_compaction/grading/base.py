@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from .codec import one_line
+
 CASE_TIMEOUT_S = 10.0  # a learner's function that loops forever fails its case after this
 MAX_REPR = 120  # longest value shown in a failure message
 
@@ -107,12 +109,6 @@ class CheckResult:
 
 class CaseTimeout(Exception):
     """The learner's function ran longer than `CASE_TIMEOUT_S`."""
-
-
-def one_line(exc: BaseException) -> str:
-    """`TypeError: message` on one line (the first line of the message)."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def short(value: Any) -> str:

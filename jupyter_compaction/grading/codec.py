@@ -7,6 +7,7 @@ exactly the same types: `None`, `bool`, `int`, `float`, `str`, `list`, `tuple`, 
 `ReplayTurn`, and the counters `TokenCounter` and `FixedCounter`, by encoding name).
 Anything else is `NotPlainData`, so a learner's function cannot return an object whose
 `__eq__` always says yes: the grader compares only values it rebuilt itself, type by type.
+An exception crosses as `one_line(exc)`, its type and the first line of its message.
 
 Left out: sets, bytes, numpy values and other shapes no exercise takes or returns (the
 learner copy says what each function returns).
@@ -93,6 +94,12 @@ def _key(key: Any) -> Any:
     if type(key) not in (*SCALARS, float, tuple):
         raise NotPlainData(f"a {type(key).__name__} cannot be a dict key here")
     return key
+
+
+def one_line(exc: BaseException) -> str:
+    """`TypeError: message` on one line (the first line of the message)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 def dumps(value: Any) -> str:

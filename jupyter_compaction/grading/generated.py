@@ -25,7 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..history import Message
-from .base import Case, CaseTimeout, Space, one_line
+from .base import Case, CaseTimeout, Space
+from .codec import one_line
 from .histories import random_history
 
 EXAMPLES = 20  # drawn inputs per exercise and run, besides the edges

@@ -23,8 +23,9 @@ import random
 import secrets
 from collections.abc import Sequence
 
-from .base import CheckResult, Exercise, Failure, one_line
+from .base import CheckResult, Exercise, Failure
 from .check import missing_message, run_exercise
+from .codec import one_line
 from .exercises import get
 from .generated import generated_case
 from .sandbox import Sandbox, SandboxError

@@ -48,12 +48,18 @@ from .codec import NotPlainData, decode, dumps, encode, loads
 
 PACKAGE = Path(__file__).resolve().parents[1]  # .../jupyter_compaction
 WORKER = "jupyter_compaction.grading.worker"
-BOOT = ("import sys, types, runpy; p = types.ModuleType('jupyter_compaction.grading'); "
+# The worker starts with `-S` (no `site`: the .pth files an environment installs, some of
+# which import packages, cost every worker tens of milliseconds), so it puts the
+# site-packages folders on its path itself, after the standard library as `site` would.
+PYTHON_FLAGS = ("-S",)
+SITE_PACKAGES = [str(p) for p in site.getsitepackages()]
+BOOT = (f"import sys; sys.path.extend({SITE_PACKAGES!r}); "
+        "import types, runpy; p = types.ModuleType('jupyter_compaction.grading'); "
         f"p.__path__ = [{str(PACKAGE / 'grading')!r}]; "
         "sys.modules[p.__name__] = p; "
         f"runpy.run_module({WORKER!r}, run_name='__main__')")  # the worker, without the
 # grading package's __init__ (which imports every exercise: slow, and not the worker's)
-WORKER_MODULES = ("worker.py", "base.py", "codec.py", "counters.py", "syscalls.py")
+WORKER_MODULES = ("worker.py", "codec.py", "counters.py", "syscalls.py")
 BWRAP = "bwrap"
 BUBBLEWRAP, LIMITS_ONLY = "bubblewrap", "limits only"
 SANDBOX_ENV = "JUPYTER_COMPACTION_SANDBOX"  # "limits": do not use bubblewrap
@@ -190,7 +196,7 @@ class Sandbox:
         else:
             command, env = [sys.executable], worker_env(str(self.workdir))
         self.process = subprocess.Popen(
-            [*command, "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [*command, *PYTHON_FLAGS, "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, cwd=self.workdir, env=env, start_new_session=True,
             preexec_fn=_limits)  # noqa: PLW1509 - only setrlimit, between fork and exec
         self.buffer = b""

@@ -14,7 +14,7 @@ that uses it: those stay in the grading process, which compares. What the learne
 goes to /dev/null (fd 1 is redirected before the source runs; answers go to a saved copy),
 and before the first request the worker puts the seccomp filter of `syscalls.py` on itself
 (the ready answer says in `unfiltered` why, where it could not).
-This module imports only `base` and `codec`, so the sandbox needs no other part of the
+This module imports only `codec` and `syscalls`, so the sandbox needs no other part of the
 grading package (`sandbox.py` hides the rest of it).
 
 Left out: limits and isolation (`sandbox.py` sets them before this process starts).
@@ -26,8 +26,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-from .base import one_line
-from .codec import decode, dumps, encode, loads
+from .codec import decode, dumps, encode, loads, one_line
 from .syscalls import forbid
 
 
