@@ -15,7 +15,8 @@ does), so a table of the public answers earns nothing; `passed/total` counts the
 and then, with every sandbox closed, writes `OUT/gradebook.csv`, `OUT/gradebook.json`
 (which isolation was used, and the SHA-256 of the CSV's rows) and
 `OUT/feedback/<learner>.txt`, each by writing a new file and renaming it over the old;
-`verify(OUT)` recomputes the digest and the rows. Up to `jobs` learners are graded at once.
+`verify(OUT)` recomputes the digest and the rows. Up to `jobs` learners are graded at once,
+each in a grading process of its own.
 
 Left out: running the notebooks (the score does not depend on their outputs, so none
 are executed).
@@ -24,6 +25,7 @@ are executed).
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -32,7 +34,7 @@ import re
 import secrets
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,12 +134,23 @@ def grade_learner(paths: Sequence[Path], seed: int | None = None) -> list[Notebo
     return [g for g, _ in grades]
 
 
+def _graded(learners: Sequence[list[Path]], jobs: int | None, seed: int
+            ) -> list[list[NotebookGrade]]:
+    """`grade_learner` for each learner, in order, up to `jobs` learners at once, each in a
+    grading process of its own (processes, not threads: comparing results and drawing
+    hidden cases is Python work that threads would take turns at)."""
+    jobs = max(1, min(jobs or default_jobs(), len(learners)))
+    if jobs == 1:
+        return [grade_learner(paths, seed) for paths in learners]
+    with ProcessPoolExecutor(jobs) as pool:
+        return list(pool.map(functools.partial(grade_learner, seed=seed), learners))
+
+
 def grade(paths: Sequence[str | Path], jobs: int | None = None,
           seed: int | None = None) -> list[NotebookGrade]:
     """Grade every notebook (each its own learner), up to `jobs` at once, in input order."""
     seed = secrets.randbits(63) if seed is None else seed
-    with ThreadPoolExecutor(max(1, jobs or default_jobs())) as pool:
-        return [g[0] for g in pool.map(lambda p: grade_learner([Path(p)], seed), paths)]
+    return [g[0] for g in _graded([[Path(p)] for p in paths], jobs, seed)]
 
 
 def learners_in(folder: Path) -> dict[str, list[Path]]:
@@ -156,9 +169,7 @@ def grade_folder(folder: str | Path, out: str | Path, jobs: int | None = None,
     """Grade every learner's folder under `folder`; write the gradebook and feedback."""
     seed = secrets.randbits(63) if seed is None else seed
     learners = learners_in(Path(folder))
-    with ThreadPoolExecutor(max(1, jobs or default_jobs())) as pool:
-        graded = dict(zip(learners, pool.map(lambda ps: grade_learner(ps, seed),
-                                             learners.values()), strict=True))
+    graded = dict(zip(learners, _graded(list(learners.values()), jobs, seed), strict=True))
     if graded:  # nothing to grade: write nothing (the caller says so)
         write_gradebook(graded, Path(out))
     return graded
