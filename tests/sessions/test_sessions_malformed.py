@@ -194,6 +194,7 @@ def test_load_never_crashes(files):
     assert _peak_mb() - before < MEMORY_MB
 
 
+@pytest.mark.slow  # a fresh Python per sampled file (half a minute); load and the magic are quick
 def test_the_command_line_answers_in_one_line(files):
     for path in random.Random(SEED).sample(files, CLI_SAMPLE):
         done = subprocess.run([sys.executable, "-m", "jupyter_compaction.cli", "replay",
