@@ -48,10 +48,11 @@ KINDS = ("ids", "paths", "numbers")
 
 
 _BARE_NUMBER = re.compile(r"-?\d+")
+_TIME = re.compile(TIME)
 
 
 def _is_fact(found: str) -> bool:
-    if re.fullmatch(TIME, found):
+    if _TIME.fullmatch(found):
         return False
     if _BARE_NUMBER.fullmatch(found):
         return abs(int(found)) >= SMALL_NUMBER

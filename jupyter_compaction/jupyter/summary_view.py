@@ -124,9 +124,9 @@ def view(run: Any, name: str = "_agent_run") -> Rich:
     p_tokens, s_tokens = counter.count_text(prompt), counter.count_text(summary)
     title = (f"{name}: summary at turn {event.turn} [{event.strategy}], "
              f"{event.tokens_before} -> {event.tokens_after} tokens of messages")
-    recall = recall_line(run, summary, prompt)
-    notes = [*([recall] if recall else []), *dropped_lines(event.dropped_facts),
-             *([f"note: {event.note}"] if event.note else [])]
+    note = f"note: {event.note}" if event.note else ""
+    notes = [line for line in (recall_line(run, summary, prompt),
+                               *dropped_lines(event.dropped_facts), note) if line]
     parts = prompt_parts(prompt)
     p_head, s_head = f"summary prompt ({p_tokens} tokens)", f"summary ({s_tokens} tokens)"
     text = "\n".join([title, *notes, f"--- {p_head} ---", prompt_text(parts),
