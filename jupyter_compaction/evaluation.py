@@ -7,6 +7,12 @@ identifiers and figures in the summary that the source never contained, an offli
 stand-in for hallucination checks. `dropped_facts()` is the "what did compaction lose"
 diff: identifiers present before a compaction and absent after it.
 
+Recall counts a fact as kept only where the summary holds it whole and in its own case:
+"dispatch tables" does not keep `DISPATCH`, nor "LD-17" `D-17`. A looser reading (any
+case, any part of a word) is reported apart, as `SummaryEval.loose` and `loose_recall`,
+and never mixed into `recall`. A time of day (12:00:00,380) is no fact, and none of its
+digit groups is one either.
+
 Left out: semantic judgements (paraphrase, contradictions) that need a model; the checks
 here are exact string matches, so they are cheap, deterministic and strict.
 """
@@ -23,14 +29,18 @@ from .tokens import TokenCounter, estimate_tokens
 
 # IDs like ORD-1042, LD-2.3, OAK-SD-160-FR or INV-2024-031188 (kept whole: a compound ID
 # is one fact), ISO dates, versions, file paths and names, and numbers with an optional
-# sign and unit.
+# sign and unit. A time of day (09:30, 12:00:00,380, the 08:15:02.452 of an ISO timestamp)
+# is matched whole so that none of its digit groups passes for a number, and then left out:
+# a log line's clock time says when, not what.
+TIME = r"(?<!\d)\d{1,2}(?::\d{2})+(?:[.,]\d+)?(?!\d)"
 ID = r"\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-\d+(?:\.\d+)*(?:-[A-Z0-9]+)*\b"
 DATE = r"\b\d{4}-\d{2}-\d{2}\b"
 VERSION = r"\bv\d+(?:\.\d+)+\b"
-PATH = r"(?<![\w/.-])/?[\w-][\w.-]*(?:/[\w.-]*\w)+"
+# A path starts at no ":", so the rest of a URL ("host:8080/v2/stock") is not one.
+PATH = r"(?<![\w/.:-])/?[\w-][\w.-]*(?:/[\w.-]*\w)+"
 FILE = r"\b[\w-]+\.(?:py|md|json|ya?ml|toml|txt|log|csv|cfg|ini|conf|js|ts|pdf)\b"
 NUMBER = r"(?:(?<![\w.-])-)?\b\d+(?:[.,]\d+)*(?:\s?(?:ms|s|KB|MB|GB|%))?(?![\w.-]?\w)"
-IDENTIFIER = re.compile("|".join((ID, DATE, VERSION, PATH, FILE, NUMBER)))
+IDENTIFIER = re.compile("|".join((TIME, ID, DATE, VERSION, PATH, FILE, NUMBER)))
 SMALL_NUMBER = 10  # bare numbers below this (list counters, section numbers) are not facts
 # Two plain words joined by a slash ("user/assistant", "and/or") are prose, not a path.
 PROSE_PAIR = re.compile(r"[a-z]+/[a-z]+")
@@ -38,9 +48,12 @@ KINDS = ("ids", "paths", "numbers")
 
 
 _BARE_NUMBER = re.compile(r"-?\d+")
+_TIME = re.compile(TIME)
 
 
 def _is_fact(found: str) -> bool:
+    if _TIME.fullmatch(found):
+        return False
     if _BARE_NUMBER.fullmatch(found):
         return abs(int(found)) >= SMALL_NUMBER
     return not PROSE_PAIR.fullmatch(found)
@@ -91,14 +104,25 @@ def _text(source: str | Sequence[Message]) -> str:
 
 @dataclass
 class SummaryEval:
-    recall: float
+    recall: float  # share of the facts kept, each as a whole token in its own case
     kept: list[str]
     missed: list[str]
     compression: float  # summary size / source size (lower is smaller)
     unsupported: list[str] = field(default_factory=list)
+    # Missed facts that a loose match (any case, any part of a word) finds in the summary:
+    # "dispatch tables" loosely holds DISPATCH. Never counted in `recall`.
+    loose: list[str] = field(default_factory=list)
+
+    @property
+    def loose_recall(self) -> float:
+        """The share of facts a loose match finds: kept ones and `loose` ones."""
+        total = len(self.kept) + len(self.missed)
+        return (len(self.kept) + len(self.loose)) / total if total else 1.0
 
     def __str__(self) -> str:
-        return (f"recall {self.recall:.0%} ({len(self.kept)}/{len(self.kept) + len(self.missed)})"
+        total = len(self.kept) + len(self.missed)
+        loose = f"; loose match {len(self.kept) + len(self.loose)}/{total}" if self.loose else ""
+        return (f"recall {self.recall:.0%} ({len(self.kept)}/{total}{loose})"
                 f", compression {self.compression:.1%}, unsupported {len(self.unsupported)}")
 
 
@@ -108,16 +132,19 @@ def eval_summary(
     source: str | Sequence[Message],
     counter: TokenCounter | None = None,
 ) -> SummaryEval:
-    """Recall of `must_keep`, compression against `source`, and unsupported identifiers."""
+    """Recall of `must_keep` (whole tokens, case kept), compression against `source`,
+    unsupported identifiers, and the missed facts that only a loose match finds."""
     source_text = _text(source)
     facts = list(dict.fromkeys(must_keep))
-    kept = [f for f in facts if f.lower() in summary.lower()]
+    kept = [f for f in facts if _mentions(summary, f)]
     missed = [f for f in facts if f not in kept]
+    lowered = summary.lower() if missed else ""
+    loose = [f for f in missed if f.lower() in lowered]  # the loose match
     size = counter.count_text if counter else estimate_tokens
     compression = size(summary) / max(size(source_text), 1)
     unsupported = sorted(i for i in identifiers(summary) if not _mentions(source_text, i))
     recall = len(kept) / len(facts) if facts else 1.0
-    return SummaryEval(recall, kept, missed, compression, unsupported)
+    return SummaryEval(recall, kept, missed, compression, unsupported, loose)
 
 
 _WORD_RUN = re.compile(r"[\w-]+")  # the runs `_wordish` characters make

@@ -1,13 +1,14 @@
 """ex7 (lesson 7): `fact_recall`, the share of must-keep facts a summary still holds.
 
-The expected number is `evaluation.eval_summary(summary, must_keep, "").recall`: a fact
+The expected number is `evaluation.eval_summary(summary, must_keep, "").loose_recall` (the
+library's loose match; its strict `recall` wants whole tokens in their own case): a fact
 counts as kept when it occurs in the summary, ignoring case; duplicate facts count once;
 no facts at all is a recall of 1.0. The teeth: case, duplicates, an empty list (no
 division by zero), a fractional share (no integer division), and facts with characters
 that a regular expression would treat as syntax.
 
-Left out: a case that tells a substring match from a whole-token match: the library
-matches substrings, and either reading passes every case here.
+Left out: a case that tells a substring match from a whole-token match: the loose match
+reads substrings, and either reading passes every case here.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ SUMMARY = ("## Progress\n- Order ord-1042 is on waybill VD-88317 (carrier NordFr
 def same_as_library(summary: str, must_keep: list[str]) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
         got = fn(summary, list(must_keep))
-        want = eval_summary(summary, list(must_keep), "").recall
+        want = eval_summary(summary, list(must_keep), "").loose_recall
         if isinstance(got, bool) or not isinstance(got, int | float):
             return f"returned {short(got)}, expected the number {want}"
         if abs(got - want) > TOLERANCE:
@@ -112,7 +113,8 @@ EXERCISE = Exercise(
     id="ex7", lesson=7, function="fact_recall",
     signature="fact_recall(summary, must_keep)",
     contract="Return the share of distinct must-keep facts that occur in the summary, "
-             "ignoring case (as evaluation.eval_summary(...).recall); 1.0 for an empty list.",
+             "ignoring case (as evaluation.eval_summary(...).loose_recall); 1.0 for an "
+             "empty list.",
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("eval_summary", "SummaryEval"),

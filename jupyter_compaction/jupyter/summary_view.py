@@ -3,10 +3,12 @@
 Readable at a glance: the prompt's instructions (everything before its `<turns>`: the
 template, the task, a previous summary) are shown in full, and each tool output inside
 the turns only by its first lines, with a "show all" toggle in HTML (a `<details>`
-element) and "(N more lines)" in plain text. Below come the facts that compaction
-dropped (`Compacted.dropped_facts`: whole IDs, paths and figures visible before it and
-gone after it), the count first, grouped by kind, and, for a bundled scenario, the
-summary's recall of the scenario's must-keep facts (`evaluation.eval_summary`).
+element) and "(N more lines)" in plain text. Above them, under the title: for a bundled
+scenario, the summary's recall of the scenario's must-keep facts first
+(`evaluation.eval_summary`: whole facts in their own case, with what a loose match adds
+beside it), then the facts that compaction dropped (`Compacted.dropped_facts`: whole IDs,
+paths and figures visible before it and gone after it), the count first, grouped by kind,
+each group cut to its first `SHOWN_FACTS` with a count of the rest.
 
 Left out: earlier summaries (pass the run's `Compacted` events to see them all).
 """
@@ -25,6 +27,7 @@ from ..tokens import TokenCounter
 from .render import CELL_STYLE, PRE_STYLE, TABLE_STYLE, Rich, esc, heading, plain
 
 SHOWN_LINES = 4  # lines of each tool output shown before "show all"
+SHOWN_FACTS = 10  # dropped facts shown per kind before "… and N more"
 FULL_CHARS = 20_000  # the most of one tool output (or the summary) ever shown
 TURNS = "<turns>"
 # One labelled tool output in the prompt (`summaries.render_transcript` writes them; a
@@ -95,11 +98,16 @@ def prompt_html(parts: Sequence[Part]) -> str:
 
 
 def dropped_lines(facts: Sequence[str]) -> list[str]:
-    """The dropped facts: the count first, then one line per kind."""
+    """The dropped facts: the count first, then one line per kind, at most `SHOWN_FACTS`
+    of each shown."""
     if not facts:
         return ["dropped by this compaction: nothing"]
-    return [f"dropped by this compaction: {len(facts)} facts"] + [
-        f"  {kind} ({len(group)}): {', '.join(group)}" for kind, group in by_kind(facts).items()]
+    lines = [f"dropped by this compaction: {len(facts)} facts"]
+    for kind, group in by_kind(facts).items():
+        more = len(group) - SHOWN_FACTS
+        rest = f" … and {more} more" if more > 0 else ""
+        lines.append(f"  {kind} ({len(group)}): {', '.join(group[:SHOWN_FACTS])}{rest}")
+    return lines
 
 
 def view(run: Any, name: str = "_agent_run") -> Rich:
@@ -116,13 +124,13 @@ def view(run: Any, name: str = "_agent_run") -> Rich:
     p_tokens, s_tokens = counter.count_text(prompt), counter.count_text(summary)
     title = (f"{name}: summary at turn {event.turn} [{event.strategy}], "
              f"{event.tokens_before} -> {event.tokens_after} tokens of messages")
-    notes = [*dropped_lines(event.dropped_facts),
-             *(line for line in (recall_line(run, summary, prompt),
-                                 f"note: {event.note}" if event.note else "") if line)]
+    note = f"note: {event.note}" if event.note else ""
+    notes = [line for line in (recall_line(run, summary, prompt),
+                               *dropped_lines(event.dropped_facts), note) if line]
     parts = prompt_parts(prompt)
     p_head, s_head = f"summary prompt ({p_tokens} tokens)", f"summary ({s_tokens} tokens)"
-    text = "\n".join([title, f"--- {p_head} ---", prompt_text(parts),
-                      f"--- {s_head} ---", plain(summary or EMPTY_SUMMARY, FULL_CHARS), *notes])
+    text = "\n".join([title, *notes, f"--- {p_head} ---", prompt_text(parts),
+                      f"--- {s_head} ---", plain(summary or EMPTY_SUMMARY, FULL_CHARS)])
     cell = f'style="{CELL_STYLE}"'
     table = (f'<table style="{TABLE_STYLE}"><thead><tr><th {cell}>{esc(p_head)}</th>'
              f"<th {cell}>{esc(s_head)}</th></tr></thead><tbody><tr>"

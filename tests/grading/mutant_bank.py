@@ -707,7 +707,7 @@ def render_task_state(goal, todos):
 from jupyter_compaction.evaluation import eval_summary
 
 def fact_recall(summary, must_keep):
-    return eval_summary(summary, must_keep, "").recall
+    return eval_summary(summary, must_keep, "").loose_recall
 ''',
 }
 

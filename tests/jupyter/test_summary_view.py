@@ -1,5 +1,6 @@
 """`%summary` at a glance: instructions in full, tool outputs by their first lines with a
-"show all" toggle, dropped facts whole and grouped by kind with the count first."""
+"show all" toggle; under the title the must-keep recall first, then the dropped facts whole,
+grouped by kind with the count first and each group capped."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from types import SimpleNamespace
 from jupyter_compaction.evaluation import identifiers
 from jupyter_compaction.events import Compacted
 from jupyter_compaction.jupyter import summary_view
-from jupyter_compaction.jupyter.summary_view import SHOWN_LINES
+from jupyter_compaction.jupyter.summary_view import SHOWN_FACTS, SHOWN_LINES
 from jupyter_compaction.runner import play
 from jupyter_compaction.summaries import DATA_NOTE, END_OF_OUTPUT, INSTRUCTIONS, build_prompt
 
@@ -23,10 +24,11 @@ def middle(output: str) -> list[dict]:
                 {"type": "tool_result", "tool_use_id": "t1", "content": output}]}]
 
 
-def run_with(prompt: str, facts: tuple[str, ...] = ()) -> SimpleNamespace:
+def run_with(prompt: str, facts: tuple[str, ...] = (), scenario: str | None = None,
+             summary: str = "## Goal\nship it") -> SimpleNamespace:
     event = Compacted(turn=3, strategy="summarize", tokens_before=900, tokens_after=300,
-                      dropped_facts=facts, summary_prompt=prompt, summary="## Goal\nship it")
-    return SimpleNamespace(events=[event], scenario=None)
+                      dropped_facts=facts, summary_prompt=prompt, summary=summary)
+    return SimpleNamespace(events=[event], scenario=scenario)
 
 
 def test_instructions_in_full_and_each_tool_output_by_its_first_lines():
@@ -74,6 +76,24 @@ def test_dropped_facts_count_first_then_grouped_by_kind():
     assert "dropped by this compaction: nothing" in summary_view.view(run_with("p")).text
 
 
+def test_each_group_shows_its_first_facts_and_counts_the_rest():
+    ids = tuple(f"ORD-{1000 + k}" for k in range(SHOWN_FACTS + 3))
+    lines = summary_view.view(run_with("p", ids + ("agents/router.py",))).text.splitlines()
+    shown = ", ".join(sorted(ids)[:SHOWN_FACTS])
+    assert f"  ids ({SHOWN_FACTS + 3}): {shown} … and 3 more" in lines
+    assert "  paths (1): agents/router.py" in lines  # a short group has no count
+
+
+def test_the_recall_line_comes_first_under_the_title():
+    summary = "## Progress\nORD-1042 is on vd-88317; read the waybill."
+    view = summary_view.view(run_with("p", ("ORD-1042", "214.90"), "logistics", summary))
+    lines = view.text.splitlines()
+    assert lines[1].startswith("must-keep facts of logistics: recall 8% (1/12; loose match 2/12)")
+    assert lines[2] == "dropped by this compaction: 2 facts"
+    assert view.html.index("must-keep facts") < view.html.index("dropped by this") \
+        < view.html.index("summary prompt (")
+
+
 def test_a_real_summary_shows_whole_identifiers_and_fits_a_screen_per_output():
     run = play("logistics", budget=9000, strategy="summarize")
     event = [e for e in run.of(Compacted) if e.summary][-1]
@@ -83,3 +103,11 @@ def test_a_real_summary_shows_whole_identifiers_and_fits_a_screen_per_output():
         assert identifiers(fact) == {fact}
     assert "more lines)" in text
     assert len(text.splitlines()) < len(event.summary_prompt.splitlines())
+
+
+def test_a_log_s_timestamps_leave_no_pieces_among_the_dropped_facts():
+    run = play("debug", budget=6_000, strategy="summarize", task_state=False)
+    event = [e for e in run.of(Compacted) if e.summary][-1]
+    assert re.search(r"\d\d:\d\d:\d\d,\d{3}", event.summary_prompt)  # log lines were there
+    pieces = [f for f in event.dropped_facts if re.fullmatch(r"\d\d,\d{3}", f)]
+    assert pieces == []  # "27,427" was the seconds of 09:01:27,427
