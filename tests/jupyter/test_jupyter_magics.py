@@ -341,19 +341,23 @@ def test_claude_model_failure_over_the_real_sdk(ip, monkeypatch):
 
 # --- %context, %summary, %compaction_budget, %compaction_lab --------------------------------
 
-def test_context_table_and_full_text(ip):
+def played_context(ip, agent_line: str):
+    """Play `%agent agent_line`, then show `%context`: the run and the lines shown."""
     with capture_output():
-        ip.run_line_magic("agent", "--scenario agents --budget 8000 --strategy clear --quiet")
-    run = ip.user_ns["_agent_run"]
+        ip.run_line_magic("agent", agent_line)
     with capture_output() as out:
         ip.run_line_magic("context", "")
-    lines = out.stdout.splitlines()
+    return ip.user_ns["_agent_run"], out.stdout.splitlines()
+
+
+def test_context_table_and_full_text(ip):
+    run, lines = played_context(ip, "--scenario agents --budget 8000 --strategy clear --quiet")
     assert lines[0].startswith(f"_agent_run: {len(run.messages)} live messages")
     last = run.of(TurnStarted)[-1].tokens  # the simulated model reports the local count
     assert lines[1] == f"last request: local {last}, reported {last}, ratio 1.00"
     assert re.match(r"#\s+role\s+blocks\s+tokens\s+marker", lines[2])
     assert re.match(r"0\s+user\s+text\s+\d+\s+task", lines[3])
-    assert "cleared" in out.stdout
+    assert any("cleared" in line for line in lines)
     with capture_output() as full:
         ip.run_line_magic("context", "--full _agent_run")
     assert "--- [0] user" in full.stdout
@@ -403,14 +407,9 @@ def test_context_shows_a_reported_count_beside_the_local_one():
 
 
 def test_context_shows_each_result_cut_to_the_cap(ip):
-    with capture_output():
-        ip.run_line_magic("agent", "--scenario logistics --budget 5000 --strategy clear --quiet")
-    run = ip.user_ns["_agent_run"]
-    with capture_output() as out:
-        ip.run_line_magic("context", "")
+    run, lines = played_context(ip, "--scenario logistics --budget 5000 --strategy clear --quiet")
     cut = [e for e in run.of(ToolReturned) if e.truncated]
     assert cut, "the lesson-2 run at 5,000 tokens must cut some results"
-    lines = out.stdout.splitlines()
     assert lines[2] == (f"{len(cut)} tool results cut to the result cap (25% of the budget "
                         f"of 5000: 1250 tokens, 5000 characters):")
     # The characters cut, against the same calls' whole results in a run with a large budget.
