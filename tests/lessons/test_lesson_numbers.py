@@ -5,8 +5,8 @@ A section runs from one markdown heading to the next. A number written in its ma
 committed checked outputs of the section's code cells (`# NBVAL_CHECK_OUTPUT`), or in
 the sources of its code cells (a budget or a threshold the prose states as an input), or
 among the code's constants the prose quotes (read from the code), or in the lesson's short
-allowlist below, each entry with its reason. "5,000", "5000" and
-"5_000" are the same number; "93 %" matches "93%"; "1.3" matches "1.30".
+allowlist below, each entry with its reason. "5,000", "5000" and "5_000" are the same
+number; "93 %" matches "93%"; "1.3" matches "1.30".
 
 Left out: numbers written as words, single digits (counts and lesson numbers), numbers
 in headings and in the lesson header's time line, and identifiers that hold digits
@@ -41,14 +41,18 @@ REFERENCE = re.compile(r"(?:lessons?|section|exercise|seed|layer|step|chapter)\s
 HEADER_TIME = re.compile(r"\*About \d+ minutes[^*]*\*")
 
 # Constants of the code the prose quotes, read from the code, so the prose follows them.
+def percent(share: float) -> float:
+    return round(share * 100, 6)
+
+
 CODE: dict[float, str] = {
-    DEFAULTS.trigger * 100: "the trigger's default share of the budget (Settings.trigger)",
-    round((1 - DEFAULTS.trigger) * 100): "what the trigger leaves for the reply",
-    DEFAULTS.target * 100: "the target's default share of the budget (Settings.target)",
-    STUCK_RATIO * 100: "the stuck threshold (strategies.base.STUCK_RATIO)",
-    MAX_RESULT_SHARE * 100: "the result cap's share of the budget (agent.MAX_RESULT_SHARE)",
+    percent(DEFAULTS.trigger): "the trigger's default share of the budget (Settings.trigger)",
+    percent(1 - DEFAULTS.trigger): "what the trigger leaves for the reply",
+    percent(DEFAULTS.target): "the target's default share of the budget (Settings.target)",
+    percent(STUCK_RATIO): "the stuck threshold (strategies.base.STUCK_RATIO)",
+    percent(MAX_RESULT_SHARE): "the result cap's share of the budget (agent.MAX_RESULT_SHARE)",
     MAX_BUDGET: "the capstone's largest budget (ex_capstone.MAX_BUDGET)",
-    MAX_SHARE * 100: "the capstone's cost target (ex_capstone.MAX_SHARE)",
+    percent(MAX_SHARE): "the capstone's cost target (ex_capstone.MAX_SHARE)",
     SUMMARY_WORDS: "the simulated summarizer's default word cap",
     SUMMARY_INPUT_TOKENS: "the most one summary prompt may hold",
     MIN_COMPACT_TRIGGER: "the API's smallest compaction trigger",
