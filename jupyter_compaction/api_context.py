@@ -4,8 +4,11 @@ The Claude API can do three of the things this course builds by hand, on its sid
 
 - **context editing** (`clear_tool_uses_20250919`): replace old tool results with a
   placeholder once the input passes a trigger; the counterpart of `ClearToolResults`,
-  whose `keep_last`, `exclude_tools` and `clear_at_least` are the edit's `keep`,
-  `exclude_tools` and `clear_at_least`. `clear_tool_edit()` writes one from the other.
+  whose `keep_last`, `exclude_tools`, `clear_at_least` and `clear_inputs` are the edit's
+  `keep`, `exclude_tools`, `clear_at_least` and `clear_tool_inputs`. The API's
+  `clear_tool_inputs` takes `true` (every cleared call's input) or a list of tool names
+  (only those tools' inputs); `ClearToolResults` has only the first.
+  `clear_tool_edit()` writes one from the other.
 - **server-side compaction** (`compact_20260112`): summarize the conversation once the
   input passes a trigger, with the same model, and carry on from a `compaction` block;
   the counterpart of `CompactAll` (and of `SummarizeMiddle` without a kept tail).
@@ -49,9 +52,14 @@ def _tokens(kind: str, value: int) -> dict[str, Any]:
 
 
 def clear_tool_edit(clear: ClearToolResults, trigger: int, *,
-                    clear_inputs: bool = False) -> dict[str, Any]:
+                    clear_inputs: bool | Sequence[str] = False) -> dict[str, Any]:
     """A `clear_tool_uses_20250919` edit with the knobs of `clear`, firing above `trigger`
-    input tokens. `clear_inputs` also empties the calls' inputs (this library keeps them)."""
+    input tokens. `clear_tool_inputs` is set when `clear.clear_inputs` or `clear_inputs`
+    is true (clear the inputs of every cleared call), or to `clear_inputs` when it is a
+    list of tool names (clear only those tools' inputs)."""
+    if isinstance(clear_inputs, str):
+        raise ValueError(f"clear_inputs takes True or a list of tool names, not the string "
+                         f"{clear_inputs!r}; write [{clear_inputs!r}]")
     edit: dict[str, Any] = {"type": CLEAR_TOOL_USES,
                             "trigger": _tokens("input_tokens", trigger),
                             "keep": _tokens("tool_uses", clear.keep_last)}
@@ -59,8 +67,10 @@ def clear_tool_edit(clear: ClearToolResults, trigger: int, *,
         edit["clear_at_least"] = _tokens("input_tokens", clear.clear_at_least)
     if clear.exclude_tools:
         edit["exclude_tools"] = list(clear.exclude_tools)
-    if clear_inputs:
+    if clear_inputs is True or (clear.clear_inputs and not clear_inputs):
         edit["clear_tool_inputs"] = True
+    elif clear_inputs:
+        edit["clear_tool_inputs"] = list(clear_inputs)
     return edit
 
 

@@ -77,6 +77,12 @@ def truncate(text: str, limit: int = MAX_RESULT_CHARS) -> str:
     return body[:limit] + _NOTE.format(len(body) - limit + hidden)
 
 
+def cut_chars(text: str) -> int:
+    """How many characters `truncate` left out of `text` (0 for text it did not cut)."""
+    found = _TRUNCATED.search(text)
+    return int(found.group(1)) if found else 0
+
+
 class Toolbox:
     """A set of tools by name, with their schemas, that turns calls into results."""
 

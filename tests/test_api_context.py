@@ -44,6 +44,17 @@ def test_clear_tool_edit_carries_the_strategy_knobs():
     assert plain["keep"]["value"] == ClearToolResults().keep_last
 
 
+def test_clear_tool_inputs_is_true_or_a_list_of_tool_names():
+    assert "clear_tool_inputs" not in clear_tool_edit(ClearToolResults(), trigger=8_000)
+    own = clear_tool_edit(ClearToolResults(clear_inputs=True), trigger=8_000)
+    assert own["clear_tool_inputs"] is True
+    named = clear_tool_edit(ClearToolResults(), trigger=8_000,
+                            clear_inputs=("read_file", "grep"))
+    assert named["clear_tool_inputs"] == ["read_file", "grep"]
+    with pytest.raises(ValueError, match=r"not the string 'read_file'; write \['read_file'\]"):
+        clear_tool_edit(ClearToolResults(), trigger=8_000, clear_inputs="read_file")
+
+
 def test_compact_edit_and_its_minimum_trigger():
     assert compact_edit(60_000) == {"type": "compact_20260112",
                                     "trigger": {"type": "input_tokens", "value": 60_000}}

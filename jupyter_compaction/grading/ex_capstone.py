@@ -15,6 +15,11 @@ state 34-44 %, progressive + task state 39-57 %, compact 48-57 %, progressive wi
 state 56-58 %, summarize 57-61 %; trim without task state never finishes. At 50 % task
 state decides whether progressive passes, and summarizing alone is too expensive.
 
+A wrong answer's message says which of two causes the run's own data shows: a missing
+word that no tool result the agent was shown contains, in a run whose results were cut to
+the result cap (`agent.MAX_RESULT_SHARE` of the budget), was truncated, never seen (raise
+the budget); one it was shown and left out was forgotten (a stronger memory).
+
 Left out: real models (the check must give the same numbers offline, every run).
 """
 
@@ -26,6 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..agent import MAX_RESULT_SHARE
+from ..events import ToolCalled, ToolReturned
+from ..history import block_text, blocks
 from ..strategies import STRATEGIES
 from .base import Case, Exercise, short
 
@@ -43,6 +51,8 @@ class Outcome:
     repeats: int
     peak: int
     sent: int
+    cut: tuple[str, ...] = ()  # the calls whose results were cut to the result cap
+    unseen: tuple[str, ...] = ()  # words the right answer has that no tool result showed
 
 
 @functools.lru_cache(maxsize=64)
@@ -53,9 +63,15 @@ def outcome(strategy: str, budget: int, task_state: bool) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="compaction-grade-") as workdir:
         run = play(SCENARIO, strategy=strategy, budget=budget, task_state=task_state,
                    workdir=workdir)
-    correct = run.answer is not None and scenarios.load(SCENARIO).is_correct(run.answer)
-    return Outcome(run.status, run.answer, correct, run.repeats, run.peak_context,
-                   run.tokens_sent)
+    grade = scenarios.load(SCENARIO).grade(run.answer, task=run.task)
+    shown = "\n".join(block_text(b) for m in run.transcript for b in blocks(m)
+                      if b.get("type") == "tool_result")
+    calls = {e.id: e for e in run.of(ToolCalled)}
+    cut = tuple(f"{calls[e.id].name} {' '.join(map(str, calls[e.id].input.values()))}"
+                for e in run.of(ToolReturned) if e.truncated)
+    return Outcome(run.status, run.answer, run.answer is not None and grade.status == "correct",
+                   run.repeats, run.peak_context, run.tokens_sent, cut,
+                   tuple(w for w in grade.missing if w not in shown))
 
 
 def settings(fn: Callable[[], Any]) -> tuple[str, int, bool]:
@@ -95,7 +111,15 @@ def correct(fn: Callable[[], Any]) -> str | None:
         return None
     if run.answer is None:
         return f"the run ended with status {run.status!r} and no answer"
-    return f"the answer was wrong: {short(run.answer)}"
+    wrong = f"the answer was wrong: {short(run.answer)}"
+    if run.unseen and run.cut:
+        return (f"{wrong}. Truncated, not forgotten: no tool result the agent was shown holds "
+                f"{', '.join(run.unseen)}, and {len(run.cut)} results were cut to "
+                f"{MAX_RESULT_SHARE:.0%} of the budget ({'; '.join(dict.fromkeys(run.cut))}):"
+                " raise the budget so the whole file fits")
+    return (f"{wrong}. Forgotten, not truncated: every fact it lacks was in a tool result it"
+            " was shown, and a compaction lost it: a stronger memory helps (task_state=True,"
+            " or a strategy that summarizes)")
 
 
 def no_repeats(fn: Callable[[], Any]) -> str | None:
@@ -128,8 +152,9 @@ CASES = (
          f"the audit must run in a small window: choose a budget of at most {MAX_BUDGET}",
          small_budget),
     Case("the answer is correct",
-         "the agent lost findings it needed (or ran out of turns): a stronger memory helps,"
-         " e.g. task_state=True, or a budget that leaves room for the work",
+         f"a finding was cut off (each tool result is cut to {MAX_RESULT_SHARE:.0%} of the"
+         " budget: raise the budget) or forgotten after a compaction (a stronger memory,"
+         " e.g. task_state=True); the message says which, from the run itself",
          correct),
     Case("no repeated tool calls",
          "the agent re-read or re-looked-up things it had forgotten after a compaction:"

@@ -3,6 +3,7 @@ stubs and missing functions score 0 without a traceback."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import pytest
@@ -140,6 +141,22 @@ def test_ex8_target_is_met_by_the_documented_settings_and_missed_by_off():
     assert best.sent <= MAX_SHARE * off.sent
     compact = outcome("compact", 5000, True)
     assert compact.sent <= MAX_SHARE * outcome("off", 5000, True).sent
+
+
+def test_ex8_tells_a_truncated_finding_from_a_forgotten_one(monkeypatch):
+    from jupyter_compaction.grading import ex_capstone
+
+    low = ex_capstone.outcome("off", 4500, True)  # the audit file is cut at this budget
+    assert not low.correct and low.unseen and low.cut
+    message = ex_capstone.correct(lambda: {"strategy": "off", "budget": 4500,
+                                           "task_state": True})
+    assert "Truncated, not forgotten" in message and "raise the budget" in message
+    assert all(word in message for word in low.unseen)
+    forgot = dataclasses.replace(low, unseen=())  # every missing word was shown once
+    monkeypatch.setattr(ex_capstone, "outcome", lambda *settings: forgot)
+    message = ex_capstone.correct(lambda: {"strategy": "trim", "budget": 4500,
+                                           "task_state": False})
+    assert "Forgotten, not truncated" in message and "task_state=True" in message
 
 
 def test_ex8_hint_gives_the_numbers(capsys):

@@ -12,7 +12,8 @@ from IPython.utils.capture import capture_output
 
 from jupyter_compaction import load_ipython_extension as root_load
 from jupyter_compaction import runner
-from jupyter_compaction.events import Compacted, TurnStarted
+from jupyter_compaction.events import Compacted, ToolReturned, TurnStarted
+from jupyter_compaction.history import blocks
 from jupyter_compaction.jupyter import (
     MAGICS_CLASS,
     context_view,
@@ -340,19 +341,23 @@ def test_claude_model_failure_over_the_real_sdk(ip, monkeypatch):
 
 # --- %context, %summary, %compaction_budget, %compaction_lab --------------------------------
 
-def test_context_table_and_full_text(ip):
+def played_context(ip, agent_line: str):
+    """Play `%agent agent_line`, then show `%context`: the run and the lines shown."""
     with capture_output():
-        ip.run_line_magic("agent", "--scenario agents --budget 8000 --strategy clear --quiet")
-    run = ip.user_ns["_agent_run"]
+        ip.run_line_magic("agent", agent_line)
     with capture_output() as out:
         ip.run_line_magic("context", "")
-    lines = out.stdout.splitlines()
+    return ip.user_ns["_agent_run"], out.stdout.splitlines()
+
+
+def test_context_table_and_full_text(ip):
+    run, lines = played_context(ip, "--scenario agents --budget 8000 --strategy clear --quiet")
     assert lines[0].startswith(f"_agent_run: {len(run.messages)} live messages")
     last = run.of(TurnStarted)[-1].tokens  # the simulated model reports the local count
     assert lines[1] == f"last request: local {last}, reported {last}, ratio 1.00"
     assert re.match(r"#\s+role\s+blocks\s+tokens\s+marker", lines[2])
     assert re.match(r"0\s+user\s+text\s+\d+\s+task", lines[3])
-    assert "cleared" in out.stdout
+    assert any("cleared" in line for line in lines)
     with capture_output() as full:
         ip.run_line_magic("context", "--full _agent_run")
     assert "--- [0] user" in full.stdout
@@ -399,6 +404,30 @@ def test_context_shows_a_reported_count_beside_the_local_one():
     last = run.of(TurnStarted)[-1].tokens
     assert text == f"last request: local {last}, reported {round(last * 1.3)}, ratio 1.30"
     assert "<div>last request: local" in context_view.view(run, "run_a").html
+
+
+def test_context_shows_each_result_cut_to_the_cap(ip):
+    run, lines = played_context(ip, "--scenario logistics --budget 5000 --strategy clear --quiet")
+    cut = [e for e in run.of(ToolReturned) if e.truncated]
+    assert cut, "the lesson-2 run at 5,000 tokens must cut some results"
+    assert lines[2] == (f"{len(cut)} tool results cut to the result cap (25% of the budget "
+                        f"of 5000: 1250 tokens, 5000 characters):")
+    # The characters cut, against the same calls' whole results in a run with a large budget.
+    big = runner.play("logistics", budget=60_000, strategy="clear")
+    calls = {b["id"]: context_view.call_text(b) for m in big.transcript for b in blocks(m)
+             if b["type"] == "tool_use"}
+    whole = {calls[b["tool_use_id"]]: len(b["content"]) for m in big.transcript
+             for b in blocks(m) if b["type"] == "tool_result"}
+    shown = {b["id"]: context_view.call_text(b) for m in run.transcript for b in blocks(m)
+             if b["type"] == "tool_use"}
+    for event, line in zip(cut, lines[3:], strict=False):
+        call = shown[event.id]
+        chars = whole[call] - 5000
+        assert line == (f"  turn {event.turn} {call}: {chars} characters cut "
+                        f"(about {chars // 4} tokens)")
+    assert lines[3 + len(cut)].startswith("#")
+    assert "tool results cut" not in context_view.view(
+        runner.play("agents", budget=8_000, strategy="clear")).text
 
 
 # --- %compact --------------------------------------------------------------------------------
