@@ -37,6 +37,11 @@ def kind(value: Any) -> str:
     return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
+def described(value: Any) -> str:
+    """`a str ('Go on.')`, or `None`."""
+    return "None" if value is None else f"{kind(value)} ({short(value)})"
+
+
 def is_messages(value: Any) -> bool:
     return (isinstance(value, list) and bool(value)
             and all(isinstance(m, dict) and "role" in m for m in value))
@@ -114,8 +119,7 @@ def _walk(got: Any, expected: Any, path: tuple[Any, ...], what: str,
           messages: bool) -> str | None:
     place = where(path, what, messages)
     if type(got) is not type(expected):
-        return f"{place}: expected {kind(expected)} ({short(expected)}), got {kind(got)} " \
-               f"({short(got)})"
+        return f"{place}: expected {described(expected)}, got {described(got)}"
     if isinstance(expected, dict):
         for key in expected:
             if key not in got:

@@ -75,7 +75,7 @@ def test_list_form_results_and_types_are_compared_exactly():
         "message 0, content[0].content: expected a list (")
     assert first_difference([True], [1]) == "result[0]: expected an int (1), got a bool (True)"
     assert first_difference((1,), [1]) == "result: expected a list ([1]), got a tuple ((1,))"
-    assert first_difference({"a": None}, {"a": 0}) == "result.a: expected an int (0), got None (None)"
+    assert first_difference({"a": None}, {"a": 0}) == "result.a: expected an int (0), got None"
 
 
 def test_ex2_and_ex4c_name_the_plain_string_message_not_another_bug(capsys):
