@@ -35,7 +35,7 @@ from .codec import one_line
 CASE_TIMEOUT_S = 10.0  # a learner's function that loops forever fails its case after this
 MAX_REPR = 120  # longest value shown in a failure message
 
-Test = Callable[[Callable[..., Any]], "str | None"]
+Test = Callable[[Callable[..., Any]], "str | Advice | None"]
 Hidden = Callable[["random.Random"], "tuple[Case, ...]"]
 
 
@@ -108,9 +108,15 @@ class CheckResult:
                    [Failure(str(c), str(m)) for c, m in data.get("failures", [])])
 
 
-class Advice(str):
-    """A problem that names its own fix (`differences.py`): `attempt()` shows it in place
-    of the case's hint, which is about another mistake."""
+@dataclass(frozen=True)
+class Advice:
+    """A problem that names its own fix (`differences.py`): `attempt()` shows its text in
+    place of the case's hint, which is about another mistake."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class CaseTimeout(Exception):
@@ -158,7 +164,7 @@ def attempt(case: Case, fn: Callable[..., Any],
     except (Exception, SystemExit) as exc:  # the learner's code: any error fails the case
         problem = one_line(exc)
     if problem is None or isinstance(problem, Advice):
-        return problem, timed_out
+        return (None if problem is None else str(problem)), timed_out
     return f"{case.hint} [{problem}]", timed_out
 
 

@@ -86,7 +86,7 @@ def text_difference(got: str, expected: str) -> str:
 
 
 def first_difference(got: Any, expected: Any, given: list[Any] | None = None,
-                     what: str = "result") -> str | None:
+                     what: str = "result") -> str | Advice | None:
     """None when `got` equals `expected` (types included), else where they first differ.
 
     `given` is the input the expected result was computed from, if any: it lets the
@@ -97,7 +97,8 @@ def first_difference(got: Any, expected: Any, given: list[Any] | None = None,
     return _walk(got, expected, (), what, False)
 
 
-def _messages(got: list[Any], expected: list[Any], given: list[Any], what: str) -> str | None:
+def _messages(got: list[Any], expected: list[Any], given: list[Any],
+              what: str) -> str | Advice | None:
     for index, (mine, theirs) in enumerate(zip(got, expected, strict=False)):
         found = _walk(mine, theirs, (index,), what, True)
         if not found:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..history import Block, InvalidHistory, Message, validate
 from ..tokens import TokenCounter
+from .base import Advice
 from .differences import first_difference
 
 READ_TOOL = "read_file"
@@ -129,7 +130,7 @@ def random_history(rng: random.Random, turns: int | None = None) -> list[Message
 
 
 def history_problem(given: list[Message], original: list[Message], got: Any,
-                    want: list[Message]) -> str | None:
+                    want: list[Message]) -> str | Advice | None:
     """What is wrong with a learner's new history, or None: the input `given` no longer
     equals `original`, `got` differs from the library's `want`, or `validate()` rejects it."""
     changed = first_difference(given, original, what="messages")

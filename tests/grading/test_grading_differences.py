@@ -26,6 +26,7 @@ def test_equal_values_have_no_difference():
 def test_string_content_turned_into_blocks_is_named_with_its_fix():
     found = first_difference(as_block_lists(HISTORY), HISTORY, HISTORY)
     assert isinstance(found, Advice)
+    found = str(found)
     assert found.startswith("message 0, content: expected a str ('Summarize every file.'), "
                             "got a list (")
     assert "return a message you do not change as it is (string content stays a string)" in found
