@@ -3,7 +3,8 @@
 An `Exercise` names the learner's function and holds `Case`s. A case builds its own
 fresh input, calls the learner's function, compares with what the library computes, and
 returns `None` when it passed or a short description of what went wrong ("returned 2,
-expected 3"). `attempt()` turns any exception the learner's code raises, including the
+expected 3"; `differences.py` names the first differing field of nested values).
+`attempt()` turns any exception the learner's code raises, including the
 `NotImplementedError` of a released stub, into a one-line failure, never a traceback,
 and stops a case that runs longer than `CASE_TIMEOUT_S` (where a timer signal is
 available: the main thread on Unix, which is where a kernel runs cells). A function that
@@ -34,7 +35,7 @@ from .codec import one_line
 CASE_TIMEOUT_S = 10.0  # a learner's function that loops forever fails its case after this
 MAX_REPR = 120  # longest value shown in a failure message
 
-Test = Callable[[Callable[..., Any]], "str | None"]
+Test = Callable[[Callable[..., Any]], "str | Advice | None"]
 Hidden = Callable[["random.Random"], "tuple[Case, ...]"]
 
 
@@ -107,6 +108,17 @@ class CheckResult:
                    [Failure(str(c), str(m)) for c, m in data.get("failures", [])])
 
 
+@dataclass(frozen=True)
+class Advice:
+    """A problem that names its own fix (`differences.py`): `attempt()` shows its text in
+    place of the case's hint, which is about another mistake."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class CaseTimeout(Exception):
     """The learner's function ran longer than `CASE_TIMEOUT_S`."""
 
@@ -140,7 +152,8 @@ def time_limit(seconds: float) -> Iterator[None]:
 def attempt(case: Case, fn: Callable[..., Any],
             timeout: float | None = None) -> tuple[str | None, bool]:
     """`(problem, timed_out)`: problem is None if `fn` passes `case`, else the one-line
-    reason with the hint first; timed_out says the case hit the time limit."""
+    reason with the hint first (an `Advice` is its own hint); timed_out says the case hit
+    the time limit."""
     limit = CASE_TIMEOUT_S if timeout is None else timeout
     timed_out = False
     try:
@@ -150,7 +163,9 @@ def attempt(case: Case, fn: Callable[..., Any],
         problem, timed_out = one_line(exc), True
     except (Exception, SystemExit) as exc:  # the learner's code: any error fails the case
         problem = one_line(exc)
-    return (None if problem is None else f"{case.hint} [{problem}]"), timed_out
+    if problem is None or isinstance(problem, Advice):
+        return (None if problem is None else str(problem)), timed_out
+    return f"{case.hint} [{problem}]", timed_out
 
 
 def numbered(make: Callable[[int, random.Random], Case], count: int) -> Hidden:
@@ -165,27 +180,3 @@ def compare(got: Any, expected: Any, what: str = "returned") -> str | None:
     if got == expected and type(got) is type(expected):
         return None
     return f"{what} {short(got)}, expected {short(expected)}"
-
-
-def first_difference(got: Any, expected: Any, path: str = "result") -> str | None:
-    """Where two nested values first differ, e.g. `result[3]['content'][0]: got ..`."""
-    if type(got) is not type(expected):
-        return f"{path} is {short(got)}, expected {short(expected)}"
-    if isinstance(expected, dict):
-        for key in expected:
-            if key not in got:
-                return f"{path} lost the key {key!r}"
-            found = first_difference(got[key], expected[key], f"{path}[{key!r}]")
-            if found:
-                return found
-        extra = [k for k in got if k not in expected]
-        return f"{path} has an unexpected key {extra[0]!r}" if extra else None
-    if isinstance(expected, list):
-        if len(got) != len(expected):
-            return f"{path} has {len(got)} items, expected {len(expected)}"
-        for i, (a, b) in enumerate(zip(got, expected, strict=True)):
-            found = first_difference(a, b, f"{path}[{i}]")
-            if found:
-                return found
-        return None
-    return None if got == expected else f"{path} is {short(got)}, expected {short(expected)}"

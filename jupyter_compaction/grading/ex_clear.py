@@ -20,7 +20,8 @@ from typing import Any
 
 from ..history import InvalidHistory, Message, validate
 from ..strategies import PLACEHOLDER, ClearToolResults
-from .base import Case, Exercise, Space, Test, first_difference, numbered
+from .base import Case, Exercise, Space, Test, numbered
+from .differences import first_difference
 from .generated import history_builders, seeded_history
 from .histories import assistant, counter, random_history, reading_history, result, text, use, user
 
@@ -41,7 +42,7 @@ def expected(messages: list[Message], keep_last: int = 3,
 def same_as_library(build: Callable[[], list[Message]], **kwargs: Any) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
         got = fn(build(), **kwargs)
-        return first_difference(got, expected(build(), **kwargs))
+        return first_difference(got, expected(build(), **kwargs), build())
     return test
 
 
@@ -88,7 +89,7 @@ def input_unchanged(fn: Callable[..., Any]) -> str | None:
     given = list_content() + [assistant(use("t9", "x.py")), user(result("t9", "x = 1"))]
     before = copy.deepcopy(given)
     fn(given, keep_last=1)
-    found = first_difference(given, before, "messages")
+    found = first_difference(given, before, what="messages")
     return f"the input changed: {found}" if found else None
 
 
@@ -98,7 +99,8 @@ def stays_valid(fn: Callable[..., Any]) -> str | None:
         validate(got)
     except InvalidHistory as exc:
         return f"validate() says: {exc}"
-    return first_difference(got, expected(text_after_results(), keep_last=1))
+    return first_difference(got, expected(text_after_results(), keep_last=1),
+                            text_after_results())
 
 
 def hidden_case(n: int, rng: random.Random) -> Case:
@@ -116,10 +118,11 @@ def hidden_case(n: int, rng: random.Random) -> Case:
     def test(fn: Callable[..., Any]) -> str | None:
         given = copy.deepcopy(history)
         got = fn(given, keep_last=keep_last, placeholder=placeholder)
-        found = first_difference(given, history, "messages")
+        found = first_difference(given, history, what="messages")
         if found:
             return f"the input changed: {found}"
-        return first_difference(got, expected(copy.deepcopy(history), keep_last, placeholder))
+        return first_difference(got, expected(copy.deepcopy(history), keep_last, placeholder),
+                                history)
 
     return Case(f"hidden case {n}", f"a random history, keep_last={keep_last}, placeholder="
                 f"{placeholder!r}", test)

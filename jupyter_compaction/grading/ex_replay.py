@@ -2,10 +2,13 @@
 
 A real session's reported input tokens include the system prompt and the tool
 definitions, which the log never records, so a local count of the logged messages is
-always short of them. The smallest gap `reported - local` over the calls that report a
-figure estimates that fixed overhead (at the first calls the messages are tiny and the
-tokenizers cannot drift apart much). The expected answer is computed from the same
-`ReplayTurn` records the learner gets. The teeth: calls without a reported figure (None,
+always short of them. Every gap `reported - local` is that fixed overhead plus a drift
+that only adds tokens, so the smallest gap over the calls that report a figure estimates
+it. Lesson 9 takes the first call's gap (there the messages are tiny and the counts
+cannot drift apart much), which is the smallest on every shipped session; the smallest
+gap is the same estimate without assuming the first call is the one (and a test keeps
+that claim true). The expected answer is computed from the same `ReplayTurn` records the
+learner gets. The teeth: calls without a reported figure (None,
 not 0), no reported figure at all (0, no `min()` of nothing), a gap below zero (a local
 count above the reported one: never an overhead below 0), the smallest gap rather than
 the first or the mean, and the real shipped session.
@@ -58,7 +61,8 @@ CASES = (
          "the overhead is the smallest reported - local over the calls",
          same_as_expected(turns((40, 26_450), (1_300, 28_000), (2_300, 29_400)), "3 calls")),
     Case("the smallest gap is not the first",
-         "take the minimum of every gap, not the first call's gap",
+         "the overhead is the smallest gap: here a later call's gap is smaller than the"
+         " first call's (in lesson 9 the first call's is the smallest, so there both agree)",
          same_as_expected(turns((500, 30_000), (900, 26_000), (4_000, 33_000)), "3 calls")),
     Case("calls without a reported figure",
          "skip calls whose reported figure is None (no usage logged); they are not 0",

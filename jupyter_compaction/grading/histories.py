@@ -20,7 +20,8 @@ from typing import Any
 
 from ..history import Block, InvalidHistory, Message, validate
 from ..tokens import TokenCounter
-from .base import first_difference
+from .base import Advice
+from .differences import first_difference
 
 READ_TOOL = "read_file"
 PREFIXES = ("ORD", "VD", "GW", "INC", "LIC", "TKT")
@@ -129,13 +130,13 @@ def random_history(rng: random.Random, turns: int | None = None) -> list[Message
 
 
 def history_problem(given: list[Message], original: list[Message], got: Any,
-                    want: list[Message]) -> str | None:
+                    want: list[Message]) -> str | Advice | None:
     """What is wrong with a learner's new history, or None: the input `given` no longer
     equals `original`, `got` differs from the library's `want`, or `validate()` rejects it."""
-    changed = first_difference(given, original, "messages")
+    changed = first_difference(given, original, what="messages")
     if changed:
         return f"the input changed: {changed}"
-    found = first_difference(got, want)
+    found = first_difference(got, want, original)
     if found:
         return found
     try:
