@@ -8,7 +8,14 @@ and how many tokens it took the messages from and to (`Compacted` counts the mes
 only; the marker adds the system prompt and tools so it sits on top of the stack). Each
 `ModelReplied` whose usage reports input tokens adds a point to a dotted line beside the
 stack: the request's size as the model's API counted it, where the stack is the local
-count (the two meet for the simulated model, which reports the local count).
+count. The line is drawn only when some turn's reported count differs from the local
+count by more than `SAME_COUNT_SHARE` of it; otherwise (the simulated model reports the
+local count) it would hide on the top of the stack, so its legend entry says the two are
+equal and the line stays hidden until clicked.
+
+The figure's kernel-side state is kept current (`figure_widget`): a view created after
+the updates (a reloaded page, a reconnected frontend, a second display) draws every
+point and the title, not the figure as it was built.
 
 The figure (`.figure`, a plotly `FigureWidget`) is built on first use, so a chart that is
 only read as text (`.text()`) never imports plotly. Every update happens inside one
@@ -41,9 +48,35 @@ TARGET_COLOR, REPORTED_COLOR = "#2ca02c", "#7f7f7f"
 UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "target", "reported",
         "compactions")  # the markers last: drawn on top
 REPORTED_LABEL = "reported by the model's API"
+SAME_COUNT_SHARE = 0.01  # a reported count within 1 % of the local count is the same count
+SAME_SUFFIX = " = local count on every turn"  # the legend when the line is not drawn
 TITLE = "Tokens in each request"
 HEIGHT = 380
 ARRAY_DTYPE = "int32"  # a typed array is sent as a binary buffer (int64 is not)
+
+
+def figure_widget(data: list[Any], layout: dict[str, Any]) -> Any:
+    """A plotly `FigureWidget` whose full state, as sent to a new view, is its current one.
+
+    plotly syncs the traces and layout only when the widget is built; later changes
+    travel as messages to the views open at the time. A frontend that asks for the
+    state afterwards (a reloaded page, a reconnected kernel) got the figure as built:
+    no points. Here every full-state request carries the current traces and layout."""
+    import plotly.graph_objects as go
+
+    class CurrentFigureWidget(go.FigureWidget):
+        def get_state(self, key: Any = None, drop_defaults: bool = False) -> dict:
+            state = super().get_state(key, drop_defaults)
+            if getattr(self, "_layout_obj", None) is None:  # still being built
+                return state
+            for name, value in (("_widget_data", self._data),
+                                ("_widget_layout", self._layout_obj._props)):
+                if name in state:
+                    to_json = self.trait_metadata(name, "to_json", self._trait_to_json)
+                    state[name] = to_json(value, self)
+            return state
+
+    return CurrentFigureWidget(data=data, layout=layout)
 
 
 def _array(values: list[int]) -> Any:
@@ -150,7 +183,7 @@ class TokenChart:
             go.Scatter(name="compaction", mode="markers", hoverinfo="text",
                        marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
         ]
-        fig = go.FigureWidget(data=traces, layout={
+        fig = figure_widget(traces, {
             "title": {"text": self.title}, "height": self.height,
             "template": "plotly_white", "hovermode": "x unified", "uirevision": "chart",
             "margin": {"l": 60, "r": 20, "t": 50, "b": 40},
@@ -184,12 +217,27 @@ class TokenChart:
                    (reported, "x"): [x for x, _ in self.reported],
                    (reported, "y"): [y for _, y in self.reported]}
         changed = {key: list(v) for key, v in wanted.items() if self._sent.get(key) != v}
+        drawn = self.reported_differs()
+        style = {"name": self.reported_label + ("" if drawn else SAME_SUFFIX),
+                 "visible": True if drawn else "legendonly",
+                 "showlegend": bool(self.reported)}
+        restyle = {prop: v for prop, v in style.items()
+                   if getattr(fig.data[reported], prop) != v}
         with fig.batch_update():
             for (i, prop), values in changed.items():
                 value = tuple(values) if prop == "hovertext" else _array(values)
                 setattr(fig.data[i], prop, value)
+            for prop, value in restyle.items():
+                setattr(fig.data[reported], prop, value)
         self._sent.update(changed)
         self.updates += 1
+
+    def reported_differs(self) -> bool:
+        """Whether any turn's reported input tokens differ from the local count by more
+        than `SAME_COUNT_SHARE` of it (only then is the reported line drawn)."""
+        local = dict(zip(self.turns, self.tokens, strict=True))
+        return any(turn not in local or abs(count - local[turn]) > SAME_COUNT_SHARE * local[turn]
+                   for turn, count in self.reported)
 
     # --- plain text -------------------------------------------------------------------
     def text(self) -> str:

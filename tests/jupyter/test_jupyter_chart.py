@@ -7,8 +7,17 @@ import subprocess
 import sys
 import textwrap
 
+import numpy
+
 from jupyter_compaction.events import Compacted, Finished, ModelReplied, ToolCalled, TurnStarted
-from jupyter_compaction.jupyter.chart import PARTS, REPORTED_LABEL, UIDS, TokenChart
+from jupyter_compaction.jupyter.chart import (
+    PARTS,
+    REPORTED_LABEL,
+    SAME_COUNT_SHARE,
+    TITLE,
+    UIDS,
+    TokenChart,
+)
 from jupyter_compaction.models.base import Usage
 from jupyter_compaction.runner import play
 from tests.support.reporting import Reporting, scaled
@@ -97,6 +106,45 @@ def test_a_run_whose_model_counts_more_shows_both_counts():
     local = dict(zip(chart.turns, chart.tokens, strict=True))
     assert list(reported.x) == chart.turns
     assert list(reported.y) == [round(local[t] * 1.3) for t in chart.turns]
+
+
+def test_the_reported_line_is_drawn_only_where_it_differs_from_the_local_count():
+    """The simulated model reports the local count: the line would hide on the stack."""
+    run = play("agents", budget=8_000, max_turns=6)
+    chart = TokenChart()
+    fig = chart.figure
+    chart.feed(run.events)
+    reported = fig.data[UIDS.index("reported")]
+    assert chart.reported and not chart.reported_differs()
+    assert reported.visible == "legendonly" and reported.showlegend
+    assert reported.name == REPORTED_LABEL + " = local count on every turn"
+    turn, tokens = chart.turns[-1], chart.tokens[-1]
+    within = int(tokens * (1 + SAME_COUNT_SHARE))  # the tolerance still counts as equal
+    chart(ModelReplied(turn, Usage(input_tokens=within), "tool_use"))
+    assert not chart.reported_differs() and reported.visible == "legendonly"
+    chart(ModelReplied(turn, Usage(input_tokens=within + 2), "tool_use"))
+    assert chart.reported_differs()
+    assert reported.visible is True and reported.name == REPORTED_LABEL
+
+
+def test_no_reported_counts_no_legend_entry():
+    chart = TokenChart()
+    chart(turn(1, 300))
+    reported = chart.figure.data[UIDS.index("reported")]
+    assert reported.showlegend is False
+
+
+def test_a_view_made_later_gets_the_current_points_and_title():
+    """A reloaded page or reconnected frontend asks for the full state: it is current."""
+    run = play("agents", budget=8_000, max_turns=6)
+    chart = TokenChart()
+    fig = chart.figure
+    chart.feed(run.events)
+    state = fig.get_state()
+    assert state["_widget_layout"]["title"]["text"] == TITLE
+    stack = state["_widget_data"][0]["x"]
+    assert stack["shape"] == (len(chart.turns),)
+    assert bytes(stack["buffer"]) == numpy.asarray(chart.turns, dtype="int32").tobytes()
 
 
 def test_uids_are_fixed_and_no_random_ids_appear():
