@@ -63,6 +63,7 @@ TAB_TITLES = ("Context", "Summary", "Events")
 VIEW_TITLES = ("This run", "Compare")  # the tabs under the buttons
 RUN_VIEW, COMPARE_VIEW = range(len(VIEW_TITLES))
 COMPARE_HINT = "Press Compare to play two strategies on this scenario side by side."
+LAB_CLASS, COMPARE_CLASS = "jc-lab", "jc-compare"  # CSS classes the browser tests find
 STRATEGY_NAMES = OPTIONS["strategy"].choices  # the controls' choices and tooltips: Settings
 INT_TEXT = re.compile(r"[+-]?\d+(?:_\d+)*")
 MESSAGE_STYLE = "font-size:12px;color:#555"
@@ -150,6 +151,7 @@ class Lab:
         self.tabs = w.Tab(children=[self.context_view, self.summary_view, self.events_view])
         self.tabs.titles = TAB_TITLES
         self.compare_box = w.VBox([w.HTML(esc(COMPARE_HINT))])
+        self.compare_box.add_class(COMPARE_CLASS)
         self.views = w.Tab(children=[self.chart.figure, self.compare_box])
         self.views.titles = VIEW_TITLES
         self.widget = w.VBox([
@@ -161,6 +163,7 @@ class Lab:
             w.HBox([self.run_button, self.step_button, self.compare_button,
                     self.compare_with]),
             self.message, self.views, self.tabs])
+        self.widget.add_class(LAB_CLASS)
         self.current: Run | None = None
         self.comparison: Comparison | None = None
         self._stepping: Settings | None = None
