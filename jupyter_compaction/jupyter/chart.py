@@ -10,8 +10,10 @@ only; the marker adds the system prompt and tools so it sits on top of the stack
 stack: the request's size as the model's API counted it, where the stack is the local
 count. The line is drawn only when some turn's reported count differs from the local
 count by more than `SAME_COUNT_SHARE` of it; otherwise (the simulated model reports the
-local count) it would hide on the top of the stack, so its legend entry says the two are
-equal and the line stays hidden until clicked.
+local count) it would hide on the top of the stack, so it is left out and the chart's
+caption (its subtitle) says the two are equal. Trace names are set once, when the figure
+is built, and the line is shown or hidden by a restyle of that one trace: a property
+restyled in a batch across traces lost the other traces' names in the browser.
 
 The figure's kernel-side state is kept current (`figure_widget`): a view created after
 the updates (a reloaded page, a reconnected frontend, a second display) draws every
@@ -49,9 +51,10 @@ UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "target", "reported"
         "compactions")  # the markers last: drawn on top
 REPORTED_LABEL = "reported by the model's API"
 SAME_COUNT_SHARE = 0.01  # a reported count within 1 % of the local count is the same count
-SAME_SUFFIX = " = local count on every turn"  # the legend when the line is not drawn
+SAME_CAPTION = "{label} = local count on every turn (line not drawn)"
 TITLE = "Tokens in each request"
 HEIGHT = 380
+TOP_MARGIN = 70  # room for the title and its caption
 ARRAY_DTYPE = "int32"  # a typed array is sent as a binary buffer (int64 is not)
 
 
@@ -176,7 +179,7 @@ class TokenChart:
                        line={"color": TRIGGER_COLOR, "width": 1.5, "dash": "dash"}),
             go.Scatter(name="compaction target", mode="lines", hoverinfo="skip",
                        line={"color": TARGET_COLOR, "width": 1.5, "dash": "dot"}),
-            go.Scatter(name=self.reported_label, mode="lines+markers",
+            go.Scatter(name=self.reported_label, mode="lines+markers", visible=False,
                        hovertemplate="reported: %{y}<extra></extra>",
                        line={"color": REPORTED_COLOR, "width": 1.5, "dash": "dot"},
                        marker={"size": 4, "color": REPORTED_COLOR}),
@@ -184,9 +187,9 @@ class TokenChart:
                        marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
         ]
         fig = figure_widget(traces, {
-            "title": {"text": self.title}, "height": self.height,
+            "title": {"text": self.title, "subtitle": {"text": ""}}, "height": self.height,
             "template": "plotly_white", "hovermode": "x unified", "uirevision": "chart",
-            "margin": {"l": 60, "r": 20, "t": 50, "b": 40},
+            "margin": {"l": 60, "r": 20, "t": TOP_MARGIN, "b": 40},
             "xaxis": {"title": {"text": "turn"}, "rangemode": "tozero"},
             "yaxis": {"title": {"text": "tokens"}, "rangemode": "tozero"},
             "legend": {"orientation": "h", "y": -0.2}})
@@ -217,20 +220,24 @@ class TokenChart:
                    (reported, "x"): [x for x, _ in self.reported],
                    (reported, "y"): [y for _, y in self.reported]}
         changed = {key: list(v) for key, v in wanted.items() if self._sent.get(key) != v}
-        drawn = self.reported_differs()
-        style = {"name": self.reported_label + ("" if drawn else SAME_SUFFIX),
-                 "visible": True if drawn else "legendonly",
-                 "showlegend": bool(self.reported)}
-        restyle = {prop: v for prop, v in style.items()
-                   if getattr(fig.data[reported], prop) != v}
         with fig.batch_update():
             for (i, prop), values in changed.items():
                 value = tuple(values) if prop == "hovertext" else _array(values)
                 setattr(fig.data[i], prop, value)
-            for prop, value in restyle.items():
-                setattr(fig.data[reported], prop, value)
         self._sent.update(changed)
         self.updates += 1
+        drawn = self.reported_differs()
+        if fig.data[reported].visible is not drawn:
+            fig.plotly_restyle({"visible": drawn}, trace_indexes=[reported])
+        caption = self.caption()
+        if fig.layout.title.subtitle.text != caption:
+            fig.layout.title.subtitle.text = caption
+
+    def caption(self) -> str:
+        """The chart's subtitle: says when the reported line is left out, else empty."""
+        if not self.reported or self.reported_differs():
+            return ""
+        return SAME_CAPTION.format(label=self.reported_label)
 
     def reported_differs(self) -> bool:
         """Whether any turn's reported input tokens differ from the local count by more

@@ -7,7 +7,8 @@ In real JupyterLab and headless Chromium, with the lab opened by lesson 10's own
    that window lands in `test-artifacts/lab-compare-1400x900.png`.
 2. After Run, the notebook is saved and the page reloaded (the frontend reconnects to the
    running kernel and asks it for every widget's state): the main chart still has its
-   title and its points. Before the figures' state was kept current it came back empty.
+   title, its points, its trace names and its caption. Before the figures' state was kept
+   current it came back without points.
 3. After "Reconnect to Kernel" and "Restart Kernel and Run All Cells", the new lab's main
    chart has its title, and Run draws its points.
 """
@@ -36,6 +37,8 @@ CHART_STATE = """(selector) => {
     if (!gd || !gd.layout) return null;
     const title = gd.layout.title;
     return {title: title ? (title.text || '') : '',
+            caption: title && title.subtitle ? (title.subtitle.text || '') : '',
+            unnamed: gd.data.filter(t => !t.name).map(t => t.uid),
             points: Math.max(0, ...gd.data.map(t => (t.x ? t.x.length : 0)))};
 }"""
 
@@ -62,6 +65,14 @@ def press_run(page, waits) -> None:
     page.get_by_role("button", name="Run", exact=True).click()
     page.get_by_text("finished:").first.wait_for(timeout=waits.ms(RENDER_S))
     wait_for_chart(page, waits, points=MIN_POINTS)
+    check_drawn(page)
+
+
+def check_drawn(page) -> None:
+    """Every trace keeps its name, and the caption says the reported line equals the stack."""
+    state = main_chart(page)
+    assert state["unnamed"] == [], f"traces that lost their names: {state['unnamed']}"
+    assert "local count on every turn" in state["caption"], state
 
 
 def test_compare_shows_in_view_and_the_chart_survives_reload_and_restart(
@@ -99,6 +110,7 @@ def test_compare_shows_in_view_and_the_chart_survives_reload_and_restart(
     accept_kernel_dialog(page)
     try:
         wait_for_chart(page, waits, points=MIN_POINTS)
+        check_drawn(page)
     finally:
         page.screenshot(path=str(ARTIFACTS / "lab-after-reload.png"))
 

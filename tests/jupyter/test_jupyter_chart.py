@@ -116,22 +116,38 @@ def test_the_reported_line_is_drawn_only_where_it_differs_from_the_local_count()
     chart.feed(run.events)
     reported = fig.data[UIDS.index("reported")]
     assert chart.reported and not chart.reported_differs()
-    assert reported.visible == "legendonly" and reported.showlegend
-    assert reported.name == REPORTED_LABEL + " = local count on every turn"
+    assert reported.visible is False and reported.name == REPORTED_LABEL
+    assert fig.layout.title.subtitle.text == (
+        REPORTED_LABEL + " = local count on every turn (line not drawn)")
     turn, tokens = chart.turns[-1], chart.tokens[-1]
     within = int(tokens * (1 + SAME_COUNT_SHARE))  # the tolerance still counts as equal
     chart(ModelReplied(turn, Usage(input_tokens=within), "tool_use"))
-    assert not chart.reported_differs() and reported.visible == "legendonly"
+    assert not chart.reported_differs() and reported.visible is False
     chart(ModelReplied(turn, Usage(input_tokens=within + 2), "tool_use"))
-    assert chart.reported_differs()
-    assert reported.visible is True and reported.name == REPORTED_LABEL
+    assert chart.reported_differs() and reported.visible is True
+    assert fig.layout.title.subtitle.text == "" and reported.name == REPORTED_LABEL
 
 
-def test_no_reported_counts_no_legend_entry():
+def test_no_reported_counts_no_line_and_no_caption():
     chart = TokenChart()
     chart(turn(1, 300))
-    reported = chart.figure.data[UIDS.index("reported")]
-    assert reported.showlegend is False
+    fig = chart.figure
+    assert fig.data[UIDS.index("reported")].visible is False
+    assert fig.layout.title.subtitle.text == ""
+
+
+def test_trace_names_are_never_restyled():
+    """A name restyled in a batch across traces cost the others theirs in the browser."""
+    chart = TokenChart()
+    fig = chart.figure
+    sent = []
+    fig.observe(lambda change: sent.append(change["new"]),
+                names=["_py2js_update", "_py2js_restyle"])
+    chart.feed(play("agents", model=Reporting("agents", scaled(1.3)), budget=8_000,
+                    max_turns=4).events)
+    chart.feed(play("agents", budget=8_000, max_turns=4).events)
+    styles = [m.get("style_data") or m.get("restyle_data") or {} for m in sent if m]
+    assert styles and not any("name" in style for style in styles)
 
 
 def test_a_view_made_later_gets_the_current_points_and_title():
