@@ -123,6 +123,7 @@ class TokenChart:
         self.target: int | None = None
         self.marks: list[Compacted] = []
         self.reported: list[tuple[int, int]] = []  # (turn, input tokens the API reported)
+        self._differs = False  # kept as reports arrive: an update costs the same at any turn
         self._mark_x: list[int] = []
         self._mark_y: list[int] = []
         self._mark_text: list[str] = []
@@ -151,7 +152,10 @@ class TokenChart:
                 f"messages {event.tokens_before} → {event.tokens_after} tokens")
             return True
         if isinstance(event, ModelReplied) and event.usage.total_input > 0:
-            self.reported.append((event.turn, event.usage.total_input))
+            count = event.usage.total_input
+            self.reported.append((event.turn, count))
+            local = self.tokens[-1] if self.turns and self.turns[-1] == event.turn else None
+            self._differs |= local is None or abs(count - local) > SAME_COUNT_SHARE * local
             return True
         return False
 
@@ -240,11 +244,9 @@ class TokenChart:
         return SAME_CAPTION.format(label=self.reported_label)
 
     def reported_differs(self) -> bool:
-        """Whether any turn's reported input tokens differ from the local count by more
-        than `SAME_COUNT_SHARE` of it (only then is the reported line drawn)."""
-        local = dict(zip(self.turns, self.tokens, strict=True))
-        return any(turn not in local or abs(count - local[turn]) > SAME_COUNT_SHARE * local[turn]
-                   for turn, count in self.reported)
+        """Whether some turn's reported input tokens differ from that turn's local count
+        by more than `SAME_COUNT_SHARE` of it (only then is the reported line drawn)."""
+        return self._differs
 
     # --- plain text -------------------------------------------------------------------
     def text(self) -> str:

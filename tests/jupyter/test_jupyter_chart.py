@@ -199,3 +199,15 @@ def test_text_only_chart_never_imports_plotly():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True)
     assert "PLOTLY False" in out.stdout
+
+
+def test_a_real_sessions_reported_line_is_drawn():
+    """A real session's API counts differ from the local count: the line shows."""
+    from jupyter_compaction import sessions
+    from jupyter_compaction.jupyter.replay_magic import ReplayChart
+    from jupyter_compaction.replay import run as replay
+
+    chart = ReplayChart(replay(str(sessions.shipped()[-1]), "progressive", 50_000))
+    reported = chart.figure.data[UIDS.index("reported")]
+    assert chart.reported_differs() and reported.visible is True
+    assert chart.figure.layout.title.subtitle.text == ""
