@@ -20,9 +20,10 @@ the updates (a reloaded page, a reconnected frontend, a second display) draws ev
 point and the title, not the figure as it was built.
 
 The figure (`.figure`, a plotly `FigureWidget`) is built on first use, so a chart that is
-only read as text (`.text()`) never imports plotly. Every update happens inside one
-`fig.batch_update()`, i.e. one message to the browser. The points live in the chart's own
-Python lists; a trace is given them as a typed numpy array, which plotly sends as a
+only read as text (`.text()`) never imports plotly. Every update of the points happens
+inside one `fig.batch_update()`, i.e. one message to the browser (showing or hiding the
+reported line, or changing the caption, adds one when it happens). The points live in
+the chart's own Python lists; a trace is given them as a typed numpy array, which plotly sends as a
 binary buffer, so one update costs about the same at turn 10 and at turn 1 000 (see
 `benchmarks/bench_chart.py`); the budget and trigger lines are two points each. Trace
 `uid`s are fixed names, so nothing random appears in any output.
