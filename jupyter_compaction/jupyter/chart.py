@@ -8,12 +8,22 @@ and how many tokens it took the messages from and to (`Compacted` counts the mes
 only; the marker adds the system prompt and tools so it sits on top of the stack). Each
 `ModelReplied` whose usage reports input tokens adds a point to a dotted line beside the
 stack: the request's size as the model's API counted it, where the stack is the local
-count (the two meet for the simulated model, which reports the local count).
+count. The line is drawn only when some turn's reported count differs from the local
+count by more than `SAME_COUNT_SHARE` of it; otherwise (the simulated model reports the
+local count) it would hide on the top of the stack, so it is left out and the chart's
+caption (its subtitle) says the two are equal. Trace names are set once, when the figure
+is built, and the line is shown or hidden by a restyle of that one trace: a property
+restyled in a batch across traces lost the other traces' names in the browser.
+
+The figure's kernel-side state is kept current (`figure_widget`): a view created after
+the updates (a reloaded page, a reconnected frontend, a second display) draws every
+point and the title, not the figure as it was built.
 
 The figure (`.figure`, a plotly `FigureWidget`) is built on first use, so a chart that is
-only read as text (`.text()`) never imports plotly. Every update happens inside one
-`fig.batch_update()`, i.e. one message to the browser. The points live in the chart's own
-Python lists; a trace is given them as a typed numpy array, which plotly sends as a
+only read as text (`.text()`) never imports plotly. Every update of the points happens
+inside one `fig.batch_update()`, i.e. one message to the browser (showing or hiding the
+reported line, or changing the caption, adds one when it happens). The points live in
+the chart's own Python lists; a trace is given them as a typed numpy array, which plotly sends as a
 binary buffer, so one update costs about the same at turn 10 and at turn 1 000 (see
 `benchmarks/bench_chart.py`); the budget and trigger lines are two points each. Trace
 `uid`s are fixed names, so nothing random appears in any output.
@@ -41,9 +51,36 @@ TARGET_COLOR, REPORTED_COLOR = "#2ca02c", "#7f7f7f"
 UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "target", "reported",
         "compactions")  # the markers last: drawn on top
 REPORTED_LABEL = "reported by the model's API"
+SAME_COUNT_SHARE = 0.01  # a reported count within 1 % of the local count is the same count
+SAME_CAPTION = "{label} = local count on every turn (line not drawn)"
 TITLE = "Tokens in each request"
 HEIGHT = 380
+TOP_MARGIN = 70  # room for the title and its caption
 ARRAY_DTYPE = "int32"  # a typed array is sent as a binary buffer (int64 is not)
+
+
+def figure_widget(data: list[Any], layout: dict[str, Any]) -> Any:
+    """A plotly `FigureWidget` whose full state, as sent to a new view, is its current one.
+
+    plotly syncs the traces and layout only when the widget is built; later changes
+    travel as messages to the views open at the time. A frontend that asks for the
+    state afterwards (a reloaded page, a reconnected kernel) got the figure as built:
+    no points. Here every full-state request carries the current traces and layout."""
+    import plotly.graph_objects as go
+
+    class CurrentFigureWidget(go.FigureWidget):
+        def get_state(self, key: Any = None, drop_defaults: bool = False) -> dict:
+            state = super().get_state(key, drop_defaults)
+            if getattr(self, "_layout_obj", None) is None:  # still being built
+                return state
+            for name, value in (("_widget_data", self._data),
+                                ("_widget_layout", self._layout_obj._props)):
+                if name in state:
+                    to_json = self.trait_metadata(name, "to_json", self._trait_to_json)
+                    state[name] = to_json(value, self)
+            return state
+
+    return CurrentFigureWidget(data=data, layout=layout)
 
 
 def _array(values: list[int]) -> Any:
@@ -87,6 +124,7 @@ class TokenChart:
         self.target: int | None = None
         self.marks: list[Compacted] = []
         self.reported: list[tuple[int, int]] = []  # (turn, input tokens the API reported)
+        self._differs = False  # kept as reports arrive: an update costs the same at any turn
         self._mark_x: list[int] = []
         self._mark_y: list[int] = []
         self._mark_text: list[str] = []
@@ -115,7 +153,10 @@ class TokenChart:
                 f"messages {event.tokens_before} → {event.tokens_after} tokens")
             return True
         if isinstance(event, ModelReplied) and event.usage.total_input > 0:
-            self.reported.append((event.turn, event.usage.total_input))
+            count = event.usage.total_input
+            self.reported.append((event.turn, count))
+            local = self.tokens[-1] if self.turns and self.turns[-1] == event.turn else None
+            self._differs |= local is None or abs(count - local) > SAME_COUNT_SHARE * local
             return True
         return False
 
@@ -143,17 +184,17 @@ class TokenChart:
                        line={"color": TRIGGER_COLOR, "width": 1.5, "dash": "dash"}),
             go.Scatter(name="compaction target", mode="lines", hoverinfo="skip",
                        line={"color": TARGET_COLOR, "width": 1.5, "dash": "dot"}),
-            go.Scatter(name=self.reported_label, mode="lines+markers",
+            go.Scatter(name=self.reported_label, mode="lines+markers", visible=False,
                        hovertemplate="reported: %{y}<extra></extra>",
                        line={"color": REPORTED_COLOR, "width": 1.5, "dash": "dot"},
                        marker={"size": 4, "color": REPORTED_COLOR}),
             go.Scatter(name="compaction", mode="markers", hoverinfo="text",
                        marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
         ]
-        fig = go.FigureWidget(data=traces, layout={
-            "title": {"text": self.title}, "height": self.height,
+        fig = figure_widget(traces, {
+            "title": {"text": self.title, "subtitle": {"text": ""}}, "height": self.height,
             "template": "plotly_white", "hovermode": "x unified", "uirevision": "chart",
-            "margin": {"l": 60, "r": 20, "t": 50, "b": 40},
+            "margin": {"l": 60, "r": 20, "t": TOP_MARGIN, "b": 40},
             "xaxis": {"title": {"text": "turn"}, "rangemode": "tozero"},
             "yaxis": {"title": {"text": "tokens"}, "rangemode": "tozero"},
             "legend": {"orientation": "h", "y": -0.2}})
@@ -190,6 +231,23 @@ class TokenChart:
                 setattr(fig.data[i], prop, value)
         self._sent.update(changed)
         self.updates += 1
+        drawn = self.reported_differs()
+        if fig.data[reported].visible is not drawn:
+            fig.plotly_restyle({"visible": drawn}, trace_indexes=[reported])
+        caption = self.caption()
+        if fig.layout.title.subtitle.text != caption:
+            fig.layout.title.subtitle.text = caption
+
+    def caption(self) -> str:
+        """The chart's subtitle: says when the reported line is left out, else empty."""
+        if not self.reported or self.reported_differs():
+            return ""
+        return SAME_CAPTION.format(label=self.reported_label)
+
+    def reported_differs(self) -> bool:
+        """Whether some turn's reported input tokens differ from that turn's local count
+        by more than `SAME_COUNT_SHARE` of it (only then is the reported line drawn)."""
+        return self._differs
 
     # --- plain text -------------------------------------------------------------------
     def text(self) -> str:

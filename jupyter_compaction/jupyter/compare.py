@@ -22,13 +22,14 @@ from ..evaluation import eval_summary
 from ..events import TurnStarted
 from ..history import message_text
 from ..settings import Settings
+from .chart import figure_widget
 from .render import Rich, heading, html_table, text_table
 
 HEADERS = ("strategy", "peak tokens", "tokens sent", "compactions", "repeats",
            "must-keep recall", "answer")
 COLORS = ("#4c78a8", "#e45756", "#54a24b", "#b279a2")
 TITLE = "Tokens per turn, two strategies"
-HEIGHT = 340
+HEIGHT = 300  # with the table and the lab's controls, fits a 900-pixel-high window
 
 
 def final_context(run: Run) -> str:
@@ -67,7 +68,7 @@ class Comparison:
         last = max((run.turn for run in self.runs.values()), default=1)
         traces.append(go.Scatter(x=[1, last], y=[budget, budget], name="budget",
                                  mode="lines", line={"color": "#d62728", "dash": "dot"}))
-        fig = go.FigureWidget(data=traces, layout={
+        fig = figure_widget(traces, {
             "title": {"text": TITLE}, "height": HEIGHT, "template": "plotly_white",
             "margin": {"l": 60, "r": 20, "t": 50, "b": 40},
             "xaxis": {"title": {"text": "turn"}}, "yaxis": {"title": {"text": "tokens"}}})

@@ -4,11 +4,13 @@ Controls: a budget slider, a target slider (the share of the budget compaction a
 for), the strategies as toggle buttons (trimming vs summarizing is
 one click), task state and "summary as user message" checkboxes, a scenario dropdown,
 and Run, Step and Compare buttons. The controls that are settings take their choices
-and their tooltips (the help text) from `Settings` (`settings.OPTIONS`). Below them the
-live `TokenChart` and a tab with the context viewer, the summary inspector and the event
-log (all escaped HTML). Compare
-plays two strategies on the same scenario and overlays their token curves above a table
-of peak tokens, tokens sent, compactions, repeats and must-keep recall.
+and their tooltips (the help text) from `Settings` (`settings.OPTIONS`). Right below the
+buttons, where the learner is looking, two tabs: "This run" holds the live `TokenChart`
+and "Compare" the comparison; Compare selects its tab when its result is in, Run and
+Step select "This run" again. Below them a tab with the context viewer, the summary
+inspector and the event log (all escaped HTML). Compare plays two strategies on the
+same scenario and shows a table of peak tokens, tokens sent, compactions, repeats and
+must-keep recall above their overlaid token curves.
 
 Step advances one turn in the simplest honest way: it replays the run from turn 1 with
 `max_turns` one higher than before (the simulated model is deterministic, so this is the
@@ -58,6 +60,10 @@ WIDE_LABEL = {"description_width": "initial"}  # descriptions are never cut off
 COMPARE_PARTNERS = ("trim", "clear")  # Compare's default: the first one not selected
 MIN_TARGET, MAX_TARGET, TARGET_STEP = 0.1, 0.75, 0.05  # shares of the budget, below the trigger
 TAB_TITLES = ("Context", "Summary", "Events")
+VIEW_TITLES = ("This run", "Compare")  # the tabs under the buttons
+RUN_VIEW, COMPARE_VIEW = range(len(VIEW_TITLES))
+COMPARE_HINT = "Press Compare to play two strategies on this scenario side by side."
+LAB_CLASS, COMPARE_CLASS = "jc-lab", "jc-compare"  # CSS classes the browser tests find
 STRATEGY_NAMES = OPTIONS["strategy"].choices  # the controls' choices and tooltips: Settings
 INT_TEXT = re.compile(r"[+-]?\d+(?:_\d+)*")
 MESSAGE_STYLE = "font-size:12px;color:#555"
@@ -144,7 +150,10 @@ class Lab:
         self.context_view, self.summary_view, self.events_view = w.HTML(), w.HTML(), w.HTML()
         self.tabs = w.Tab(children=[self.context_view, self.summary_view, self.events_view])
         self.tabs.titles = TAB_TITLES
-        self.compare_box = w.VBox()
+        self.compare_box = w.VBox([w.HTML(esc(COMPARE_HINT))])
+        self.compare_box.add_class(COMPARE_CLASS)
+        self.views = w.Tab(children=[self.chart.figure, self.compare_box])
+        self.views.titles = VIEW_TITLES
         self.widget = w.VBox([
             self.scenario,
             w.HBox([self.budget, self.off_label]),
@@ -153,7 +162,8 @@ class Lab:
             w.HBox([self.task_state, self.summary_as_user]),
             w.HBox([self.run_button, self.step_button, self.compare_button,
                     self.compare_with]),
-            self.message, self.chart.figure, self.tabs, self.compare_box])
+            self.message, self.views, self.tabs])
+        self.widget.add_class(LAB_CLASS)
         self.current: Run | None = None
         self.comparison: Comparison | None = None
         self._stepping: Settings | None = None
@@ -206,7 +216,8 @@ class Lab:
         self.log(event)
 
     def _fresh_run(self, settings: Settings) -> Run:
-        """Play on the lab's one workspace folder, emptied first."""
+        """Play on the lab's one workspace folder, emptied first, in "This run"'s tab."""
+        self.views.selected_index = RUN_VIEW
         self.chart.reset()
         self.log.clear()
         workspace = Path(self._folder.name) / "workspace"
@@ -257,7 +268,8 @@ class Lab:
 
         self.comparison = compare(self.scenario.value, self.settings(), a, b)
         view = self.comparison.view()
-        self.compare_box.children = [self.comparison.figure(), w.HTML(view.html)]
+        self.views.selected_index = COMPARE_VIEW  # first, so the chart draws in a shown tab
+        self.compare_box.children = [w.HTML(view.html), self.comparison.figure()]
         self.say(f"compared {a} and {b} on {self.comparison.scenario}")
         return self.comparison
 

@@ -7,8 +7,17 @@ import subprocess
 import sys
 import textwrap
 
+import numpy
+
 from jupyter_compaction.events import Compacted, Finished, ModelReplied, ToolCalled, TurnStarted
-from jupyter_compaction.jupyter.chart import PARTS, REPORTED_LABEL, UIDS, TokenChart
+from jupyter_compaction.jupyter.chart import (
+    PARTS,
+    REPORTED_LABEL,
+    SAME_COUNT_SHARE,
+    TITLE,
+    UIDS,
+    TokenChart,
+)
 from jupyter_compaction.models.base import Usage
 from jupyter_compaction.runner import play
 from tests.support.reporting import Reporting, scaled
@@ -99,6 +108,61 @@ def test_a_run_whose_model_counts_more_shows_both_counts():
     assert list(reported.y) == [round(local[t] * 1.3) for t in chart.turns]
 
 
+def test_the_reported_line_is_drawn_only_where_it_differs_from_the_local_count():
+    """The simulated model reports the local count: the line would hide on the stack."""
+    run = play("agents", budget=8_000, max_turns=6)
+    chart = TokenChart()
+    fig = chart.figure
+    chart.feed(run.events)
+    reported = fig.data[UIDS.index("reported")]
+    assert chart.reported and not chart.reported_differs()
+    assert reported.visible is False and reported.name == REPORTED_LABEL
+    assert fig.layout.title.subtitle.text == (
+        REPORTED_LABEL + " = local count on every turn (line not drawn)")
+    turn, tokens = chart.turns[-1], chart.tokens[-1]
+    within = int(tokens * (1 + SAME_COUNT_SHARE))  # the tolerance still counts as equal
+    chart(ModelReplied(turn, Usage(input_tokens=within), "tool_use"))
+    assert not chart.reported_differs() and reported.visible is False
+    chart(ModelReplied(turn, Usage(input_tokens=within + 2), "tool_use"))
+    assert chart.reported_differs() and reported.visible is True
+    assert fig.layout.title.subtitle.text == "" and reported.name == REPORTED_LABEL
+
+
+def test_no_reported_counts_no_line_and_no_caption():
+    chart = TokenChart()
+    chart(turn(1, 300))
+    fig = chart.figure
+    assert fig.data[UIDS.index("reported")].visible is False
+    assert fig.layout.title.subtitle.text == ""
+
+
+def test_trace_names_are_never_restyled():
+    """A name restyled in a batch across traces cost the others theirs in the browser."""
+    chart = TokenChart()
+    fig = chart.figure
+    sent = []
+    fig.observe(lambda change: sent.append(change["new"]),
+                names=["_py2js_update", "_py2js_restyle"])
+    chart.feed(play("agents", model=Reporting("agents", scaled(1.3)), budget=8_000,
+                    max_turns=4).events)
+    chart.feed(play("agents", budget=8_000, max_turns=4).events)
+    styles = [m.get("style_data") or m.get("restyle_data") or {} for m in sent if m]
+    assert styles and not any("name" in style for style in styles)
+
+
+def test_a_view_made_later_gets_the_current_points_and_title():
+    """A reloaded page or reconnected frontend asks for the full state: it is current."""
+    run = play("agents", budget=8_000, max_turns=6)
+    chart = TokenChart()
+    fig = chart.figure
+    chart.feed(run.events)
+    state = fig.get_state()
+    assert state["_widget_layout"]["title"]["text"] == TITLE
+    stack = state["_widget_data"][0]["x"]
+    assert stack["shape"] == (len(chart.turns),)
+    assert bytes(stack["buffer"]) == numpy.asarray(chart.turns, dtype="int32").tobytes()
+
+
 def test_uids_are_fixed_and_no_random_ids_appear():
     chart = TokenChart()
     chart(turn(1, 300))
@@ -135,3 +199,15 @@ def test_text_only_chart_never_imports_plotly():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True)
     assert "PLOTLY False" in out.stdout
+
+
+def test_a_real_sessions_reported_line_is_drawn():
+    """A real session's API counts differ from the local count: the line shows."""
+    from jupyter_compaction import sessions
+    from jupyter_compaction.jupyter.replay_magic import ReplayChart
+    from jupyter_compaction.replay import run as replay
+
+    chart = ReplayChart(replay(str(sessions.shipped()[-1]), "progressive", 50_000))
+    reported = chart.figure.data[UIDS.index("reported")]
+    assert chart.reported_differs() and reported.visible is True
+    assert chart.figure.layout.title.subtitle.text == ""

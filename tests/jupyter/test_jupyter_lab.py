@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("ipywidgets")
 
 from jupyter_compaction.events import TurnStarted  # noqa: E402
 from jupyter_compaction.jupyter import lab as lab_module  # noqa: E402
-from jupyter_compaction.jupyter.lab import MIN_BUDGET, Lab, budget_max, off_peak  # noqa: E402
+from jupyter_compaction.jupyter.lab import (  # noqa: E402
+    COMPARE_VIEW,
+    MIN_BUDGET,
+    RUN_VIEW,
+    VIEW_TITLES,
+    Lab,
+    budget_max,
+    off_peak,
+)
 from jupyter_compaction.strategies import STRATEGIES  # noqa: E402
+
+COURSE_README = Path(__file__).resolve().parents[2] / "lessons" / "README.md"
 
 
 @pytest.fixture
@@ -97,7 +110,7 @@ def test_compare_overlays_two_strategies(lab):
     assert off[3] == 0 and clear[3] >= 2  # compactions
     assert off[1] > clear[1]  # peak tokens
     assert all(row[5].endswith("%") for row in comparison.rows)
-    figure, table = lab.compare_box.children
+    table, figure = lab.compare_box.children
     assert [t.name for t in figure.data] == ["off", "clear", "budget"]
     assert [t.uid for t in figure.data] == ["compare-0", "compare-1", "compare-2"]
     assert "must-keep recall" in table.value
@@ -179,3 +192,29 @@ def test_the_target_slider_sets_the_target(lab):
     assert lab.settings().target == 0.3
     run = lab.run()
     assert {e.target_at for e in run.of(TurnStarted)} == {int(0.3 * lab.settings().budget)}
+
+
+def test_compare_shows_its_result_in_its_own_tab_right_under_the_buttons(lab):
+    """Compare's result is where the learner looks, not below the context tabs."""
+    buttons = next(i for i, child in enumerate(lab.widget.children)
+                   if lab.compare_button in getattr(child, "children", ()))
+    after = lab.widget.children[buttons + 1:]
+    assert after.index(lab.views) < after.index(lab.tabs)  # above the context tabs
+    assert lab.views.titles == VIEW_TITLES and lab.views.children[RUN_VIEW] is lab.chart.figure
+    assert lab.views.selected_index == RUN_VIEW
+    lab.compare("off", "clear")
+    assert lab.views.selected_index == COMPARE_VIEW
+    assert lab.views.children[COMPARE_VIEW] is lab.compare_box
+    lab.run()
+    assert lab.views.selected_index == RUN_VIEW
+    lab.compare("off", "clear")
+    lab.step()
+    assert lab.views.selected_index == RUN_VIEW
+
+
+def test_every_scenario_in_the_menu_is_described_in_the_course_readme(lab):
+    """A learner who picks a scenario can read what it is: `name` (what it asks)."""
+    readme = COURSE_README.read_text(encoding="utf-8")
+    undescribed = [name for name in lab.scenario.options
+                   if not re.search(rf"`{re.escape(name)}` \([^)]*\w[^)]*\)", readme)]
+    assert undescribed == [], f"scenarios in the lab's menu not described in {COURSE_README.name}"
