@@ -16,7 +16,7 @@ and then, with every sandbox closed, writes `OUT/gradebook.csv`, `OUT/gradebook.
 (which isolation was used, and the SHA-256 of the CSV's rows) and
 `OUT/feedback/<learner>.txt`, each by writing a new file and renaming it over the old;
 `verify(OUT)` recomputes the digest and the rows. Up to `jobs` learners are graded at once,
-each in a grading process of its own.
+in as many grading processes.
 
 Left out: running the notebooks (the score does not depend on their outputs, so none
 are executed).
@@ -136,9 +136,9 @@ def grade_learner(paths: Sequence[Path], seed: int | None = None) -> list[Notebo
 
 def _graded(learners: Sequence[list[Path]], jobs: int | None, seed: int
             ) -> list[list[NotebookGrade]]:
-    """`grade_learner` for each learner, in order, up to `jobs` learners at once, each in a
-    grading process of its own (processes, not threads: comparing results and drawing
-    hidden cases is Python work that threads would take turns at)."""
+    """`grade_learner` for each learner, in order, up to `jobs` learners at once in as many
+    grading processes (processes, not threads: comparing results and drawing hidden cases
+    is Python work that threads would take turns at); with one job, in this process."""
     jobs = max(1, min(jobs or default_jobs(), len(learners)))
     if jobs == 1:
         return [grade_learner(paths, seed) for paths in learners]
