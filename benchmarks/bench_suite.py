@@ -32,12 +32,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 3_600  # a hang guard for the whole suite on a busy machine
 PYTEST = [sys.executable, "-m", "pytest"]
+PARALLEL = ["-n", "auto", "--dist", "loadgroup"]  # as the README runs the suite: every core
 QUICK_ARGS = ["-m", "not slow"]  # the README's quick subset (tests/test_readme.py checks it)
 # (label, arguments after `python -m pytest`, goal in seconds on a quiet 2-core machine)
 RUNS = (
     ("collection", ["--collect-only", "-q"], 10),
-    ("quick subset", ["-q", *QUICK_ARGS], 90),
-    ("whole suite", ["-q"], 600),
+    ("quick subset", ["-q", *QUICK_ARGS, *PARALLEL], 90),
+    ("whole suite", ["-q", *PARALLEL], 600),
 )
 OUTCOMES = re.compile(r"(\d+) (passed|failed|skipped|errors?|deselected|xfailed|xpassed"
                       r"|tests? collected)")

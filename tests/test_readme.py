@@ -27,7 +27,8 @@ PACKAGE = REPO / "jupyter_compaction"
 CHART = REPO / "docs" / "chart.png"
 CHART_MAX_BYTES = 150_000
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-FULL_SUITE = "python -m pytest"
+PYTEST = "python -m pytest"
+FULL_SUITE = f"{PYTEST} -n auto --dist loadgroup"  # every core; the browser tests on one
 QUICK_MARKER = re.compile(r"""-m ["']not slow["']""")
 COLLECT_S = 300  # a hang guard for collecting the whole suite, not a speed target
 
@@ -46,7 +47,7 @@ def pytest_commands() -> list[str]:
     for block in blocks("bash"):
         for line in block.splitlines():
             for part in line.split("#")[0].split("&&"):
-                if part.strip().startswith(FULL_SUITE):
+                if part.strip().startswith(PYTEST):
                     commands.append(part.strip())
     return commands
 
@@ -59,7 +60,7 @@ def quick_command() -> str:
 
 def test_the_readme_gives_the_whole_suite_and_the_quick_subset():
     assert FULL_SUITE in pytest_commands()
-    assert quick_command().startswith(FULL_SUITE)
+    assert quick_command().startswith(PYTEST)
 
 
 def folders_with_tests() -> list[Path]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.scripts import load_script
-from tests.test_readme import quick_command
+from tests.test_readme import FULL_SUITE, quick_command
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_suite.py"
 TINY = """
@@ -35,8 +35,10 @@ def test_quick_mode_runs_nothing_and_says_so(bench, monkeypatch):
 
 def test_it_times_the_readmes_quick_subset_and_the_whole_suite(bench):
     runs = {label: args for label, args, _ in bench.RUNS}
-    assert shlex.split(quick_command())[3:] == bench.QUICK_ARGS
-    assert runs["quick subset"][-2:] == bench.QUICK_ARGS and "-m" not in runs["whole suite"]
+    assert shlex.split(quick_command())[3:] == [*bench.QUICK_ARGS, *bench.PARALLEL]
+    assert shlex.split(FULL_SUITE)[3:] == bench.PARALLEL
+    assert runs["quick subset"] == ["-q", *bench.QUICK_ARGS, *bench.PARALLEL]
+    assert runs["whole suite"] == ["-q", *bench.PARALLEL]
     assert [goal for *_, goal in bench.RUNS] == [10, 90, 600]
 
 

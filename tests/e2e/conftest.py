@@ -27,6 +27,7 @@ import pytest
 
 from tests.e2e.pages import CHROMIUM, FLAGS, Waits
 
+BROWSER_GROUP = "browser"
 SKIP_REASON = "needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"
 START_S = 90  # for JupyterLab to answer, on a quiet machine
 STOP_S = 15
@@ -34,11 +35,14 @@ VIEWPORT = {"width": 1400, "height": 1800}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if os.path.exists(CHROMIUM):
-        return
     for item in items:
         if item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.skip(reason=SKIP_REASON))
+            # under `-n N --dist loadgroup` one worker runs them all (one JupyterLab, one
+            # browser), unless a module names its own group (the JupyterLite test does)
+            if not item.get_closest_marker("xdist_group"):
+                item.add_marker(pytest.mark.xdist_group(BROWSER_GROUP))
+            if not os.path.exists(CHROMIUM):
+                item.add_marker(pytest.mark.skip(reason=SKIP_REASON))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:

@@ -23,6 +23,7 @@ from tests.e2e.pages import ARTIFACTS, CHROMIUM, FLAGS, plot_state
 
 pytest.importorskip("jupyterlite_pyodide_kernel")
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.xdist_group("lite"),  # its own worker: it needs no JupyterLab
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium")]
 
 LEARN = Path(__file__).resolve().parents[2] / "learn"
