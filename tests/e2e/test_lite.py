@@ -31,6 +31,8 @@ LESSONS = sorted(p.name for p in LEARN.glob("[0-9]*.ipynb"))
 KERNEL_START_S = 240  # a cold Pyodide start on a loaded 2-core machine
 RUN_S = 480  # one lesson, every cell
 POLL_S = 3
+RUN_ALL_TRIES = 3  # "Run All Cells" asked at most this often, RUN_ALL_WAIT_S apart
+RUN_ALL_WAIT_S = 30
 
 
 def _free_port() -> int:
@@ -95,6 +97,17 @@ def _outputs(page) -> list[str]:
         '.jp-OutputArea-output')).map(o => o.textContent)""")
 
 
+def _run_all(page) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+def _unstarted(page) -> bool:
+    """Every cell still unrun and the kernel idle: a "Run All Cells" click the page missed
+    while busy (seen once with two test workers)."""
+    return _status(page) == "idle" and all(p == "[ ]:" for p in _prompts(page))
+
+
 def run_lesson(browser, site_url: str, name: str):
     """Open lesson `name`, wait for the kernel, run every cell; return (page, seconds to
     a ready kernel). Fails if a cell is left unrun or raised."""
@@ -104,10 +117,12 @@ def run_lesson(browser, site_url: str, name: str):
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
                            timeout=KERNEL_START_S * 1000)
     kernel_s = time.perf_counter() - start
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    deadline, idle_polls = time.monotonic() + RUN_S, 0
+    deadline, idle_polls, asked, asked_at = time.monotonic() + RUN_S, 0, 0, 0.0
     while idle_polls < 2 and time.monotonic() < deadline:
+        if not asked or (asked < RUN_ALL_TRIES and time.monotonic() - asked_at > RUN_ALL_WAIT_S
+                         and _unstarted(page)):
+            _run_all(page)  # again only if a busy page let the last click go by
+            asked, asked_at = asked + 1, time.monotonic()
         time.sleep(POLL_S)
         done = _status(page) == "idle" and all(p not in ("[*]:", "[ ]:", "")
                                                for p in _prompts(page))
