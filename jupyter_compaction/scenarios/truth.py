@@ -12,10 +12,12 @@ Left out: general YAML (only the indented key/value subset the bundled configs u
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 DECOY_MARKS = ("SUPERSEDED", "NOT DEPLOYED", "DO NOT USE")  # a header that retires a copy
 HEADER_LINES = 5  # a retired copy says so in its first lines
+PARSED_SOURCES = 512  # parsed files kept: every run grades its files again, unchanged
 
 
 def files(root: Path, folder: str = ".", suffix: str = "") -> list[str]:
@@ -74,9 +76,15 @@ def find(data: object, key: str) -> object | None:
     return None
 
 
-def module_body(root: Path, path: str) -> list[ast.stmt]:
-    """The top-level statements of a Python file (empty if it does not parse)."""
+def module_body(root: Path, path: str) -> tuple[ast.stmt, ...]:
+    """The top-level statements of a Python file (empty if it does not parse); read-only,
+    since an unchanged text shares its parse with earlier calls."""
+    return _parsed((root / path).read_text())
+
+
+@functools.lru_cache(maxsize=PARSED_SOURCES)
+def _parsed(source: str) -> tuple[ast.stmt, ...]:
     try:
-        return ast.parse((root / path).read_text()).body
+        return tuple(ast.parse(source).body)
     except SyntaxError:
-        return []
+        return ()

@@ -46,7 +46,8 @@ class OneScenario:
         return [SCENARIO]
 
 
-pytestmark = pytest.mark.slow
+# slow; and one worker runs this module, so `run.py --quick` (the `out` fixture) runs once
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("run-quick")]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ implementation; both must score 0.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from jupyter_compaction.grading import EXERCISES
@@ -725,7 +724,7 @@ def lookup_table(exercise: str) -> str:
     table: dict[str, Any] = {}
 
     def recording(*args: Any, **kwargs: Any) -> Any:
-        key = _key(copy.deepcopy(args), dict(kwargs))
+        key = _key(args, dict(kwargs))  # a text, taken before the reference may change them
         table[key] = reference(*args, **kwargs)
         return table[key]
 

@@ -24,6 +24,10 @@ import pytest
 
 from tests.grading.grading_solutions import REFERENCE
 
+# slow (a class of forged notebooks is graded in sandboxes); and one worker runs this
+# module, so that class (the `graded` fixture) is graded once
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grading-forge")]
+
 ROOT = Path(__file__).resolve().parents[2]
 HONEST_EXERCISES = ("ex3", "ex5", "ex6b")
 DETACHED_WAIT_S = 2.0  # longer than the detached child's own wait

@@ -65,6 +65,10 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
 
 
+# one worker runs this module, so its folder of notebooks (`graded`) is graded once
+pytestmark = pytest.mark.xdist_group("grading-grade")
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict[str, dict]:
     folder = tmp_path_factory.mktemp("notebooks")

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_compaction.grading import EXERCISES, grade_source
+from jupyter_compaction.grading import EXERCISES, base, grade_source
+from jupyter_compaction.grading.check import run_exercise
 from jupyter_compaction.grading.isolated import grade_sources, with_hidden
+from jupyter_compaction.grading.screen import screen
 from tests.grading.grading_solutions import REFERENCE, SECOND, define
 from tests.grading.mutant_bank import LIBRARY, MUTANTS, lookup_table
 from tests.support.quick import quick_first
 
 SEED = 20261130
+MUTANT_CASE_TIMEOUT_S = 1.0
 FAST = [e for e in EXERCISES if e != "ex8"]  # ex8 plays whole runs; it has no hidden cases
 
 
@@ -29,6 +32,7 @@ def test_the_reference_passes_public_and_hidden_cases(seed):
         assert result.total == len(EXERCISES[exercise].cases) + len(hidden) and len(hidden) >= 6
 
 
+@pytest.mark.slow  # a sandbox per exercise; the reference's run above is the quick check
 def test_a_second_independent_solution_passes_too():
     results = grade_sources([(e, SECOND[e]) for e in FAST], seed=SEED)
     assert sorted(SECOND) == sorted(EXERCISES)
@@ -65,13 +69,31 @@ def test_hidden_cases_change_with_the_seed():
         assert first == again and first != other, exercise
 
 
+def passes_here(exercise: str, source: str) -> bool:
+    """Whether `source` passes the screen and every public and hidden case, run in this
+    process: what the sandbox would run, less its process (about 0.3 s a source)."""
+    graded = with_hidden(EXERCISES[exercise], SEED)
+    if screen(graded, source):
+        return False
+    return run_exercise(graded, define(source).get(graded.function))[0].complete
+
+
 @pytest.mark.parametrize("exercise", quick_first(EXERCISES))
-def test_every_mutant_is_rejected(exercise):
+def test_every_mutant_is_rejected(exercise, monkeypatch):
+    """The cases' strength, checked here; the sandbox's verdict on one mutant per
+    exercise is checked below. A mutant that loops forever fails on the case time limit,
+    shortened here (a passing case takes milliseconds)."""
+    monkeypatch.setattr(base, "CASE_TIMEOUT_S", MUTANT_CASE_TIMEOUT_S)
     bank = MUTANTS[exercise]
     assert len(bank) >= 15 and all(s != REFERENCE[exercise] for _, s in bank)
-    results = grade_sources([(exercise, s) for _, s in bank], seed=SEED)
-    accepted = [name for (name, _), r in zip(bank, results, strict=True) if r.complete]
-    assert not accepted
+    assert passes_here(exercise, REFERENCE[exercise])
+    assert not [name for name, source in bank if passes_here(exercise, source)]
+
+
+@pytest.mark.slow  # a sandbox per exercise
+def test_the_sandbox_rejects_a_mutant_of_each_exercise():
+    results = grade_sources([(e, MUTANTS[e][0][1]) for e in EXERCISES], seed=SEED)
+    assert not [e for e, r in zip(EXERCISES, results, strict=True) if r.complete]
 
 
 @pytest.mark.parametrize("exercise", quick_first(sorted(LIBRARY)))

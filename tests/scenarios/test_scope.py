@@ -283,8 +283,10 @@ def outcome(name: str, task: str) -> tuple[str, object, int]:
         return scenarios.load(name).outcome(run, workspace), run, calls
 
 
-CASES = [(name, question, task) for (name, question), tasks in WORDINGS.items()
-         for task in tasks]
+QUICK_WORDINGS = 2  # of each question's eight, in the quick subset (the rest are `slow`)
+CASES = [pytest.param(name, question, task,
+                      marks=[pytest.mark.slow] if n >= QUICK_WORDINGS else [])
+         for (name, question), tasks in WORDINGS.items() for n, task in enumerate(tasks)]
 
 
 @pytest.mark.parametrize(("name", "question", "task"), CASES)

@@ -10,8 +10,6 @@ import os
 import random
 import resource
 import signal
-import subprocess
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,7 +19,7 @@ from hypothesis import strategies as st
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
-from jupyter_compaction import sessions
+from jupyter_compaction import cli, sessions
 from jupyter_compaction.history import validate
 from jupyter_compaction.replay import replay
 from tests.support.shell import fresh_shell
@@ -29,7 +27,7 @@ from tests.support.shell import fresh_shell
 SEED = 22
 LIMIT_S = 10  # no input may take longer than this
 MEMORY_MB = 400  # the most the whole corpus may add to the process's peak memory
-CLI_SAMPLE, MAGIC_SAMPLE = 40, 60  # a subprocess costs about a second each
+CLI_SAMPLE, MAGIC_SAMPLE = 40, 60
 SOURCES = [p for p in sessions.shipped() if p.name != "full_compacted.jsonl"]
 FIELDS = ("parentUuid", "uuid", "type", "message", "timestamp", "isSidechain",
           "logicalParentUuid", "compactMetadata", "isCompactSummary", "subtype")
@@ -175,6 +173,7 @@ def test_the_corpus_is_large_and_varied(files):
     assert {"truncated", "types", "cycle", "deep", "bytes", "binary", "tiny"} <= kinds
 
 
+@pytest.mark.slow  # every file of the corpus; the command line and the magic take samples
 def test_load_never_crashes(files):
     before, loaded = _peak_mb(), 0
     for path in files:
@@ -194,18 +193,18 @@ def test_load_never_crashes(files):
     assert _peak_mb() - before < MEMORY_MB
 
 
-@pytest.mark.slow  # a fresh Python per sampled file (half a minute); load and the magic are quick
-def test_the_command_line_answers_in_one_line(files):
+def test_the_command_line_answers_in_one_line(files, capsys):
+    """`main()` in this process (a fresh Python per file costs a second; the entry point
+    itself is run as a command in test_cli.py)."""
     for path in random.Random(SEED).sample(files, CLI_SAMPLE):
-        done = subprocess.run([sys.executable, "-m", "jupyter_compaction.cli", "replay",
-                               str(path), "--json", "--budget", "2000"],
-                              capture_output=True, text=True, timeout=LIMIT_S + 20)
-        assert done.returncode in (0, 2), (path, done.stderr)
-        assert "Traceback" not in done.stderr, path
-        if done.returncode == 2:
-            assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, path
+        with deadline():
+            code = cli.main(["replay", str(path), "--json", "--budget", "2000"])
+        out, err = capsys.readouterr()
+        assert code in (0, 2), (path, err)
+        if code == 2:
+            assert err.startswith("error: ") and err.count("\n") == 1, path
         else:
-            json.loads(done.stdout)
+            json.loads(out)
 
 
 def test_the_magic_raises_only_usage_errors(files, monkeypatch):
