@@ -5,6 +5,8 @@ timeouts by `slowdown`, measured once per session, so a loaded machine makes the
 not red. It is the larger of two measures: a fixed CPU-bound loop's time against its
 time on this project's quiet 2-core machine, and the 1-minute load average per core.
 
+It also sets how many workers `-n auto` starts (pytest-xdist): one more than the cores.
+
 Left out: timing assertions; speed targets live in benchmarks/.
 """
 
@@ -20,6 +22,7 @@ CALIBRATION_LOOPS = 1_000_000
 CALIBRATION_RUNS = 5
 QUIET_LOOP_S = 0.055  # the loop's time on the project's 2-core AMD EPYC machine, idle
 MAX_SLOWDOWN = 10.0  # beyond this a timeout means a hang, not a busy machine
+EXTRA_WORKERS = 1  # `-n auto` runs this many workers more than there are cores
 
 
 def calibration_s() -> float:
@@ -33,11 +36,28 @@ def calibration_s() -> float:
     return statistics.median(once() for _ in range(CALIBRATION_RUNS))
 
 
+def cores() -> int:
+    """The cores this process may run on."""
+    return (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+            else os.cpu_count()) or 1
+
+
 def measure_slowdown() -> float:
     """How many times slower than quiet this machine runs now, between 1 and MAX_SLOWDOWN."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    load = os.getloadavg()[0] / (cores or 1) if hasattr(os, "getloadavg") else 0.0
+    load = os.getloadavg()[0] / cores() if hasattr(os, "getloadavg") else 0.0
     return min(MAX_SLOWDOWN, max(1.0, calibration_s() / QUIET_LOOP_S, load))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: one worker more than the cores. The whole suite spends about a third of
+    its time waiting (for kernels, JupyterLab, Chromium, subprocesses and timeouts), and
+    the extra worker fills it: on 2 cores 617 s with 3 workers, 766 s with 2 (one run
+    each, benchmarks/RESULTS.md section 9). PYTEST_XDIST_AUTO_NUM_WORKERS still decides
+    when it is set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return cores() + EXTRA_WORKERS
 
 
 @pytest.fixture(scope="session")
