@@ -17,8 +17,9 @@ from jupyter_compaction.api_context import (
 )
 from jupyter_compaction.history import drop_old_thinking
 from tests.support.fake_messages_api import FakeMessagesAPI
+from tests.support.needs import NEEDS_ANTHROPIC
 
-anthropic = pytest.importorskip("anthropic")
+pytestmark = NEEDS_ANTHROPIC
 
 TOOLS = [{"name": "read_file", "description": "Read a file.",
           "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
@@ -105,6 +106,8 @@ def test_clear_thinking_edit_and_drop_old_thinking_share_keep():
 
 
 def send(api: FakeMessagesAPI, **extra):
+    import anthropic
+
     client = anthropic.Anthropic(api_key="sk-ant-test-key", base_url=api.base_url, max_retries=0)
     return client.beta.messages.create(model="claude-haiku-4-5", max_tokens=64,
                                        messages=HISTORY, **extra)
@@ -137,5 +140,7 @@ def test_the_sdk_sends_the_exact_parameters_and_the_api_accepts_them():
 ])
 def test_the_fake_api_refuses_what_the_real_one_refuses(extra, error):
     extra.setdefault("tools", TOOLS)
+    import anthropic
+
     with FakeMessagesAPI() as api, pytest.raises(anthropic.BadRequestError, match=error):
         send(api, **extra)

@@ -3,20 +3,19 @@ adapter against the local Messages API, which emulates the edit as documented.""
 
 from __future__ import annotations
 
-import pytest
-
 from jupyter_compaction import scenarios
 from jupyter_compaction.agent import Agent
 from jupyter_compaction.api_context import compact_edit
 from jupyter_compaction.history import blocks, validate
+from jupyter_compaction.models.anthropic import AnthropicModel
 from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.pricing import dollars
 from jupyter_compaction.server_compaction import ServerCompactingModel, from_compaction
 from jupyter_compaction.tokens import TokenCounter
 from tests.support.fake_messages_api import FakeMessagesAPI, model_responder
+from tests.support.needs import NEEDS_ANTHROPIC
 
-pytest.importorskip("anthropic")
-from jupyter_compaction.models.anthropic import AnthropicModel  # noqa: E402
+pytestmark = NEEDS_ANTHROPIC
 
 KEEP = ("Summarize this conversation. Keep every identifier and file name verbatim, in at "
         "most 3000 words.")

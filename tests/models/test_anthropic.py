@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("anthropic")
+from tests.support.needs import NEEDS_ANTHROPIC
+
+pytestmark = NEEDS_ANTHROPIC
 
 from jupyter_compaction.models.anthropic import (  # noqa: E402
     AnthropicModel,

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("anthropic")
+from tests.support.needs import NEEDS_ANTHROPIC
+
+pytestmark = NEEDS_ANTHROPIC
 
 from jupyter_compaction import runner, scenarios  # noqa: E402
 from jupyter_compaction.agent import Agent  # noqa: E402

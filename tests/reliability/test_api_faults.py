@@ -43,8 +43,9 @@ from tests.support.fake_messages_api import (
     model_responder,
     strip_cache_control,
 )
+from tests.support.needs import NEEDS_ANTHROPIC
 
-pytest.importorskip("anthropic")
+pytestmark = NEEDS_ANTHROPIC
 
 KEY = "sk-ant-test-FAULTMATRIX-0006"
 SCENARIO, STRATEGY, BUDGET, MAX_TURNS = "logistics", "summarize", 5000, 40

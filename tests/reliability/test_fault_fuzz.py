@@ -50,9 +50,10 @@ from tests.support.fake_messages_api import (
     model_responder,
     strip_cache_control,
 )
+from tests.support.needs import NEEDS_ANTHROPIC
 from tests.support.quick import quick_first
 
-anthropic = pytest.importorskip("anthropic")
+pytestmark = NEEDS_ANTHROPIC
 
 SEEDS = range(200)
 KEY = "sk-ant-test-FUZZ-0006"
@@ -63,7 +64,9 @@ TOTALS: Counter[str] = Counter()
 def api():
     """One fake server for every seed (each run gets a fresh responder)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(anthropic._base_client, "INITIAL_RETRY_DELAY", 0.02)
+        import anthropic._base_client as sdk
+
+        patch.setattr(sdk, "INITIAL_RETRY_DELAY", 0.02)
         with FakeMessagesAPI(timeout_sleep=0.4, retry_after_ms=10) as server:
             yield server
     print_totals()

@@ -36,8 +36,9 @@ from jupyter_compaction.models.anthropic import AnthropicModel, ModelError
 from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.store import SessionStore
 from tests.support.fake_messages_api import FakeMessagesAPI, Fault, model_responder
+from tests.support.needs import NEEDS_ANTHROPIC
 
-anthropic = pytest.importorskip("anthropic")
+pytestmark = NEEDS_ANTHROPIC
 
 TOKEN = f"MARKER-{secrets.token_hex(8)}"
 KEY = f"sk-ant-api03-{TOKEN}-AAAA"
