@@ -271,7 +271,7 @@ def measure(size: int, quick: bool) -> dict[str, Any]:
         for end in ends[-plan["trigger"][size]:]:
             view = full[:end]
             seconds, compaction = _timed(lambda view=view: TrimTurns()(
-                view, budget=int(TRIGGER * BUDGET), counter=warm))
+                view, goal=int(TRIGGER * BUDGET), counter=warm))
             samples["trim_triggered"].append(seconds)
     finally:
         gc.enable()
