@@ -16,6 +16,7 @@ import sys
 
 from . import scenarios
 from .redact import strip_control
+from .scratch import scratch
 from .settings import DEFAULTS, add_arguments, read_given
 
 DEMO_SETTINGS = ("model", "budget", "trigger", "target", "strategy", "task_state", "notes",
@@ -157,7 +158,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    return args.func(args)
+    with scratch():  # what a command puts in the temp folder goes, however it ends
+        return args.func(args)
 
 
 if __name__ == "__main__":

@@ -26,12 +26,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,27 +78,51 @@ def _wheel_name(wheel: Path) -> str:
     return _normalized(wheel.name.split("-")[0])
 
 
+def default_cache() -> Path:
+    """Where downloads are kept between builds: the user's cache folder."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",
+                "jupyter-compaction", "lite")
+
+
+def keyed(cache: Path, kind: str, *requirements: str) -> Path:
+    """The cache's folder for exactly these requirements: a changed requirement gets a
+    new folder (so it is downloaded), never an old folder that lacks it."""
+    key = hashlib.sha256("\n".join(requirements).encode()).hexdigest()[:16]
+    return cache / f"{kind}-{key}"
+
+
+def _complete(folder: Path, fill: Callable[[Path], None]) -> Path:
+    """`folder`, filled by `fill` into a staging folder renamed at the end, so that an
+    interrupted download never passes for a complete one."""
+    if not folder.exists():
+        staging = Path(tempfile.mkdtemp(prefix=folder.name + "-", dir=folder.parent))
+        try:
+            fill(staging)
+            staging.rename(folder)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
 def pyodide_runtime(cache: Path) -> Path:
     """The unpacked npm `pyodide` package (downloaded once into `cache` with npm)."""
-    unpacked = cache / "package"
-    if not (unpacked / "pyodide.mjs").exists():
-        tarballs = sorted(cache.glob("pyodide-*.tgz"))
-        if not tarballs:
-            _run(["npm", "pack", PYODIDE_NPM, "--pack-destination", str(cache)])
-            tarballs = sorted(cache.glob("pyodide-*.tgz"))
-        with tarfile.open(tarballs[-1]) as tar:
-            tar.extractall(cache, filter="data")
-    return unpacked
+    def fill(staging: Path) -> None:
+        _run(["npm", "pack", PYODIDE_NPM, "--pack-destination", str(staging)])
+        with tarfile.open(next(staging.glob("pyodide-*.tgz"))) as tar:
+            tar.extractall(staging, filter="data")
+
+    return _complete(keyed(cache, "pyodide", PYODIDE_NPM), fill) / "package"
 
 
 def pypi_wheels(cache: Path) -> list[Path]:
     """The pure-Python wheels of PYPI_REQUIREMENTS and their dependencies, for Pyodide's
-    Python (downloaded once into `cache/wheels` with pip)."""
-    folder = cache / "wheels"
-    if not folder.exists():
+    Python (downloaded once into a folder of `cache` keyed by the requirements, with pip)."""
+    def fill(staging: Path) -> None:
         _run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:",
               "--python-version", PYODIDE_PYTHON, "--implementation", "py", "--abi", "none",
-              "--platform", "any", "-d", str(folder), *PYPI_REQUIREMENTS])
+              "--platform", "any", "-d", str(staging), *PYPI_REQUIREMENTS])
+
+    folder = _complete(keyed(cache, "wheels", PYODIDE_PYTHON, *PYPI_REQUIREMENTS), fill)
     return [w for w in sorted(folder.glob("*.whl")) if _wheel_name(w) not in SHIMMED]
 
 
@@ -153,7 +179,7 @@ def lite_config(packages: list[str]) -> dict:
 def build(out: Path, cache: Path | None = None) -> Site:
     """Build the site into `out` (replaced if it exists); `cache` keeps the downloads."""
     start = time.perf_counter()
-    cache = Path(cache or Path(tempfile.gettempdir(), "jupyter-compaction-lite-cache"))
+    cache = Path(cache or default_cache())
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp)

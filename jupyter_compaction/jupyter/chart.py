@@ -87,7 +87,7 @@ def _array(values: list[int]) -> Any:
     """`values` as plotly takes them fastest: a typed numpy array, else a tuple."""
     try:
         import numpy
-    except ImportError:  # pragma: no cover - numpy comes with the lab extras
+    except ImportError:  # the jupyter extra installs numpy; the browser build may lack it
         return tuple(values)
     return numpy.asarray(values, dtype=ARRAY_DTYPE)
 

@@ -1,0 +1,110 @@
+"""Every third-party import is declared (issue 31).
+
+`deptry` (configured in pyproject.toml, tests included) checks the package and its tests
+against every extra pooled together; removing a declared dependency makes it fail. Since
+it pools the extras, one more check resolves the `test` extra's closure from the installed
+metadata (what `pip install -e ".[test]"` installs) and finds every module a test imports
+in it, so the README's test command never meets an undeclared import.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+from tests.support.needs import needs
+
+ROOT = Path(__file__).resolve().parents[1]
+FIRST_PARTY = {"jupyter_compaction", "tests", "benchmarks"}
+NEEDS_DEPTRY = needs("deptry", "test")
+
+
+def _deptry(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "deptry", ".", "--no-ansi", *args],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+@NEEDS_DEPTRY
+def test_every_import_is_declared():
+    done = _deptry()
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@NEEDS_DEPTRY
+def test_removing_a_declared_dependency_fails_the_check(tmp_path):
+    config = (ROOT / "pyproject.toml").read_text()
+    line = next(x for x in config.splitlines() if x.strip().startswith('"numpy'))
+    copy = tmp_path / "pyproject.toml"
+    copy.write_text(config.replace(line + "\n", ""))
+    done = _deptry("--config", str(copy))
+    assert done.returncode != 0
+    assert "'numpy' imported but" in done.stdout + done.stderr  # missing, or only transitive
+
+
+def _requirement_name(requirement: str) -> tuple[str, set[str], str]:
+    """(distribution name, its extras, its marker) of one `Requires-Dist` line."""
+    match = re.match(r"\s*([A-Za-z0-9._-]+)\s*(?:\[([^\]]*)\])?[^;]*(?:;(.*))?", requirement)
+    extras = {e.strip() for e in (match.group(2) or "").split(",") if e.strip()}
+    return match.group(1), extras, (match.group(3) or "").strip()
+
+
+def _applies(marker: str, extra: str | None) -> bool:
+    if not marker:
+        return True
+    from packaging.markers import Marker
+
+    return Marker(marker).evaluate({"extra": extra or ""})
+
+
+def closure(name: str, extras: set[str]) -> set[str]:
+    """Every distribution `pip install name[extras]` installs, from installed metadata."""
+    seen: set[tuple[str, str | None]] = set()
+    found: set[str] = set()
+    todo = [(name, extra) for extra in (extras or {None})] + [(name, None)]
+    while todo:
+        dist, extra = todo.pop()
+        key = metadata.distribution(dist).metadata["Name"].lower().replace("_", "-")
+        if (key, extra) in seen:
+            continue
+        seen.add((key, extra))
+        found.add(key)
+        for requirement in metadata.requires(dist) or []:
+            required, its_extras, marker = _requirement_name(requirement)
+            if _applies(marker, extra):
+                todo += [(required, e) for e in (its_extras or {None})] + [(required, None)]
+    return found
+
+
+def imports_of_tests() -> dict[str, set[str]]:
+    """Each top-level module the tests import (at any depth), with the files importing it."""
+    modules: dict[str, set[str]] = {}
+    for path in (ROOT / "tests").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for top in {n.split(".")[0] for n in names}:
+                modules.setdefault(top, set()).add(str(path.relative_to(ROOT)))
+    return {m: files for m, files in modules.items()
+            if m not in sys.stdlib_module_names and m not in FIRST_PARTY}
+
+
+def test_every_module_the_tests_import_comes_with_the_test_extra():
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "test" in declared["project"]["optional-dependencies"]
+    installed = closure("jupyter-compaction", {"test"})
+    providers = metadata.packages_distributions()
+    missing = {}
+    for module, files in sorted(imports_of_tests().items()):
+        dists = {d.lower().replace("_", "-") for d in providers.get(module, [])}
+        if not dists & installed:
+            missing[module] = sorted(files)[:3]
+    assert not missing, f"imported by tests, not in the test extra's closure: {missing}"
