@@ -10,6 +10,7 @@ lands in test-artifacts/lite-lesson-01.png. Every other lesson then runs top to 
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import sys
@@ -20,10 +21,13 @@ import pytest
 
 from jupyter_compaction.grading.check import IN_BROWSER
 from tests.e2e.pages import ARTIFACTS, CHROMIUM, FLAGS, plot_state
+from tests.support.needs import needs
 
-pytest.importorskip("jupyterlite_pyodide_kernel")
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.xdist_group("lite"),  # its own worker: it needs no JupyterLab
+              needs("jupyterlite_pyodide_kernel", "lite"),
+              pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm (apt-get "
+                                 "install npm): the build takes Pyodide from npm"),
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian chromium")]
 
 LEARN = Path(__file__).resolve().parents[2] / "learn"
