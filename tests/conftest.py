@@ -5,7 +5,12 @@ timeouts by `slowdown`, measured once per session, so a loaded machine makes the
 not red. It is the larger of two measures: a fixed CPU-bound loop's time against its
 time on this project's quiet 2-core machine, and the 1-minute load average per core.
 
-It also sets how many workers `-n auto` starts (pytest-xdist): one more than the cores.
+It also sets how many workers `-n auto` starts (pytest-xdist): one more than the cores,
+and runs each test process in a scratch folder of its own (`scratch.scratch`): xdist's
+workers end with `os._exit`, which skips the finalizers that remove the temporary folders
+still alive then (a lab widget's, a kernel's workspaces), so the process removes them
+itself. What a command removes on its own is tested where it is built
+(tests/test_scratch.py, tests/grading/test_grading_cleanup.py), with a TMPDIR of its own.
 
 Left out: timing assertions; speed targets live in benchmarks/.
 """
@@ -58,6 +63,14 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
     return cores() + EXTRA_WORKERS
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _scratch_folder():
+    from jupyter_compaction.scratch import scratch
+
+    with scratch(prefix="compaction-tests-"):
+        yield
 
 
 @pytest.fixture(scope="session")
