@@ -31,6 +31,7 @@ middle of a run.
 from __future__ import annotations
 
 import dataclasses
+import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,7 +70,7 @@ from .strategies import (
     configure,
 )
 from .summaries import is_summary
-from .summarizers import make_summarizer
+from .summarizers import SummaryFailed, make_summarizer
 from .task_state import TaskState, notes_tools
 from .tokens import CHARS_PER_TOKEN, Tally, TokenCounter
 from .tools import Toolbox, truncate
@@ -137,6 +138,12 @@ class Run:
     def repeats(self) -> int:
         """Tool calls repeated with the same input: re-reads and repeated lookups."""
         return sum(e.repeat for e in self.of(ToolCalled))
+
+    @property
+    def error_line(self) -> str | None:
+        """Why the run failed, on one line (`error` may hold a traceback)."""
+        failed = self.of(Failed)
+        return failed[-1].error if failed else self.error
 
     @property
     def summary(self) -> str | None:
@@ -300,10 +307,12 @@ class Agent:
                                          tools=schemas,
                                          max_tokens=self.settings.max_output_tokens)
             except Exception as exc:  # the model's failure ends the run, never the kernel
-                if retry or not _too_long(exc) or not self._compact_harder(run, schemas,
-                                                                            overhead):
+                if not retry and _too_long(exc) and self._compact_harder(run, schemas,
+                                                                         overhead):
+                    continue
+                if run.status != "failed":  # else compacting harder hit a strategy bug
                     self._fail(run, _one_line(exc), "model")
-                    return None
+                return None
         return None  # not reached: the retry returns a reply or fails
 
     def _compact_harder(self, run: Run, schemas: list[dict[str, Any]], overhead: int
@@ -318,7 +327,10 @@ class Agent:
             result, fallback = self._shrink(run, schemas, goal)
             if not result.changed:
                 result, fallback = TrimTurns()(before, goal=0, counter=self.counter), ""
-        except Exception:  # e.g. stuck; the refusal itself is what the run reports
+        except (CompressionStuck, _Stuck):  # the refusal itself is what the run reports
+            return False
+        except Exception as exc:  # a bug in the strategy: the run shows it
+            self._broken(run, exc)
             return False
         if not result.changed:
             return False
@@ -367,6 +379,8 @@ class Agent:
             check_stuck(result, room)
         except (CompressionStuck, _Stuck) as exc:
             return self._stuck(run, str(exc))
+        except Exception as exc:  # a bug in the strategy (or a hook): the run shows it
+            return self._broken(run, exc)
         if result.changed:
             result = self._restored(run, result, goal, early)
             self._accept(run, result)
@@ -386,17 +400,18 @@ class Agent:
         def summarize(prompt: str) -> str:
             run.backoff.check(run.turn)  # raises Resting while the summarizer rests
             called.append(prompt)
-            return summarizer(prompt)
+            try:
+                return summarizer(prompt)
+            except Exception as exc:  # the call failed: say so to the agent, not the strategy
+                raise SummaryFailed(_one_line(exc)) from exc
 
         strategy = configure(strategy or self.strategy, summarizer=summarize)
         try:
             result = call_strategy(strategy, run.messages, goal=goal, counter=self.counter)
-        except CompressionStuck:
-            raise
-        except Exception as exc:  # a failed summary call: trim this turn instead
+        except SummaryFailed as exc:  # a failed or resting summary call: trim instead
             if not isinstance(exc, Resting):
                 run.backoff.failed(run.turn)
-            return self._trim_instead(run, goal, strategy, exc)
+            return self._trim_instead(run, goal, strategy, exc.reason)
         refused = run.backoff.judge(result) if called else None
         if refused is not None:  # trimming stands in at once
             return self._trim_instead(run, goal, strategy, refused)
@@ -558,6 +573,13 @@ class Agent:
         run.status, run.error = "failed", message
         self._emit(run, Failed(run.turn, message, reason))
         return run
+
+    def _broken(self, run: Run, exc: Exception) -> None:
+        """End the run on a bug in the strategy or a hook: one line in the event (and the
+        view), the traceback in `run.error`; None tells the loop to stop."""
+        self._fail(run, f"the compaction raised {_one_line(exc)}; see run.error for the "
+                        f"traceback", "strategy")
+        run.error = "".join(traceback.format_exception(exc)).rstrip()
 
     def _stuck(self, run: Run, message: str) -> None:
         """End the run because compaction cannot go on; None tells the loop to stop."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .strategies import Compaction
+from .summarizers import SummaryFailed
 
 SUMMARY_REST_TURNS = 30  # after a failed summary call: no summary for this many turns, ...
 REST_GROWTH = 2  # ... and this many times longer after each later failure
@@ -32,7 +33,7 @@ WEAK_IN_A_ROW = 2  # ... and this many in a row mean the summarizer does not hel
 REST_OF_RUN = 2**62  # `resume_at` of a summarizer that rests for good
 
 
-class Resting(Exception):
+class Resting(SummaryFailed):
     """The summarizer is resting after failing or freeing too little."""
 
 

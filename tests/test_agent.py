@@ -205,3 +205,33 @@ def test_an_interrupt_ends_the_run_cleanly_and_resume_continues():
     assert run.status == "failed" and run.events[-1].reason == "interrupted"
     assert len(run.transcript) == 3
     assert agent.resume(run).answer == "back"
+
+
+class Broken:
+    """A learner's strategy with a bug in it."""
+
+    name = "broken"
+
+    def __call__(self, messages, *, goal, counter):
+        return 1 / 0
+
+
+def test_a_strategy_bug_ends_the_run_failed_with_its_traceback():
+    run = play("agents", budget=6_000, strategy=Broken())
+    assert run.status == "failed" and not run.compactions
+    event = run.events[-1]
+    assert isinstance(event, Failed) and event.reason == "strategy"
+    assert event.error == run.error_line == ("the compaction raised ZeroDivisionError: "
+                                             "division by zero; see run.error for the traceback")
+    assert run.error.startswith("Traceback (most recent call last):")
+    assert "return 1 / 0" in run.error and run.error.endswith("ZeroDivisionError: division by zero")
+
+
+def test_only_a_failed_summary_call_trims_instead():
+    def down(prompt):
+        raise RuntimeError("summary service down")
+
+    run = play("agents", budget=6_000, strategy="summarize", summarizer=down)
+    assert run.status == "finished" and run.error is None
+    assert any(e.note.startswith("summary failed (RuntimeError: summary service down)")
+               for e in run.of(Compacted))
