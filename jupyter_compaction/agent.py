@@ -121,6 +121,8 @@ class Run:
     anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
     backoff: SummaryBackoff = field(default_factory=SummaryBackoff, repr=False)
     loop_guard: LoopGuard = field(default_factory=LoopGuard, repr=False)  # see loop_guard.py
+    asked: str | None = field(default=None, repr=False)  # the focus of a compaction the
+    # model asked for with the `compact` tool (asked_compaction.py), run before its next turn
 
     def of(self, kind: type[Event]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -188,13 +190,16 @@ class Agent:
         self.strategy = self._configured(settings.strategy)
         self.memory = (MemoryFolder(workspace.root / MEMORY_FOLDER)
                        if settings.memory and workspace else None)
-        self._asked: str | None = None  # the focus of a compaction the model asked for
-        self.pinned: list[str] = []  # texts re-attached after every compaction (restore.py)
-        self.before_compaction: list[Callable[[Run], str | None]] = []  # hooks whose text ...
-        self.after_compaction: list[Callable[[Run, Compaction], str | None]] = []  # ... comes back
+        # the agent's configuration, as its strategy is, for every run it makes (each hook
+        # is handed the run it serves): texts re-attached after every compaction
+        # (restore.py), and hooks whose text comes back after it
+        self.pinned: list[str] = []
+        self.before_compaction: list[Callable[[Run], str | None]] = []
+        self.after_compaction: list[Callable[[Run, Compaction], str | None]] = []
 
     # --- building one request -------------------------------------------------------
-    def _toolbox(self, state: TaskState | None) -> Toolbox:
+    def _toolbox(self, run: Run) -> Toolbox:
+        state = run.task_state
         box = Toolbox(self.user_tools)
         for fn in (state.tools() if state else []):
             box.add(fn)
@@ -203,7 +208,7 @@ class Agent:
         if self.memory:
             box.add(self.memory.tool())
         if self.settings.compact_at is not None:
-            box.add(compact_tool(self._ask))
+            box.add(compact_tool(lambda focus: setattr(run, "asked", focus)))
         return box
 
     def _system(self, state: TaskState | None) -> str:
@@ -239,7 +244,7 @@ class Agent:
         run.calls_seen = {call_key(b["name"], b["input"]) for m in run.transcript[:-1]
                           for b in blocks(m) if b.get("type") == "tool_use"}
         if run.messages and run.messages[-1]["role"] == "assistant":  # its calls were not run
-            self._run_tools(run, run.messages[-1], self._toolbox(run.task_state))
+            self._run_tools(run, run.messages[-1], self._toolbox(run))
         run.status, run.error = "running", None
         return self._loop(run, max_turns)
 
@@ -251,7 +256,7 @@ class Agent:
                               "interrupted")
 
     def _turns(self, run: Run, max_turns: int) -> Run:
-        toolbox = self._toolbox(run.task_state)
+        toolbox = self._toolbox(run)
         for _ in range(max_turns):
             run.turn += 1
             schemas = toolbox.schemas
@@ -288,7 +293,7 @@ class Agent:
                 and run.anchor.over(overhead + self._tally(run).total, trigger)
                 and self._compact(run, schemas, overhead) is None):
             return None
-        if self._asked is not None and self._compact_as_asked(run, schemas, overhead) is None:
+        if run.asked is not None and self._compact_as_asked(run, schemas, overhead) is None:
             return None
         local = overhead + self._tally(run).total
         self._emit(run, TurnStarted(run.turn, local, self.budget, trigger,
@@ -358,7 +363,7 @@ class Agent:
         if focus and focus.strip():
             chosen = configure(chosen, focus=" ".join(focus.split()))
         run.system = self._system(run.task_state)
-        schemas = self._toolbox(run.task_state).schemas
+        schemas = self._toolbox(run).schemas
         return self._compact(run, schemas, self.counter.count([], run.system, schemas),
                              chosen)
 
@@ -489,13 +494,10 @@ class Agent:
         self._save_state(run)
 
     # --- compaction the model asks for (asked_compaction.py) ------------------------------
-    def _ask(self, focus: str) -> None:
-        self._asked = focus
-
     def _compact_as_asked(self, run: Run, schemas: list[dict[str, Any]], overhead: int
                           ) -> Compaction | None:
         """The compaction the model asked for with `compact`, with its focus (None: stuck)."""
-        focus, self._asked = " ".join((self._asked or "").split()), None
+        focus, run.asked = " ".join((run.asked or "").split()), None
         chosen = configure(self.strategy, focus=focus) if focus else self.strategy
         return self._compact(run, schemas, overhead, chosen)
 
@@ -534,7 +536,7 @@ class Agent:
         texts = [*self.pinned, *early, *hook_texts(self.after_compaction, run, result)]
         if not self.settings.restore and not texts:
             return result
-        out = restore(result, run.transcript, self._toolbox(run.task_state), self.counter,
+        out = restore(result, run.transcript, self._toolbox(run), self.counter,
                       files=self.settings.restore, goal=goal, texts=texts, tag=str(run.turn))
         run.transcript.extend(out.messages[len(result.messages):])
         return out
