@@ -16,7 +16,7 @@ While it rests, or when a compaction is refused, the agent trims instead (with a
 summary, `fallback_summary.py`) and the compaction's note gives the reason: the
 `Resting` or `FreedNothing` exception this module raises or returns.
 
-Left out: *what* stands in (the agent's `_trim_instead`) and retrying within a turn.
+Left out: *what* stands in (`Compactor._trim_instead`) and retrying within a turn.
 """
 
 from __future__ import annotations

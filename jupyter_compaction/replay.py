@@ -41,12 +41,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import strategies
-from .agent import part_of
 from .evaluation import dropped_facts
 from .events import Compacted, Event, ModelReplied, TurnStarted
 from .history import Message, block_text, blocks
 from .models.base import Usage
 from .redact import safe
+from .run import part_of
 from .sessions import RecordedSession
 from .settings import DEFAULTS
 from .strategies.base import Summarizer, call_strategy

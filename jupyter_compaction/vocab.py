@@ -25,6 +25,10 @@ ASSISTANT_PREFIX = (
 USER_PREFIX = "Progress so far (a summary of earlier turns):"
 SUMMARY_PREFIXES = {"assistant": ASSISTANT_PREFIX, "user": USER_PREFIX}
 
+# --- what the API says back ---------------------------------------------------------------
+PAUSED_AFTER_COMPACTION = "compaction"  # the stop reason of a reply the API paused after it
+# compacted (`server_compaction.py`): the loop sends the request again to go on
+
 # --- the transcript a summarizer reads -------------------------------------------------
 END_OF_OUTPUT = "[end of tool output]"
 CALL_LABEL = "[assistant called tool]"

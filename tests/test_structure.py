@@ -278,3 +278,45 @@ def test_no_scenario_workspace_file_is_a_module_of_the_package():
     assert not (DATA / "__init__.py").exists()
     assert sorted(DATA.rglob("*.py"))  # the vendored sources are there, as data
     assert not any(DATA in path.parents for path in modules().values())
+
+
+# --- the loop alone in agent.py ----------------------------------------------------------------
+
+AGENT = PACKAGE / "agent.py"
+FEATURE_MODULES = {f"jupyter_compaction.{name}" for name in (
+    "restore", "asked_compaction", "server_compaction", "memory_tool", "loop_guard",
+    "backoff", "usage_anchor", "store", "recorder", "task_state", "fallback_summary",
+    "summarizers")}
+LOOP_SETTINGS = {"max_turns", "max_output_tokens", "with_changes"}  # what the loop reads
+MAX_AGENT_LINES = 200
+
+
+def settings_read(tree: ast.Module) -> set[str]:
+    """The attributes read of anything named `settings` (`self.settings.x`, `settings.x`)."""
+    def named_settings(node: ast.expr) -> bool:
+        return getattr(node, "id", getattr(node, "attr", None)) == "settings"
+
+    return {node.attr for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and named_settings(node.value)}
+
+
+def class_lines(tree: ast.Module, name: str) -> int:
+    node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+    return node.end_lineno - node.lineno + 1
+
+
+def test_agent_holds_the_loop_alone():
+    tree = ast.parse(AGENT.read_text())
+    assert imports("jupyter_compaction.agent", AGENT, set(modules())) & FEATURE_MODULES == set()
+    assert settings_read(tree) <= LOOP_SETTINGS
+    assert class_lines(tree, "Agent") < MAX_AGENT_LINES
+
+
+def test_the_loop_checks_see_a_feature_creeping_back(tmp_path):
+    module = tmp_path / "agent.py"
+    module.write_text("from .usage_anchor import UsageAnchor\n"
+                      "class Agent:\n    def f(self):\n        return self.settings.restore\n")
+    tree = ast.parse(module.read_text())
+    found = imports("jupyter_compaction.agent", module, set(modules()))
+    assert found & FEATURE_MODULES == {"jupyter_compaction.usage_anchor"}
+    assert settings_read(tree) == {"restore"} and class_lines(tree, "Agent") == 3
