@@ -49,7 +49,6 @@ from .strategies import (
     NoCompaction,
     Strategy,
     TrimTurns,
-    call_strategy,
     configure,
 )
 from .summarizers import SummaryFailed, make_summarizer
@@ -194,7 +193,7 @@ class Compactor(Feature):
 
         strategy = configure(strategy or self.strategy, summarizer=summarize)
         try:
-            result = call_strategy(strategy, run.messages, goal=goal, counter=self.counter)
+            result = strategy(run.messages, goal=goal, counter=self.counter)
         except SummaryFailed as exc:  # a failed or resting summary call: trim instead
             if not isinstance(exc, Resting):
                 run.backoff.failed(run.turn)

@@ -49,7 +49,7 @@ from .redact import safe
 from .run import part_of
 from .sessions import RecordedSession
 from .settings import DEFAULTS
-from .strategies.base import Summarizer, call_strategy
+from .strategies.base import Summarizer
 from .summaries import SECTIONS
 from .tokens import Tally, TokenCounter
 from .vocab import UNKNOWN, read_tagged, read_transcript
@@ -292,7 +292,7 @@ def replay(session: RecordedSession, strategy: str = DEFAULTS.strategy,
                 out.session_compactions.append(SessionMark(
                     turn, own.trigger, own.tokens_before, counter.count_text(own.summary)))
             if strategy != "off" and held.total > out.trigger_at:
-                result = call_strategy(managed, context, goal=out.target_at, counter=counter)
+                result = managed(context, goal=out.target_at, counter=counter)
                 if result.changed:
                     out.compactions.append(ReplayCompaction(
                         turn, result.kind, result.tokens_before, result.tokens_after,

@@ -204,7 +204,6 @@ STATE_OPEN, STATE_CLOSE = "<task_state>", "</task_state>"
 SET_GOAL, TODO_WRITE, TODO_UPDATE = "task_set_goal", "todo_write", "todo_update"
 WRITE_NOTE, READ_NOTES = "write_note", "read_notes"
 STATE_TOOLS = (SET_GOAL, TODO_WRITE, TODO_UPDATE)
-NOTE_TOOLS = (WRITE_NOTE, READ_NOTES)
 
 # --- a recorded fact: how an agent writes down what it found ------------------------------
 # "waybill = VD-88317"; several on one line are separated by "; ". Values never hold ";".
