@@ -35,6 +35,7 @@ import copy
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .api_context import COMPACT
 from .history import COMPACTION, Message, blocks
 from .hooks import Feature
 from .models.base import Model, Reply, Usage
@@ -44,7 +45,6 @@ from .vocab import PAUSED_AFTER_COMPACTION
 if TYPE_CHECKING:
     from .run import Run
 
-COMPACT = "compact_20260112"
 DEFAULT_TRIGGER = 150_000  # the API's trigger when the edit names none
 PAUSED = PAUSED_AFTER_COMPACTION  # the stop reason of a reply paused after compacting
 SUMMARY_MAX_TOKENS = 16_000  # the summary step's output cap (ours: the API states none)
