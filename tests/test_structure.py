@@ -345,3 +345,28 @@ def test_the_shim_check_sees_one():
     source = ("import warnings\ndef __getattr__(name):\n"
               "    warnings.warn('old', DeprecationWarning)\n")
     assert shims(ast.parse(source)) == [3]
+
+
+# --- which settings a surface exposes is read from Settings -------------------------------------
+
+def setting_name_lists(tree: ast.Module) -> list[int]:
+    """Lines of a literal tuple, list or set of two or more setting names: a hand-written
+    copy of which settings a surface offers (`settings.exposed` derives it)."""
+    names = set(NAMES)
+    return sorted(node.lineno for node in ast.walk(tree)
+                  if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) > 1
+                  and all(isinstance(e, ast.Constant) and e.value in names for e in node.elts))
+
+
+def test_no_hand_written_list_of_setting_names():
+    # an exercise's answer keys (ex8's) are what learners type, not a surface's options
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line}"
+             for module, path in modules().items()
+             if path != HOME and not module.startswith(EXERCISES)
+             for line in setting_name_lists(ast.parse(path.read_text()))]
+    assert found == []
+
+
+def test_the_list_check_sees_one():
+    source = "SHOWN = ('budget', 'strategy')\nPAIR = ('budget', 'other')\n"
+    assert setting_name_lists(ast.parse(source)) == [1]

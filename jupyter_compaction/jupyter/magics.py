@@ -33,7 +33,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from .. import runner
 from ..events import Compacted, Failed
 from ..runner import ScenarioRun
-from ..settings import DEFAULTS, MAX_BUDGET, read_given
+from ..settings import DEFAULTS, MAX_BUDGET, exposed, read_given
 from ..settings import argument as setting_argument
 from . import context_view, result_view, summary_view
 from . import validate as check
@@ -46,9 +46,7 @@ LAB_VAR = "_lab"
 EMPTY_TASK = "write a task in the cell or pass --scenario NAME"
 NO_RUN = "no run to compact yet; run %%agent (or %agent --scenario NAME) first"
 SUMMARY_LINES = 6  # %compact shows this many lines of the new summary
-AGENT_SETTINGS = ("budget", "strategy", "model", "trigger", "target", "max_turns",
-                  "task_state", "summary_role", "summarizer", "notes", "memory", "usage_line",
-                  "compact_at", "restore")  # %%agent's, in order
+AGENT_SETTINGS = exposed("agent")  # %%agent's, in the order Settings declares them
 BUDGET_DEFAULT = f"{check.BUDGET_VAR}, else {DEFAULTS.budget}"
 
 
