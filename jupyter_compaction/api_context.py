@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .memory_tool import MEMORY_TOOL_NAME
 from .strategies.clear import ClearToolResults
 
 CONTEXT_EDITING_BETA = "context-management-2025-06-27"  # context editing and the memory tool
@@ -98,7 +99,7 @@ def compact_edit(trigger: int, instructions: str | None = None) -> dict[str, Any
 
 def memory_tool() -> dict[str, str]:
     """The memory tool's definition (the client runs its commands on `/memories`)."""
-    return {"type": MEMORY_TOOL, "name": "memory"}
+    return {"type": MEMORY_TOOL, "name": MEMORY_TOOL_NAME}
 
 
 def context_request(edits: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] = (),

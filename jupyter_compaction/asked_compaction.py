@@ -12,7 +12,9 @@ compaction itself. Two opt-in knobs do that here:
   model should call it (`; call compact past 70%`). Calling it with a `focus` asks the
   agent to compact before the next turn with its configured strategy and that focus,
   through the same steps, events, session store and stuck rules as an automatic
-  compaction (`Agent.compact`).
+  compaction (`Compactor.compact_now`).
+The request is the run's (`Run.asked`): a run that ends before honouring it leaves it to
+its own `resume()`, never to the agent's next run.
 
 Left out: a token count in the model's own tokenizer (the line shows the agent's local
 count) and a reminder that grows more urgent as the context fills.
@@ -22,6 +24,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .hooks import Feature, Stop
+from .tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from .compactor import Compactor
+    from .run import Run
 
 COMPACT_TOOL = "compact"
 _LINE = "[context usage: {used:,} of {budget:,} tokens ({share}%){advice}]"
@@ -57,3 +67,35 @@ def compact_tool(ask: Callable[[str], None]) -> Callable[..., str]:
 
     compact.__name__ = COMPACT_TOOL
     return compact
+
+
+class AskedCompaction(Feature):
+    """The `compact` tool, and the compaction it asks for before the run's next request."""
+
+    def __init__(self, compactor: Compactor):
+        self.compactor = compactor
+
+    def tools(self, run: Run) -> list[Callable[..., Any]]:
+        return [compact_tool(lambda focus: setattr(run, "asked", focus))]
+
+    def before_request(self, run: Run, schemas: list[dict[str, Any]], overhead: int
+                       ) -> Stop | None:
+        if run.asked is None:
+            return None
+        focus, run.asked = run.asked, None
+        return self.compactor.compact_now(run, schemas, overhead, focus=focus).stop
+
+
+class UsageLine(Feature):
+    """The context-usage line after each round of tool results (and, with `compact_at`,
+    when to call `compact`), in the agent's local count of the next request."""
+
+    def __init__(self, counter: TokenCounter, compactor: Compactor, compact_at: float | None):
+        self.counter, self.compactor, self.compact_at = counter, compactor, compact_at
+
+    def after_tools(self, run: Run, results: list[dict[str, Any]],
+                    schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        used = (self.counter.count([], run.system, schemas) + run.tokens(self.counter).total
+                + self.counter.count_message({"role": "user", "content": results}))
+        return [{"type": "text",
+                 "text": usage_line(used, self.compactor.budget, self.compact_at)}]

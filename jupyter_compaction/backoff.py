@@ -7,7 +7,7 @@ run, kept on `Run.backoff`) says for how long.
 
 - A failed call rests `SUMMARY_REST_TURNS` turns, each later failure `REST_GROWTH` times
   longer than the one before; once back, one weak compaction is enough to rest for good.
-- A compaction that frees less than `WEAK_SHARE` of the messages is weak; `WEAK_IN_A_ROW`
+- A compaction that frees less than `STUCK_RATIO` (10 %) of the messages is weak; `WEAK_IN_A_ROW`
   weak ones in a row mean the summarizer does not help: it rests for the rest of the run.
 - A summary compaction that changes nothing (a summary longer than what it replaces) is
   refused for this turn.
@@ -16,7 +16,7 @@ While it rests, or when a compaction is refused, the agent trims instead (with a
 summary, `fallback_summary.py`) and the compaction's note gives the reason: the
 `Resting` or `FreedNothing` exception this module raises or returns.
 
-Left out: *what* stands in (the agent's `_trim_instead`) and retrying within a turn.
+Left out: *what* stands in (`Compactor._trim_instead`) and retrying within a turn.
 """
 
 from __future__ import annotations
@@ -24,15 +24,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .strategies import Compaction
+from .strategies.base import STUCK_RATIO
+from .summarizers import SummaryFailed
 
 SUMMARY_REST_TURNS = 30  # after a failed summary call: no summary for this many turns, ...
 REST_GROWTH = 2  # ... and this many times longer after each later failure
-WEAK_SHARE = 0.10  # a summary compaction that frees less than this share is weak ...
-WEAK_IN_A_ROW = 2  # ... and this many in a row mean the summarizer does not help
+WEAK_IN_A_ROW = 2  # weak summary compactions in a row that mean the summarizer does not help
 REST_OF_RUN = 2**62  # `resume_at` of a summarizer that rests for good
 
 
-class Resting(Exception):
+class Resting(SummaryFailed):
     """The summarizer is resting after failing or freeing too little."""
 
 
@@ -64,7 +65,7 @@ class SummaryBackoff:
     def judge(self, result: Compaction) -> Exception | None:
         """After a summary call answered: why its compaction `result` must not stand (the
         summarizer now rests for good, or nothing changed), else None."""
-        weak = result.saved < WEAK_SHARE * result.tokens_before
+        weak = result.saved < STUCK_RATIO * result.tokens_before
         self.weak = self.weak + 1 if weak else 0
         if self.weak >= WEAK_IN_A_ROW:
             self.resume_at, self.weak = REST_OF_RUN, 0

@@ -17,12 +17,10 @@ import sys
 from . import scenarios
 from .redact import strip_control
 from .scratch import scratch
-from .settings import DEFAULTS, add_arguments, read_given
+from .settings import DEFAULTS, add_arguments, exposed, read_given
 
-DEMO_SETTINGS = ("model", "budget", "trigger", "target", "strategy", "task_state", "notes",
-                 "memory", "usage_line", "compact_at", "restore", "summary_role", "summarizer",
-                 "max_turns")
-REPLAY_SETTINGS = ("budget", "strategy")
+DEMO_SETTINGS = exposed("demo")
+REPLAY_SETTINGS = exposed("replay")
 
 
 def _positive(value: str) -> int:

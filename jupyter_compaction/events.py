@@ -99,4 +99,4 @@ class Finished(Event):
 class Failed(Event):
     kind: ClassVar[str] = "failed"
     error: str  # one line, safe to show
-    reason: str = "model"  # "model", "stuck" or "interrupted"
+    reason: str = "model"  # "model", "stuck", "strategy" (a bug in it) or "interrupted"

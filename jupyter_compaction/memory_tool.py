@@ -32,11 +32,17 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from .hooks import Feature
 from .tools import ToolError
+
+if TYPE_CHECKING:
+    from .run import Run
 
 MEMORY_TOOL_NAME = "memory"  # the name the API gives the tool, and the model calls
 MEMORY_ROOT = "/memories"  # every path the model writes starts here
+MEMORY_FOLDER = "memories"  # the agent's memory folder, inside its workspace
 MAX_FILE_CHARS = 20_000  # a memory file may hold at most this many characters ...
 MAX_FILES = 100  # ... and the folder at most this many files
 VIEW_DEPTH = 2  # a folder view lists this many levels
@@ -231,3 +237,13 @@ class MemoryFolder:
 
         memory.__name__ = MEMORY_TOOL_NAME
         return memory
+
+
+class Memory(Feature):
+    """The memory tool in a run, over one folder (`folder`) that outlives the runs."""
+
+    def __init__(self, folder: MemoryFolder):
+        self.folder = folder
+
+    def tools(self, run: Run) -> list[Callable[..., Any]]:
+        return [self.folder.tool()]

@@ -14,7 +14,7 @@ later messages, so the two approaches can be compared from the same point. The c
 linear in the session: each message is counted once, into running totals.
 
 The report (`Replay.text`) leads with what a learner should see first: how many
-compactions were wasted (freed under `WASTED_SHARE`), how many calls stayed over the
+compactions were wasted (freed under `STUCK_RATIO`, 10 %), how many calls stayed over the
 budget and by how much, and the peak; its columns are named (`LABELS`: the local count of
 the logged messages is not what the API reported, which includes the system prompt and
 tools).
@@ -41,15 +41,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import strategies
-from .agent import part_of
 from .evaluation import dropped_facts
 from .events import Compacted, Event, ModelReplied, TurnStarted
 from .history import Message, block_text, blocks
 from .models.base import Usage
 from .redact import safe
+from .run import part_of
 from .sessions import RecordedSession
 from .settings import DEFAULTS
-from .strategies.base import Summarizer, call_strategy
+from .strategies.base import STUCK_RATIO, Summarizer
 from .summaries import SECTIONS
 from .tokens import Tally, TokenCounter
 from .vocab import UNKNOWN, read_tagged, read_transcript
@@ -134,7 +134,6 @@ LABELS = {
     "reported": "input tokens the API reported (system prompt and tools included)",
     "replayed": "local count of the strategy's context at this call",
 }
-WASTED_SHARE = 0.10  # a compaction that frees less than this share of its tokens is wasted
 
 
 @dataclass
@@ -161,9 +160,9 @@ class Replay:
 
     @property
     def wasted(self) -> list[ReplayCompaction]:
-        """The compactions that freed under `WASTED_SHARE` of their tokens."""
+        """The compactions that freed under `STUCK_RATIO` of their tokens."""
         return [c for c in self.compactions
-                if c.tokens_before - c.tokens_after < WASTED_SHARE * c.tokens_before]
+                if c.tokens_before - c.tokens_after < STUCK_RATIO * c.tokens_before]
 
     @property
     def over_budget(self) -> list[ReplayTurn]:
@@ -192,7 +191,7 @@ class Replay:
                 f"{o['most_over']} tokens, {o['mean_over']} on average)" if o["over_budget"]
                 else f"no call of {o['calls']} over the budget")
         return (f"{self.strategy}: {o['compactions']} compactions, {o['wasted']} wasted (freed "
-                f"under {WASTED_SHARE:.0%}); {over}; peak {o['peak']} tokens "
+                f"under {STUCK_RATIO:.0%}); {over}; peak {o['peak']} tokens "
                 f"(budget {self.budget})")
 
     def events(self) -> list[Event]:
@@ -292,7 +291,7 @@ def replay(session: RecordedSession, strategy: str = DEFAULTS.strategy,
                 out.session_compactions.append(SessionMark(
                     turn, own.trigger, own.tokens_before, counter.count_text(own.summary)))
             if strategy != "off" and held.total > out.trigger_at:
-                result = call_strategy(managed, context, goal=out.target_at, counter=counter)
+                result = managed(context, goal=out.target_at, counter=counter)
                 if result.changed:
                     out.compactions.append(ReplayCompaction(
                         turn, result.kind, result.tokens_before, result.tokens_after,

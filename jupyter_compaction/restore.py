@@ -25,13 +25,17 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .history import Message, blocks, result_text
+from .hooks import Feature
 from .strategies import Compaction
 from .tokens import TokenCounter
 from .tools import Toolbox
 from .vocab import PLACEHOLDER
+
+if TYPE_CHECKING:
+    from .run import Run
 
 READ_TOOLS = ("read_file",)  # calls whose `path` input names a file read
 RESTORE_SHARE = 0.25  # restored files may fill at most this share of the compaction goal
@@ -101,3 +105,20 @@ def restore(result: Compaction, transcript: Sequence[Message], toolbox: Toolbox,
 def hook_texts(hooks: Sequence[Callable[..., str | None]], *args: Any) -> list[str]:
     """The text each hook returns for `args` (None or '' adds nothing)."""
     return [text for hook in hooks if (text := hook(*args))]
+
+
+class Reattach(Feature):
+    """The agent's pinned texts and compaction hooks (`Agent.pinned`,
+    `Agent.before_compaction`, `Agent.after_compaction`): configuration for every run,
+    each hook handed the run it serves."""
+
+    def __init__(self) -> None:
+        self.pinned: list[str] = []  # re-attached after every compaction
+        self.before: list[Callable[[Run], str | None]] = []  # read before it ...
+        self.after: list[Callable[[Run, Compaction], str | None]] = []  # ... and after it
+
+    def before_compaction(self, run: Run) -> list[str]:
+        return [*self.pinned, *hook_texts(self.before, run)]
+
+    def after_compaction(self, run: Run, result: Compaction) -> list[str]:
+        return hook_texts(self.after, run, result)

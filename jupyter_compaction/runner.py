@@ -5,8 +5,7 @@ default, Claude when given a `claude-…` id) and the agent with the scenario's 
 returns a `ScenarioRun`: the settings, the agent, its task and (once played) the run. A
 scenario run made on a temporary folder owns it and removes it when closed (`close()`,
 or use it as a context manager); a folder passed as `workdir` stays the caller's.
-(`ScenarioRun` was called `Session`; that name still works, with a `DeprecationWarning`:
-a recorded log is a `sessions.Session`, and the on-disk chain a `SessionStore`.)
+(A recorded log is a `sessions.RecordedSession`, and the on-disk chain a `SessionStore`.)
 `play()` is start, play and close in one call, returning the `Run`. Everything the
 Jupyter layer and the benchmarks show comes from that `Run` and the events it emitted.
 
@@ -16,7 +15,6 @@ Left out: choosing defaults for a real model's price or window; see `benchmarks/
 from __future__ import annotations
 
 import tempfile
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -128,11 +126,3 @@ def play(scenario: str = DEFAULT_SCENARIO, **options: Any) -> Run:
     with start(scenario, **options) as scenario_run:
         return scenario_run.play()
 
-
-def __getattr__(name: str) -> Any:
-    """`runner.Session`, the old name of `ScenarioRun`, with a `DeprecationWarning`."""
-    if name == "Session":
-        warnings.warn("runner.Session is deprecated; use runner.ScenarioRun",
-                      DeprecationWarning, stacklevel=2)
-        return ScenarioRun
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -33,15 +33,20 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from .api_context import COMPACT
 from .history import COMPACTION, Message, blocks
+from .hooks import Feature
 from .models.base import Model, Reply, Usage
 from .summaries import render_transcript
+from .vocab import PAUSED_AFTER_COMPACTION
 
-COMPACT = "compact_20260112"
+if TYPE_CHECKING:
+    from .run import Run
+
 DEFAULT_TRIGGER = 150_000  # the API's trigger when the edit names none
-PAUSED = "compaction"  # the stop reason of a reply paused after compacting
+PAUSED = PAUSED_AFTER_COMPACTION  # the stop reason of a reply paused after compacting
 SUMMARY_MAX_TOKENS = 16_000  # the summary step's output cap (ours: the API states none)
 SUMMARY_PROMPT = (
     "Summarize the conversation below so that you can continue the task from the summary "
@@ -158,3 +163,22 @@ class ServerCompactingModel:
         usage.iterations = steps
         return Reply(answer["content"], answer.get("stop_reason") or last.stop_reason, usage,
                      last.model)
+
+
+class JoinPaused(Feature):
+    """After the API paused a reply once it compacted (a message of `compaction` blocks
+    alone, sent back as the turn's start), the next reply continues that turn: it is
+    joined to it in the live context and the transcript; the store keeps the wire (the
+    pause, then the rest)."""
+
+    def after_reply(self, run: Run, reply: Reply, sent: int) -> bool:
+        last = run.messages[-1] if run.messages else None
+        if not last or last["role"] != "assistant" or not all(
+                b.get("type") == COMPACTION for b in blocks(last)):
+            return False
+        joined = {"role": "assistant", "content": [*blocks(last), *reply.as_message()["content"]]}
+        run.messages[-1] = joined
+        if run.transcript and run.transcript[-1] is last:
+            run.transcript[-1] = joined
+        run.tally = None
+        return True

@@ -53,7 +53,9 @@ class Option:
     1 unless set, up to `most`), float (a share of the budget), bool (on/off) or str (a
     name from `choices`, or a name starting with `prefix`, one or a tuple, which `also`
     describes; `objects` says which objects are accepted instead of a name, and `accepts`
-    tells them apart). `optional`: None is allowed (and means "not set")."""
+    tells them apart). `optional`: None is allowed (and means "not set"). `surfaces`: where
+    a user can type it: "agent" (the `%%agent` magic), "demo" (`jupyter-compaction demo`),
+    "replay" (`%replay` and `jupyter-compaction replay`)."""
 
     help: str
     kind: type = str
@@ -68,6 +70,7 @@ class Option:
     objects: str = ""
     accepts: Callable[[Any], bool] | None = None
     optional: bool = False
+    surfaces: tuple[str, ...] = ("agent", "demo")  # where a user can type it (`exposed`)
 
     def check(self, label: str, value: Any, typed: bool = False) -> None:
         """Raise a one-line `ValueError` naming `label` unless `value` is allowed;
@@ -139,6 +142,7 @@ class Settings:
              "(needs ANTHROPIC_API_KEY), or 'ollama:NAME' (a local Ollama model)")
     budget: int = knob(
         20_000, kind=int, metavar="N", unit="tokens", most=MAX_BUDGET,
+        surfaces=("agent", "demo", "replay"),
         help="tokens the whole request (system prompt, tools, messages) may take")
     trigger: float = knob(
         0.8, kind=float, metavar="SHARE",
@@ -148,7 +152,8 @@ class Settings:
         help="compact down to this share of the budget, so the next turns have room")
     strategy: Any = knob(
         "progressive", metavar="NAME", noun="strategy", choices=tuple(STRATEGIES),
-        objects="a strategy object", accepts=callable, help="compaction strategy")
+        objects="a strategy object", accepts=callable, help="compaction strategy",
+        surfaces=("agent", "demo", "replay"))
     task_state: bool = knob(
         True, kind=bool, help="keep a goal and todo list outside the messages")
     notes: bool = knob(
@@ -176,7 +181,8 @@ class Settings:
     max_turns: int = knob(
         60, kind=int, metavar="N", unit="turns", help="stop after this many model calls")
     max_output_tokens: int = knob(
-        1024, kind=int, metavar="N", unit="tokens", help="the most each reply may write")
+        1024, kind=int, metavar="N", unit="tokens", help="the most each reply may write",
+        surfaces=())
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():
@@ -218,6 +224,12 @@ OPTIONS: dict[str, Option] = {f.name: f.metadata["option"]
                               for f in dataclasses.fields(Settings)}
 NAMES = tuple(OPTIONS)
 DEFAULTS = Settings()
+
+
+def exposed(surface: str) -> tuple[str, ...]:
+    """The settings a user can type on `surface` ("agent", "demo" or "replay"), in the
+    order they are declared."""
+    return tuple(name for name, option in OPTIONS.items() if surface in option.surfaces)
 
 
 def flag(name: str) -> str:

@@ -15,7 +15,9 @@ A strategy only needs `summarizer(prompt) -> str`. The agent builds one of two k
   instead of text, the summary is empty. Either way the strategy leaves the history alone
   and the agent tries again next turn.
 Every call's usage goes to the list the agent passes (`Run.summary_usage`), so runs
-report what summaries cost.
+report what summaries cost. A summary call that raises is re-raised as `SummaryFailed`
+by the agent's wrapper, the one failure a compaction answers by trimming instead; any
+other exception out of a strategy is a bug in it and ends the run (status "failed").
 
 Left out: chunked prompts whose turn had to be cut to fit (`summary_call.py`, a text cut
 short) cannot be located in the history, so the "same" summarizer refuses them; a history the model
@@ -35,6 +37,15 @@ from .summaries import built_from, summary_prompt
 
 SUMMARIZER_SYSTEM = "You write faithful, structured summaries of an agent's work."
 SUMMARY_MAX_TOKENS = 1024
+
+
+class SummaryFailed(Exception):
+    """A summary call failed (its cause is `__cause__`) or may not be made now."""
+
+    @property
+    def reason(self) -> BaseException:
+        """What to report: the summary call's own exception, else this one."""
+        return self.__cause__ or self
 
 
 def make_summarizer(spec: str | Model | Callable[[str], str], *, model: Model, system: str,

@@ -25,6 +25,10 @@ ASSISTANT_PREFIX = (
 USER_PREFIX = "Progress so far (a summary of earlier turns):"
 SUMMARY_PREFIXES = {"assistant": ASSISTANT_PREFIX, "user": USER_PREFIX}
 
+# --- what the API says back ---------------------------------------------------------------
+PAUSED_AFTER_COMPACTION = "compaction"  # the stop reason of a reply the API paused after it
+# compacted (`server_compaction.py`): the loop sends the request again to go on
+
 # --- the transcript a summarizer reads -------------------------------------------------
 END_OF_OUTPUT = "[end of tool output]"
 CALL_LABEL = "[assistant called tool]"
@@ -200,7 +204,6 @@ STATE_OPEN, STATE_CLOSE = "<task_state>", "</task_state>"
 SET_GOAL, TODO_WRITE, TODO_UPDATE = "task_set_goal", "todo_write", "todo_update"
 WRITE_NOTE, READ_NOTES = "write_note", "read_notes"
 STATE_TOOLS = (SET_GOAL, TODO_WRITE, TODO_UPDATE)
-NOTE_TOOLS = (WRITE_NOTE, READ_NOTES)
 
 # --- a recorded fact: how an agent writes down what it found ------------------------------
 # "waybill = VD-88317"; several on one line are separated by "; ". Values never hold ";".

@@ -205,3 +205,65 @@ def test_an_interrupt_ends_the_run_cleanly_and_resume_continues():
     assert run.status == "failed" and run.events[-1].reason == "interrupted"
     assert len(run.transcript) == 3
     assert agent.resume(run).answer == "back"
+
+
+class Broken:
+    """A learner's strategy with a bug in it."""
+
+    name = "broken"
+
+    def __call__(self, messages, *, goal, counter):
+        return 1 / 0
+
+
+def test_a_strategy_bug_ends_the_run_failed_with_its_traceback():
+    run = play("agents", budget=6_000, strategy=Broken())
+    assert run.status == "failed" and not run.compactions
+    event = run.events[-1]
+    assert isinstance(event, Failed) and event.reason == "strategy"
+    assert event.error == run.error_line == ("the compaction raised ZeroDivisionError: "
+                                             "division by zero; see run.error for the traceback")
+    assert run.error.startswith("Traceback (most recent call last):")
+    assert "return 1 / 0" in run.error and run.error.endswith("ZeroDivisionError: division by zero")
+
+
+def test_only_a_failed_summary_call_trims_instead():
+    def down(prompt):
+        raise RuntimeError("summary service down")
+
+    run = play("agents", budget=6_000, strategy="summarize", summarizer=down)
+    assert run.status == "finished" and run.error is None
+    assert any(e.note.startswith("summary failed (RuntimeError: summary service down)")
+               for e in run.of(Compacted))
+
+
+def test_a_feature_attaches_at_the_hook_points_without_touching_the_loop():
+    from jupyter_compaction.hooks import Feature, Stop
+
+    class Budgeted(Feature):
+        """A stop rule of one's own: at most two rounds of tool calls."""
+
+        def __init__(self):
+            self.heard = []
+
+        def tools(self, run):
+            def ping(text: str) -> str:
+                """Answer pong."""
+                return "pong"
+            return [ping]
+
+        def after_round(self, run):
+            rounds = sum(1 for m in run.messages if m["role"] == "user") - 1
+            return Stop("two rounds are enough", "stuck") if rounds >= 2 else None
+
+        def on_event(self, run, event):
+            self.heard.append(event.kind)
+
+    model = Scripted([Reply([call(n, name="ping")], "tool_use", Usage(1, 1)) for n in range(5)])
+    agent = Agent(model, task_state=False, strategy="off")
+    feature = Budgeted()
+    agent.features.append(feature)
+    run = agent.run("go")
+    assert run.status == "failed" and run.error == "two rounds are enough" and run.turn == 2
+    assert run.transcript[2]["content"][0]["content"] == "pong"
+    assert feature.heard[-1] == "failed" and feature.heard.count("turn_started") == 2

@@ -67,3 +67,34 @@ def test_context_shows_the_lines_wording_and_cost():
     assert marked and all(re.search(r"usage line \d+ tok", r.marker) for r in marked)
     assert all("[context usage: " in r.text for r in marked)  # the wording, with --full
     assert "usage line" in view(run).text
+
+
+def test_a_compaction_asked_in_one_run_does_not_fire_in_the_next():
+    from jupyter_compaction.agent import Agent
+    from jupyter_compaction.models.base import Reply, Usage
+    from jupyter_compaction.strategies import TrimTurns
+
+    class Counting(TrimTurns):
+        calls = 0
+
+        def __call__(self, messages, *, goal, counter):
+            Counting.calls += 1
+            return super().__call__(messages, goal=goal, counter=counter)
+
+    ask = {"type": "tool_use", "id": "t1", "name": "compact", "input": {"focus": "x"}}
+    replies = [Reply([ask], "tool_use", Usage(10, 1)),  # the first run ends here, at max_turns
+               Reply([{"type": "text", "text": "done"}], "end_turn", Usage(10, 1))]
+
+    class Scripted:
+        name = "scripted"
+
+        def create(self, **request):
+            return replies.pop(0)
+
+    agent = Agent(Scripted(), task_state=False, compact_at=0.7, strategy=Counting())
+    first = agent.run("go", max_turns=1)
+    assert first.status == "max_turns" and first.asked == "x"
+    second = agent.run("go again")
+    assert second.status == "finished" and second.asked is None
+    assert Counting.calls == 0 and not second.of(Compacted)
+    assert first.asked == "x"  # still the first run's, for resume() to honour

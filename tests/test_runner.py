@@ -80,14 +80,6 @@ def test_a_bad_model_name_is_refused_before_any_folder_is_made(monkeypatch):
     assert made == []
 
 
-def test_a_scenario_run_was_called_session():
-    with pytest.warns(DeprecationWarning, match="runner.Session is deprecated; use "
-                                                "runner.ScenarioRun"):
-        assert runner.Session is runner.ScenarioRun
-    with runner.start("agents", max_turns=1) as played:
-        assert isinstance(played, runner.ScenarioRun)
-
-
 def test_resume_needs_a_run():
     with runner.start("agents") as session, pytest.raises(ValueError, match="not run yet"):
         session.resume()

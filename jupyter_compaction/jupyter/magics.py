@@ -31,9 +31,9 @@ from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from .. import runner
-from ..events import Compacted
+from ..events import Compacted, Failed
 from ..runner import ScenarioRun
-from ..settings import DEFAULTS, MAX_BUDGET, read_given
+from ..settings import DEFAULTS, MAX_BUDGET, exposed, read_given
 from ..settings import argument as setting_argument
 from . import context_view, result_view, summary_view
 from . import validate as check
@@ -46,9 +46,7 @@ LAB_VAR = "_lab"
 EMPTY_TASK = "write a task in the cell or pass --scenario NAME"
 NO_RUN = "no run to compact yet; run %%agent (or %agent --scenario NAME) first"
 SUMMARY_LINES = 6  # %compact shows this many lines of the new summary
-AGENT_SETTINGS = ("budget", "strategy", "model", "trigger", "target", "max_turns",
-                  "task_state", "summary_role", "summarizer", "notes", "memory", "usage_line",
-                  "compact_at", "restore")  # %%agent's, in order
+AGENT_SETTINGS = exposed("agent")  # %%agent's, in the order Settings declares them
 BUDGET_DEFAULT = f"{check.BUDGET_VAR}, else {DEFAULTS.budget}"
 
 
@@ -172,7 +170,7 @@ class CompactionMagics(Magics):
             raise UsageError(f"nothing to resume: the last run ended with status "
                              f"{run.status!r}; start a new one with %%agent")
         rich = self._rich()
-        error = check.one_line(plain(run.error or "", None))
+        error = check.one_line(plain(run.error_line or "", None))
         print(f"Resuming {RUN_VAR} at turn {run.turn} after: {error}")
         live = LiveView(rich=rich, quiet=quiet)
         self.session.agent.on_event = live
@@ -275,7 +273,9 @@ class CompactionMagics(Magics):
 def compact_report(run: Any, result: Any, event: Compacted | None, focus: str) -> str:
     """What `%compact` did: tokens before -> after, the focus, the summary's first lines."""
     if result is None:
-        return f"Compaction is stuck, so the run ended: {check.one_line(run.error or '')}"
+        failed = run.of(Failed)
+        what = "is stuck" if failed and failed[-1].reason == "stuck" else "failed"
+        return f"Compaction {what}, so the run ended: {check.one_line(run.error_line or '')}"
     if event is None:
         return (f"Nothing to compact with {result.kind}: "
                 f"{result.note or 'the strategy changed nothing'}")

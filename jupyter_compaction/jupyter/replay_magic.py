@@ -26,7 +26,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from ..replay import DEFAULT_BUDGET, OFFLINE, Replay, run
 from ..sessions import formats_help
-from ..settings import DEFAULTS
+from ..settings import DEFAULTS, exposed
 from .chart import TokenChart
 from .frontend import WidgetView, widgets_enabled
 from .magics import given_settings, setting_arguments
@@ -34,7 +34,7 @@ from .validate import one_line
 
 MAGIC = "replay"
 REPLAY_VAR = "_replay"
-REPLAY_SETTINGS = ("budget", "strategy")  # declared by Settings; replay has its own budget
+REPLAY_SETTINGS = exposed("replay")  # declared by Settings; replay has its own budget
 
 
 class ReplayChart(TokenChart):

@@ -22,7 +22,8 @@ REAL_MODEL = "claude-haiku-4-5"  # the model the hint names (any Claude id works
 
 
 def failure_line(run: Any, name: str) -> str:
-    return (f"Run failed at turn {run.turn}: {plain(run.error or 'no details', None)}. "
+    why = getattr(run, "error_line", None) or run.error or "no details"
+    return (f"Run failed at turn {run.turn}: {plain(why, None)}. "
             f"The transcript is in {name}.transcript; %%agent --resume continues it.")
 
 

@@ -10,7 +10,6 @@ from .base import (
     NoCompaction,
     Strategy,
     Summarizer,
-    call_strategy,
     check_counter,
     check_stuck,
     configure,
@@ -44,6 +43,6 @@ def get(name: str) -> Strategy:
 __all__ = [
     "PLACEHOLDER", "STRATEGIES", "ClearToolResults", "CompactAll", "Compaction",
     "CompressionStuck", "NoCompaction", "Progressive", "Strategy", "SummarizeMiddle",
-    "Summarizer", "TrimTurns", "call_strategy", "check_counter", "check_stuck", "configure",
+    "Summarizer", "TrimTurns", "check_counter", "check_stuck", "configure",
     "get",
 ]

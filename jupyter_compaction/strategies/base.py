@@ -6,11 +6,10 @@ a summary `role`, a summary `focus` and `layers` of other strategies, which
 `configure()` fills in. Calling it as `strategy(messages, goal=..., counter=...)`
 returns a `Compaction`: a *new* list of messages plus a record of what was done.
 `goal` is the tokens the messages must fit (inside an agent: the target less the system
-prompt and tools), not the agent's whole budget; `budget=` is still accepted for it, with
-a `DeprecationWarning`. Every strategy checks its input first (`measure()`: a valid
-history, a counter that counts). The input is never mutated; unchanged messages
-are shared between input and output, which is safe because messages are treated as
-values (see `tokens.py`). That is what lets a lesson run two strategies on the same
+prompt and tools), not the agent's whole budget. Every strategy checks its input first
+(`measure()`: a valid history, a counter that counts). The input is never mutated;
+unchanged messages are shared between input and output, which is safe because messages
+are treated as values (see `tokens.py`). That is what lets a lesson run two strategies on the same
 history side by side, and what lets the agent keep every original in its transcript.
 
 Left out: the decision *when* to compact (the agent's trigger) and who summarizes (the
@@ -21,8 +20,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import inspect
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -102,40 +99,8 @@ class Strategy(Protocol):
 
     name: str
 
-    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
-                 counter: TokenCounter, budget: int | None = None) -> Compaction: ...
-
-
-def goal_of(goal: int | None, budget: int | None) -> int:
-    """The goal a strategy was given, `budget=` read as its deprecated spelling."""
-    if budget is not None:
-        warnings.warn("budget= is deprecated for strategies; pass goal= (the tokens the "
-                      "messages must fit)", DeprecationWarning, stacklevel=3)
-        goal = budget if goal is None else goal
-    if goal is None:
-        raise TypeError("a strategy needs goal=, the tokens the messages must fit")
-    return goal
-
-
-def call_strategy(strategy: Strategy, messages: Sequence[Message], *, goal: int,
-                  counter: TokenCounter) -> Compaction:
-    """`strategy(messages, goal=goal, counter=counter)`; a strategy written with the
-    older `budget` parameter (and no `goal`) gets the goal under that name, with a
-    `DeprecationWarning`, so it keeps working for now."""
-    if _takes_budget(strategy):
-        warnings.warn(f"strategy {getattr(strategy, 'name', strategy)!r}: a budget "
-                      f"parameter is deprecated; name it goal (the tokens the messages "
-                      f"must fit)", DeprecationWarning, stacklevel=2)
-        return strategy(messages, budget=goal, counter=counter)
-    return strategy(messages, goal=goal, counter=counter)
-
-
-def _takes_budget(strategy: Strategy) -> bool:
-    try:
-        parameters = inspect.signature(strategy).parameters
-    except (TypeError, ValueError):  # no signature to read: call it the current way
-        return False
-    return "budget" in parameters and "goal" not in parameters
+    def __call__(self, messages: Sequence[Message], *, goal: int,
+                 counter: TokenCounter) -> Compaction: ...
 
 
 def check_counter(counter: Any) -> TokenCounter:
@@ -205,7 +170,6 @@ class NoCompaction:
 
     name: str = "off"
 
-    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
-                 counter: TokenCounter, budget: int | None = None) -> Compaction:
-        goal_of(goal, budget)
+    def __call__(self, messages: Sequence[Message], *, goal: int,
+                 counter: TokenCounter) -> Compaction:
         return unchanged(self.name, messages, measure(messages, counter), "compaction is off")

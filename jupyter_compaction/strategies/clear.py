@@ -31,7 +31,7 @@ from typing import Any
 from ..history import Message, blocks
 from ..tokens import TokenCounter
 from ..vocab import PLACEHOLDER
-from .base import Compaction, goal_of, measure, unchanged
+from .base import Compaction, measure, unchanged
 
 INPUT_KEEP_CHARS = 80  # a tool input value longer than this (as JSON) is cleared
 INPUT_PLACEHOLDER = "[cleared: {n} chars]"
@@ -64,9 +64,8 @@ class ClearToolResults:
             return {**block, "input": shrink_input(block["input"])}
         return block
 
-    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
-                 counter: TokenCounter, budget: int | None = None) -> Compaction:
-        goal_of(goal, budget)  # read, checked, and not needed: this layer always runs
+    def __call__(self, messages: Sequence[Message], *, goal: int,
+                 counter: TokenCounter) -> Compaction:
         before = measure(messages, counter)
         tool_names = {b["id"]: b["name"] for m in messages for b in blocks(m)
                       if b.get("type") == "tool_use"}

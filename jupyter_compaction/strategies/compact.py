@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..history import Message, blocks
 from ..summaries import find_summary, message_goal, summary_block, without_summaries
 from ..tokens import TokenCounter
-from .base import Compaction, Summarizer, goal_of, measure, require_summarizer, shrunk, unchanged
+from .base import Compaction, Summarizer, measure, require_summarizer, shrunk, unchanged
 from .summary_call import SUMMARY_INPUT_TOKENS, chunk_note, summarize
 
 
@@ -32,9 +32,8 @@ class CompactAll:
     input_limit: int = SUMMARY_INPUT_TOKENS
     name: str = "compact"
 
-    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
-                 counter: TokenCounter, budget: int | None = None) -> Compaction:
-        goal_of(goal, budget)  # read, checked, and not needed: this layer always runs
+    def __call__(self, messages: Sequence[Message], *, goal: int,
+                 counter: TokenCounter) -> Compaction:
         before = measure(messages, counter)
         if len(messages) < 2:
             return unchanged(self.name, messages, before, "nothing after the task to compact")

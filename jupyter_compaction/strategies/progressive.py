@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..history import Message
 from ..tokens import TokenCounter
-from .base import Compaction, Strategy, call_strategy, configure, goal_of, measure, unchanged
+from .base import Compaction, Strategy, configure, measure, unchanged
 from .clear import ClearToolResults
 from .summarize import SummarizeMiddle
 from .trim import TrimTurns
@@ -34,16 +34,15 @@ class Progressive:
     focus: str = ""
     name: str = "progressive"
 
-    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
-                 counter: TokenCounter, budget: int | None = None) -> Compaction:
-        goal = goal_of(goal, budget)
+    def __call__(self, messages: Sequence[Message], *, goal: int,
+                 counter: TokenCounter) -> Compaction:
         before = measure(messages, counter)
         if before <= goal:
             return unchanged(self.name, messages, before, f"fits under {goal} tokens")
         current, done = list(messages), []
         for layer in self.layers:
             layer = configure(layer, focus=self.focus) if self.focus else layer
-            step = call_strategy(layer, current, goal=goal, counter=counter)
+            step = layer(current, goal=goal, counter=counter)
             done.append(step)
             current = step.messages
             if step.tokens_after <= goal:

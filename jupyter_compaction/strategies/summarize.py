@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ..history import Message, blocks, cut_points
 from ..summaries import find_summary, message_goal, summary_block, without_summaries
 from ..tokens import TokenCounter
-from .base import Compaction, Summarizer, goal_of, measure, require_summarizer, shrunk, unchanged
+from .base import Compaction, Summarizer, measure, require_summarizer, shrunk, unchanged
 from .summary_call import SUMMARY_INPUT_TOKENS, chunk_note, summarize
 
 TAIL_SHARE = 0.5  # the tail never takes more than this share of the goal
@@ -66,9 +66,8 @@ class SummarizeMiddle:
             tail_start = cut
         return head_end, max(tail_start, head_end)
 
-    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
-                 counter: TokenCounter, budget: int | None = None) -> Compaction:
-        goal = goal_of(goal, budget)
+    def __call__(self, messages: Sequence[Message], *, goal: int,
+                 counter: TokenCounter) -> Compaction:
         before = measure(messages, counter)
         head_end, tail_start = self.boundaries(messages, goal, counter)
         middle = messages[head_end:tail_start]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..history import Message, blocks, cut_points
 from ..summaries import is_summary, without_summaries
 from ..tokens import TokenCounter
-from .base import Compaction, goal_of, measure, unchanged
+from .base import Compaction, measure, unchanged
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,8 @@ class TrimTurns:
     keep_first: int = 1
     name: str = "trim"
 
-    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
-                 counter: TokenCounter, budget: int | None = None) -> Compaction:
-        goal = goal_of(goal, budget)
+    def __call__(self, messages: Sequence[Message], *, goal: int,
+                 counter: TokenCounter) -> Compaction:
         before = measure(messages, counter)
         cuts = cut_points(messages)
         head = next((c for c in cuts if c >= self.keep_first), len(messages))

@@ -316,6 +316,21 @@ def test_model_failure_is_one_line_then_resume_finishes(ip, monkeypatch):
 
 
 @pytest.mark.slow  # the real SDK over a local fake server, retries included
+def test_a_strategy_bug_shows_one_line_and_points_to_run_error():
+    from jupyter_compaction.jupyter.result_view import failure_line
+
+    class Broken:
+        name = "broken"
+
+        def __call__(self, messages, *, goal, counter):
+            return 1 / 0
+
+    run = runner.play("agents", budget=6_000, strategy=Broken())
+    line = failure_line(run, "_agent_run")
+    assert "\n" not in line and "ZeroDivisionError: division by zero" in line
+    assert "see run.error for the traceback" in line and "Traceback" in run.error
+
+
 def test_claude_model_failure_over_the_real_sdk(ip, monkeypatch):
     pytest.importorskip("anthropic")
     from jupyter_compaction.models.simulated import SimulatedModel

@@ -740,7 +740,7 @@ def test_the_memory_tool_is_sent_as_the_apis_own_and_run_by_the_agent(tmp_path):
         run = agent.run(spec.task)
         first = api.message_requests[0]
         counted = agent.model.count_tokens(system="s", messages=[QUESTION],
-                                           tools=agent._toolbox(None).schemas)
+                                           tools=agent._toolbox(run).schemas)
     native = [t for t in first["body"]["tools"] if t.get("name") == "memory"]
     assert [(t["type"], set(t) - {"cache_control"}) for t in native] == [
         ("memory_20250818", {"type", "name"})]

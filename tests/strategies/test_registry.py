@@ -186,18 +186,8 @@ def configured(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_budget_is_a_deprecated_alias_of_goal(name):
-    messages = fixed_history(8, 300)
-    with pytest.warns(DeprecationWarning, match=r"^budget= is deprecated for strategies; "
-                                                r"pass goal="):
-        old = configured(name)(messages, budget=1_500, counter=COUNTER)
-    new = configured(name)(messages, goal=1_500, counter=COUNTER)
-    assert old.messages == new.messages and old.kind == new.kind
-
-
-@pytest.mark.parametrize("name", NAMES)
 def test_a_strategy_without_a_goal_says_so(name):
-    with pytest.raises(TypeError, match="needs goal="):
+    with pytest.raises(TypeError, match="'goal'"):
         configured(name)(fixed_history(2, 10), counter=COUNTER)
 
 
@@ -208,22 +198,6 @@ def test_every_strategy_checks_its_counter_in_one_line(name, counter):
         configured(name)(fixed_history(4, 50), goal=100, counter=counter)
     message = str(info.value)
     assert message.startswith("counter must be a TokenCounter") and "\n" not in message
-
-
-def test_a_strategy_written_with_a_budget_parameter_still_runs_in_progressive_and_agents():
-    seen = []
-
-    def old_style(messages, *, budget, counter):
-        seen.append(budget)
-        return TrimTurns()(messages, goal=budget, counter=counter)
-
-    with pytest.warns(DeprecationWarning, match="a budget parameter is deprecated; name it goal"):
-        out = strategies.call_strategy(old_style, fixed_history(6, 100), goal=300,
-                                       counter=COUNTER)
-    assert seen == [300] and out.kind == "trim"
-    with pytest.warns(DeprecationWarning):
-        Progressive((old_style,))(fixed_history(6, 100), goal=200, counter=COUNTER)
-    assert seen[-1] == 200
 
 
 def test_off_is_known_by_its_type_not_its_name():
