@@ -17,6 +17,8 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
+import pytest
+
 from tests.support.needs import needs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,22 +63,50 @@ def _applies(marker: str, extra: str | None) -> bool:
     return Marker(marker).evaluate({"extra": extra or ""})
 
 
-def closure(name: str, extras: set[str]) -> set[str]:
-    """Every distribution `pip install name[extras]` installs, from installed metadata."""
+def own_requirements(extra: str) -> list[str]:
+    """The requirements `pip install -e ".[extra]"` starts from, read from pyproject.toml
+    (this checkout's, not an older install's metadata): the base dependencies and the
+    extra's, with the extras it names (`jupyter-compaction[lab,teach]`) opened."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras, found, todo = project["optional-dependencies"], [], [extra]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for requirement in extras[name]:
+            dist, its_extras, _ = _requirement_name(requirement)
+            if dist == project["name"]:
+                todo += its_extras
+            else:
+                found.append(requirement)
+    return [*project["dependencies"], *found]
+
+
+def closure(extra: str) -> set[str]:
+    """Every distribution the install of `extra` brings, from the installed metadata."""
     seen: set[tuple[str, str | None]] = set()
     found: set[str] = set()
-    todo = [(name, extra) for extra in (extras or {None})] + [(name, None)]
+    todo: list[tuple[str, str | None]] = []
+    for requirement in own_requirements(extra):
+        dist, extras, marker = _requirement_name(requirement)
+        if _applies(marker, None):
+            todo += [(dist, e) for e in extras] + [(dist, None)]
     while todo:
-        dist, extra = todo.pop()
-        key = metadata.distribution(dist).metadata["Name"].lower().replace("_", "-")
-        if (key, extra) in seen:
+        dist, extra_of = todo.pop()
+        try:
+            key = metadata.distribution(dist).metadata["Name"].lower().replace("_", "-")
+        except metadata.PackageNotFoundError:
+            pytest.fail(f"{dist} is not installed: pip install -e '.[{extra}]'")
+        if (key, extra_of) in seen:
             continue
-        seen.add((key, extra))
+        seen.add((key, extra_of))
         found.add(key)
         for requirement in metadata.requires(dist) or []:
             required, its_extras, marker = _requirement_name(requirement)
-            if _applies(marker, extra):
-                todo += [(required, e) for e in (its_extras or {None})] + [(required, None)]
+            if _applies(marker, extra_of):
+                todo += [(required, e) for e in its_extras] + [(required, None)]
     return found
 
 
@@ -98,9 +128,7 @@ def imports_of_tests() -> dict[str, set[str]]:
 
 
 def test_every_module_the_tests_import_comes_with_the_test_extra():
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "test" in declared["project"]["optional-dependencies"]
-    installed = closure("jupyter-compaction", {"test"})
+    installed = closure("test")
     providers = metadata.packages_distributions()
     missing = {}
     for module, files in sorted(imports_of_tests().items()):
@@ -108,3 +136,10 @@ def test_every_module_the_tests_import_comes_with_the_test_extra():
         if not dists & installed:
             missing[module] = sorted(files)[:3]
     assert not missing, f"imported by tests, not in the test extra's closure: {missing}"
+
+
+def test_the_closure_holds_what_an_extra_brings_and_nothing_else():
+    jupyter = closure("jupyter")
+    assert {"plotly", "numpy", "anywidget", "ipython"} <= jupyter  # its own and theirs
+    assert "pytest" not in jupyter and "anthropic" not in jupyter
+    assert {"pytest", "anthropic", "jupyterlite-core"} <= closure("test")
