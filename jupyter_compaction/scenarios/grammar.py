@@ -59,7 +59,7 @@ OPERATORS = {
     "count": r"how\s+many|count|number\s+of|tally",
     "largest": r"largest|biggest|the\s+most\s+bytes",
 }
-_TOKEN = re.compile(r"[./]*\w[\w./'-]*[\w/]|[./]*\w")
+_TOKEN = re.compile(r"[./]*\w[\w./'-]*[\w/]|[./]*\w|/")  # a lone / is a route
 
 
 def _bounded(phrase: str) -> re.Pattern[str]:
