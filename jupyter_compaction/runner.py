@@ -76,8 +76,11 @@ class ScenarioRun:
         return self._graded(self.agent.resume(self.run, max_turns=max_turns))
 
     def _graded(self, run: Run) -> Run:
-        """`run` with its outcome against the truth of the workspace it used."""
-        run.outcome = scenarios.load(self.scenario).verdict(run, self.agent.workspace)
+        """`run` with its outcome against the truth of the workspace it used, and the
+        question its task was understood as (None for a task no question declares)."""
+        scenario = scenarios.load(self.scenario)
+        run.outcome = scenario.verdict(run, self.agent.workspace)
+        run.question = scenario.canonical(run.task)
         return run
 
     def close(self) -> None:

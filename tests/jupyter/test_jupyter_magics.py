@@ -119,6 +119,9 @@ def test_cell_body_is_the_task(ip):
     assert run.task == task and run.transcript[0]["content"] == task
     assert "turn  context" not in out.stdout  # --quiet: no rows
     assert "(stored in _agent_run and run_a)" in out.stdout
+    # next to the outcome, the question the task was understood as (issue 33, item 4)
+    assert "question             which files under a folder define a tool dispatch table " \
+           "(folder agents)" in out.stdout
 
 
 def test_knobs_reach_the_agent(ip):
