@@ -40,7 +40,8 @@ NONE = "none"
 CONCEPTS = (
     ("tool dispatch table", r"(?:tool\s+)?dispatch\s+(?:tables?|maps?)|tool\s+(?:tables?|"
      r"registry|registries|maps?)|handler\s+(?:tables?|registry|registries|maps?)|routing\s+"
-     r"tables?|maps?\s+tool\s+names\s+to\s+(?:handlers|functions)", "table",
+     r"tables?|maps?\s+tool\s+names\s+to\s+(?:the\s+)?(?:handler\s+)?(?:handlers|functions)",
+     "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
     ("retry policy", r"(?:retry|back-?off)\s+(?:polic(?:y|ies)|class(?:es)?)|retr(?:y|ies)|"
      r"back-?off", "retry", r"^class (\w*Retry\w*)"),
@@ -51,7 +52,7 @@ LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|contains?|hold(?:s|ing)?|has|have|lives?|implements?|"
            r"implemented|files?|modules?|python", r"if\s+any|called|folder|agent|where|configured")
 # The full task explains what a table is; its words are part of that question.
-EXPLAINED = r"a\s+dict\s+that\s+maps\s+tool\s+names\s+to\s+the\s+functions\s+that\s+handle|table"
+EXPLAINED = r"dict|handles?|table"
 
 STEPS = (
     Step("list the {folder}/ folder", "list_files", {"folder": "{folder}"}, (
