@@ -60,10 +60,11 @@ STEPS = (
         Fact("sizes", r"^(\S+\.py)  ([\d,]+) bytes$", many=True),
         missing("folder", r"\bNo folder '([^']+)' in the workspace"))),
     Step("read {item}", "read_file", {"path": "{item}"}, tuple(
-        Fact(f"{prefix}[{{item}}]", pattern, default=NONE) for *_, prefix, pattern in CONCEPTS),
-        each="files"),
+        Fact(f"{prefix}[{{item}}]", pattern, default=NONE, code=True)
+        for *_, prefix, pattern in CONCEPTS), each="files"),
     Step("read {path}", "read_file", {"path": "{path}"}, (*(
-        Fact(f"{prefix}-of-path", pattern, default=NONE) for *_, prefix, pattern in CONCEPTS),
+        Fact(f"{prefix}-of-path", pattern, default=NONE, code=True)
+        for *_, prefix, pattern in CONCEPTS),
         missing("path", r"\bNo file '([^']+)' in the workspace"))),
 )
 

@@ -35,6 +35,7 @@ scenario plays out the same way every time.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import re
@@ -61,6 +62,7 @@ ITEM = "item"  # the name a step with `each` gives the current item in its templ
 EXCLUDE = "exclude"  # a slot: items of a list fact the task asks to leave out
 OPERATORS = "operators"  # a slot: the operators the task applies ("count, not")
 _LITERAL_WORD = re.compile(r"[A-Za-z0-9_]+(?:[-/][A-Za-z0-9_]+)*")  # words of a literal argument
+MAX_CUTS = 40  # top-level statement starts tried when a source was cut short
 FACT_READS = 1024  # (fact, output) readings kept: the model reads each visible output anew
 # every turn, and the same output always shows the same facts
 
@@ -80,13 +82,36 @@ class Fact:
     decision: bool = False  # a conclusion, listed under "Key Decisions" by summaries
     joiner: str = " "  # how the groups of one match are joined
     from_error: bool = False  # read from the call's error instead (a record that is missing)
+    code: bool = False  # the output is Python source: match the heads of its statements
 
     def read(self, text: str) -> str | None:
         return _read_fact(self, text)
 
 
 @functools.lru_cache(maxsize=FACT_READS)
+def code_heads(source: str) -> str | None:
+    """Python source read as Python: the first line of each top-level statement (a class
+    or function without its decorators), unparsed, so strings, docstrings and comments are
+    never code. A text cut short is read up to a top-level statement that parses; None
+    when nothing of it parses."""
+    lines = source.splitlines()
+    starts = [n for n in range(len(lines) - 1, 0, -1) if lines[n][:1].strip()]
+    for end in [len(lines), *starts[:MAX_CUTS]]:
+        try:
+            body = ast.parse("\n".join(lines[:end])).body
+        except SyntaxError:
+            continue
+        heads = [next((line for line in ast.unparse(node).splitlines()
+                       if not line.startswith("@")), "")
+                 for node in body if not isinstance(node, ast.Expr)]
+        return "\n".join(heads)
+    return None
+
+
+@functools.lru_cache(maxsize=FACT_READS)
 def _read_fact(fact: Fact, text: str) -> str | None:
+    if fact.code and (text := code_heads(text)) is None:
+        return None  # no Python to read: the fact stays unknown
     regex = re.compile(fact.pattern, re.M)
     found = [fact.joiner.join(g for g in m.groups() if g) or m.group(0)
              for m in regex.finditer(text)]

@@ -48,9 +48,10 @@ STEPS = (
         Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),
         Fact("sizes", r"^(\S+\.py)  ([\d,]+) bytes$", many=True))),
     Step("read {item}", "read_file", {"path": "{item}"}, (
-        Fact("imports[{item}]", IMPORT, default=NONE, many=True, joiner=""),), each="files"),
+        Fact("imports[{item}]", IMPORT, default=NONE, many=True, joiner="", code=True),),
+         each="files"),
     Step("read {path}", "read_file", {"path": "{path}"}, (
-        Fact("imports-of-path", IMPORT, default=NONE, many=True, joiner=""),
+        Fact("imports-of-path", IMPORT, default=NONE, many=True, joiner="", code=True),
         missing("path", r"\bNo file '([^']+)' in the workspace"))),
 )
 def _files(f: Known) -> list[str]:
