@@ -1,5 +1,5 @@
-"""`jupyter-compaction`: the terminal entry point (lessons, demo, replay, grading, releasing,
-cleaning the session store).
+"""`jupyter-compaction`: the terminal entry point (lessons, demo, a scenario's files to
+edit, replay, grading, releasing, cleaning the session store).
 
 Each subcommand is a function `name(args) -> exit code` and a few lines in `parser()`.
 The options that are settings (the demo's, replay's `--budget` and `--strategy`) are
@@ -59,6 +59,21 @@ def demo(args: argparse.Namespace) -> int:
         return 2
     print_totals(run)  # its outcome row grades the answer against the task it was given
     return 0 if run.status == "finished" else 1
+
+
+def workspace(args: argparse.Namespace) -> int:
+    """Copy a scenario's files into a folder for the learner to edit and run on."""
+    from .runner import copy_workspace
+
+    try:
+        folder = copy_workspace(args.scenario, args.dir)
+    except OSError as exc:  # a used folder, a file in the way, no permission
+        print(f"error: {strip_control(str(exc))}", file=sys.stderr)
+        return 2
+    print(f"copied the {args.scenario} scenario's files to {folder}; edit them, then run "
+          f"%%agent --scenario {args.scenario} --workdir {folder} (or "
+          f"runner.start({args.scenario!r}, workdir={str(folder)!r})).")
+    return 0
 
 
 def lab(args: argparse.Namespace) -> int:
@@ -123,6 +138,11 @@ def parser() -> argparse.ArgumentParser:
                                       "the model it serves")
     d.add_argument("--task", default=None, help=argparse.SUPPRESS)
     d.set_defaults(func=demo)
+    w = sub.add_parser("workspace", help="copy a scenario's files into a folder to edit, "
+                                         "then run on them with %%agent --workdir")
+    w.add_argument("scenario", choices=scenarios.names())
+    w.add_argument("dir", help="a new or empty folder")
+    w.set_defaults(func=workspace)
     from .grading.commands import add_commands
 
     add_commands(sub)  # grade, release

@@ -76,6 +76,7 @@ def totals(run: Run) -> list[tuple[str, str]]:
     return [
         ("status", run.status + (f" ({run.error})" if run.error else "")),
         *([("outcome", run.outcome)] if run.outcome else []),
+        *([("question", run.question)] if run.question else []),
         ("turns", str(run.turn)),
         ("peak context", f"{run.peak_context} tokens" + (f", over budget on {over} turns"
                                                            if over else "")),

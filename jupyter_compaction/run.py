@@ -55,6 +55,7 @@ class Run:
     task_state: TaskState | None = None
     scenario: str | None = None
     outcome: str | None = None  # against the truth of its workspace: "correct", "wrong (...)"
+    question: str | None = None  # the declared question the task was understood as, restated
     calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
     tally: Tally | None = field(default=None, repr=False)  # running token count of messages
     anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
@@ -105,5 +106,6 @@ class Run:
 
     def __repr__(self) -> str:
         graded = f", {self.outcome}" if self.outcome else ""
+        asked = f"; Question: {self.question}" if self.question else ""
         return (f"<Run {self.status}{graded}: {self.turn} turns, peak {self.peak_context} "
-                f"tokens, {len(self.compactions)} compactions, {self.repeats} repeats>")
+                f"tokens, {len(self.compactions)} compactions, {self.repeats} repeats{asked}>")

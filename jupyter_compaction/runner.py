@@ -4,7 +4,12 @@
 default, Claude when given a `claude-…` id) and the agent with the scenario's tools, and
 returns a `ScenarioRun`: the settings, the agent, its task and (once played) the run. A
 scenario run made on a temporary folder owns it and removes it when closed (`close()`,
-or use it as a context manager); a folder passed as `workdir` stays the caller's.
+or use it as a context manager); a folder passed as `workdir` stays the caller's. An
+empty (or new) `workdir` gets a fresh copy of the bundled files; one that holds files
+already (a copy the learner made with `copy_workspace` and edited) is used as it is, and
+the run is graded against the truth of those files. What an earlier run left there stays:
+its notes file (NOTES.md) and memory folder (memories/) are read by a run that turns notes
+or memory on, as a later session would find them.
 (A recorded log is a `sessions.RecordedSession`, and the on-disk chain a `SessionStore`.)
 `play()` is start, play and close in one call, returning the `Run`. Everything the
 Jupyter layer and the benchmarks show comes from that `Run` and the events it emitted.
@@ -17,6 +22,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import scenarios
@@ -26,6 +32,7 @@ from .models.base import Model
 from .models.simulated import SimulatedModel
 from .settings import DEFAULTS, Settings
 from .store import SessionStore
+from .workspace import Workspace
 
 DEFAULT_SCENARIO = "agents"
 WORKSPACE_PREFIX = "compaction-"
@@ -74,8 +81,11 @@ class ScenarioRun:
         return self._graded(self.agent.resume(self.run, max_turns=max_turns))
 
     def _graded(self, run: Run) -> Run:
-        """`run` with its outcome against the truth of the workspace it used."""
-        run.outcome = scenarios.load(self.scenario).verdict(run, self.agent.workspace)
+        """`run` with its outcome against the truth of the workspace it used, and the
+        question its task was understood as (None for a task no question declares)."""
+        scenario = scenarios.load(self.scenario)
+        run.outcome = scenario.verdict(run, self.agent.workspace)
+        run.question = scenario.canonical(run.task)
         return run
 
     def close(self) -> None:
@@ -110,7 +120,7 @@ def start(
     folder = (None if workdir else
               tempfile.TemporaryDirectory(prefix=f"{WORKSPACE_PREFIX}{spec.name}-"))
     try:
-        workspace = spec.prepare(workdir or folder.name)
+        workspace = _workspace(spec, workdir or folder.name)
         agent = Agent(make_model(settings.model, spec.name), tools=spec.tools(workspace),
                       settings=settings, workspace=workspace, on_event=on_event, store=store)
     except BaseException:
@@ -118,6 +128,22 @@ def start(
             folder.cleanup()
         raise
     return ScenarioRun(spec.name, settings, agent, task or spec.task, folder=folder)
+
+
+def _workspace(spec: scenarios.Scenario, where: str) -> Workspace:
+    """A fresh copy of the bundled files in an empty or new folder; a folder that holds
+    files already is the learner's edited copy, used as it is."""
+    path = Path(where)
+    if path.is_dir() and any(path.iterdir()):
+        return Workspace(path)
+    return spec.prepare(path)
+
+
+def copy_workspace(scenario: str, dest: str | Path) -> Path:
+    """Copy `scenario`'s bundled files into `dest` (new or empty) for the learner to edit;
+    then `start(scenario, workdir=dest)` or `%%agent --workdir DEST` runs on the edited
+    files and grades against their truth. Returns the folder."""
+    return scenarios.load(scenario).prepare(dest).root
 
 
 def play(scenario: str = DEFAULT_SCENARIO, **options: Any) -> Run:

@@ -55,3 +55,13 @@ def test_console_script_entry_point_runs():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert "ORD-1042" in out.stdout
+
+
+def test_workspace_copies_a_scenarios_files_to_edit(tmp_path, capsys):
+    from jupyter_compaction.cli import main
+
+    assert main(["workspace", "logistics", str(tmp_path / "desk")]) == 0
+    assert (tmp_path / "desk/orders/ORD-1042.json").is_file()
+    assert "--workdir" in capsys.readouterr().out
+    assert main(["workspace", "logistics", str(tmp_path / "desk")]) == 2
+    assert capsys.readouterr().err.startswith("error: ")

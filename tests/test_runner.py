@@ -83,3 +83,30 @@ def test_a_bad_model_name_is_refused_before_any_folder_is_made(monkeypatch):
 def test_resume_needs_a_run():
     with runner.start("agents") as session, pytest.raises(ValueError, match="not run yet"):
         session.resume()
+
+
+def test_an_edited_copy_is_run_as_it_is_and_graded_against_its_own_files(tmp_path: Path):
+    folder = runner.copy_workspace("debug", tmp_path / "mine")
+    config = folder / "config/checkout-api.yaml"
+    config.write_text(config.read_text().replace("timeout_seconds: 8", "timeout_seconds: 12"))
+    task = "What timeout does checkout-api use for pricing-service?"
+    run = runner.play("debug", task=task, workdir=str(folder))
+    assert "timeout_seconds: 12 for pricing-service" in run.answer and run.outcome == "correct"
+    assert config.read_text().count("timeout_seconds: 12") == 1  # used as it is, not recopied
+
+
+def test_an_earlier_runs_notes_and_memory_stay_in_the_folder(tmp_path: Path):
+    folder = tmp_path / "ws"
+    runner.play("agents", budget=8_000, notes=True, memory=True, workdir=str(folder))
+    notes, memory = (folder / "NOTES.md").read_text(), sorted((folder / "memories").rglob("*"))
+    assert notes and memory
+    run = runner.play("agents", budget=8_000, workdir=str(folder))  # notes and memory off
+    assert run.outcome == "correct"
+    assert (folder / "NOTES.md").read_text() == notes
+    assert sorted((folder / "memories").rglob("*")) == memory
+
+
+def test_copy_workspace_refuses_a_used_folder(tmp_path: Path):
+    runner.copy_workspace("agents", tmp_path / "a")
+    with pytest.raises(FileExistsError, match="not an empty folder"):
+        runner.copy_workspace("agents", tmp_path / "a")

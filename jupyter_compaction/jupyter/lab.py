@@ -295,5 +295,7 @@ class Lab:
 
 
 def _graded(run: Run) -> str:
-    """The run's outcome against its workspace's truth, as the message shows it."""
-    return f"; outcome: {run.outcome}" if run.outcome else ""
+    """The run's outcome against its workspace's truth, and the question it answered, as
+    the message shows them."""
+    asked = f"; question: {run.question}" if run.question else ""
+    return (f"; outcome: {run.outcome}" if run.outcome else "") + asked

@@ -114,6 +114,10 @@ class CompactionMagics(Magics):
     @argument("--scenario", metavar="NAME",
               help="bundled scenario to play (tools and files); default: the first one")
     @setting_arguments(AGENT_SETTINGS, {"budget": BUDGET_DEFAULT})
+    @argument("--workdir", metavar="DIR",
+              help="run on this folder as it is (a copy made with `jupyter-compaction "
+                   "workspace NAME DIR` and edited), graded against its files; an empty "
+                   "or new folder gets a fresh copy")
     @argument("--quiet", action="store_true", help="show only the result, not every turn")
     @argument("--out", metavar="NAME", help="also store the run in this variable")
     @argument("--resume", action="store_true",
@@ -137,8 +141,8 @@ class CompactionMagics(Magics):
         if not task and args.scenario is None:
             raise UsageError(EMPTY_TASK)
         try:
-            session = runner.start(scenario, task=task or None, **knobs)
-        except ValueError as err:  # e.g. a strategy object the agent refuses
+            session = runner.start(scenario, task=task or None, workdir=args.workdir, **knobs)
+        except (ValueError, OSError) as err:  # a strategy the agent refuses, a bad folder
             raise UsageError(check.one_line(str(err))) from None
         rich = self._rich()
         live = LiveView(rich=rich, quiet=args.quiet)

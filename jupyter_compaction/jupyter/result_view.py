@@ -4,7 +4,8 @@ Rows come from `demo.totals()` (status, outcome against the workspace's truth, t
 peak context, tokens sent, compactions, repeated tool calls, answer), so the terminal
 demo and the notebook agree. A failed run shows its one-line error and where the
 transcript is, never a traceback; a task outside the simulated model's scope gets one
-line with two tasks it can do and how to use a real model.
+line with the words it did not understand, the two nearest tasks it can do and how to use
+a real model; a task it understood shows the question it answered, next to the outcome.
 
 Left out: money (token prices depend on the model; see the benchmarks).
 """
@@ -28,12 +29,16 @@ def failure_line(run: Any, name: str) -> str:
 
 
 def unsupported_line(run: Any) -> str:
-    """Two tasks the scenario's simulated model can do, and how to ask a real model."""
+    """The words the simulated model did not understand, the two nearest tasks it can do,
+    and how to ask a real model."""
     names = scenarios.names()
-    asks = scenarios.load(run.scenario if run.scenario in names else names[0]).questions
-    examples = " or ".join(f'"{q.example}"' for q in (asks[-1], asks[0]))
-    return (f"Out of the offline model's scope. Try {examples}; or run any task on a real "
-            f"model: %%agent --model {REAL_MODEL} (needs ANTHROPIC_API_KEY).")
+    scenario = scenarios.load(run.scenario if run.scenario in names else names[0])
+    words, near = scenario.not_understood(run.task or "")
+    asks = near if len(near) == 2 else (scenario.questions[-1], scenario.questions[0])
+    examples = " or ".join(f'"{q.example}"' for q in asks)
+    unknown = f" (not understood: {', '.join(words)})" if words else ""
+    return (f"Out of the offline model's scope{unknown}. Try {examples}; or run any task on "
+            f"a real model: %%agent --model {REAL_MODEL} (needs ANTHROPIC_API_KEY).")
 
 
 def view(run: Any, name: str = "_agent_run", also: str | None = None) -> Rich:

@@ -5,10 +5,12 @@ what it can answer (its declared questions) and how to read (extractors over too
 output, argument templates over facts), and on every call the model reads the request
 it was given, and nothing else:
 
-- the question: the task text is mapped to one of the scenario's questions (intent
-  words and slots, in any wording); its first text says which one it understood. A task
-  that asks none of them gets, at once, an honest "I cannot do this offline" listing the
-  questions it can answer, with the stop reason "refusal" (the run ends `unsupported`);
+- the question: the task text is parsed into one of the scenario's questions with its
+  slots and operators (`scenarios/grammar.py`: every content word must be understood);
+  its first text restates the question it understood. A task it does not fully
+  understand gets, at once, an honest "I cannot do this offline" naming the words it did
+  not understand, the nearest questions it can answer and how to use a real model, with
+  the stop reason "refusal" (the run ends `unsupported`);
 
 - known facts: the `given` facts in the task text; facts recorded in the request as
   "name = value" lines (its own notes in assistant text, summaries, todo notes in the
@@ -21,7 +23,8 @@ it was given, and nothing else:
   from visible values only, so an id it lost is looked up again by redoing the call that
   revealed it), and answers when nothing is left to do, from the known facts as they are
   written: a wrong value in context gives a wrong answer, a missing one a partial answer;
-- errors: a call whose error lists valid values ("topics: a, b") is retried once with
+- errors: an error that says a record or file the task names does not exist is a fact
+  (the answer says so); a call whose error lists valid values ("topics: a, b") is retried once with
   the closest listed value, whose result then stands for it; a call that keeps failing
   otherwise is given up, and the answer says (unknown) for what it would have found;
 - honest endings: it never repeats a call a third time in a row when the same call
@@ -121,6 +124,7 @@ class Reading:
     extra: list[Call] = field(default_factory=list)  # seen calls the plan cannot name now
     question: Question | None = None  # what the task asks (None: nothing in scope)
     failed: set[tuple[str, str]] = field(default_factory=set)  # calls that answered an error
+    told: set[tuple[str, str]] = field(default_factory=set)  # errors that say a record is missing
     retry: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # calls to retry
 
     def done(self, call: Call) -> bool:
@@ -130,10 +134,12 @@ class Reading:
 
 
 def read(scenario: Scenario, task: str, records: list[str],
-         seen: dict[tuple[str, str], str], visible: str | None = None) -> Reading:
+         seen: dict[tuple[str, str], str], visible: str | None = None,
+         errors: dict[tuple[str, str], str] | None = None) -> Reading:
     """Known facts from the task, "name = value" records and visible results; the plan
     is the question the task asks, worked back to calls (with `visible`, the request's
-    text, only calls whose own words it shows)."""
+    text, only calls whose own words it shows). `errors` (call -> error text) tell the
+    facts an error can show: that the record or file a slot names does not exist."""
     facts = scenario.read_task(task)
     question = scenario.question_of(task) if task else None
     for text in records:
@@ -146,6 +152,9 @@ def read(scenario: Scenario, task: str, records: list[str],
         for call in reading.plan:
             if call.key in seen:
                 learned.update(call.learn(seen[call.key]))
+            elif call.key in (errors or {}) and (told := call.learn(errors[call.key], True)):
+                reading.told.add(call.key)
+                learned.update(told)
         for (tool, args), output in seen.items():  # a result whose call is no longer planned
             if (tool, args) not in planned and (call := scenario.match(tool, json.loads(args))):
                 reading.extra.append(call)
@@ -185,8 +194,8 @@ class SimulatedModel:
         stop = ""
         if (prompt := summary_prompt(messages)) is not None:
             content = [self._text(self.summarize(prompt))]
-        elif self.scenario.question_of(_task(messages)) is None:
-            content, stop = [self._text(self.out_of_scope())], OUT_OF_SCOPE
+        elif self.scenario.understand(task := _task(messages)) is None:
+            content, stop = [self._text(self.out_of_scope(task))], OUT_OF_SCOPE
         else:
             content = self.act(system, messages, offered, max_tokens, _visible(system, messages,
                                                                                 tools))
@@ -197,13 +206,19 @@ class SimulatedModel:
                             self.cache if cache is None else cache)
         return Reply(content, stop, usage, self.name)
 
-    def out_of_scope(self) -> str:
-        """The honest answer to a task outside the scenario's declared questions."""
+    def out_of_scope(self, task: str = "") -> str:
+        """The honest answer to a task it did not fully understand: the words it did not
+        understand, the nearest questions it can answer, every question, a real model."""
+        words, near = self.scenario.not_understood(task)
         asks = "\n".join(f"- {q.ask} (e.g. \"{q.example}\")" for q in self.scenario.questions)
-        return (f"I cannot do this offline. I am the simulated model: I only answer the "
-                f"questions the {self.scenario.name!r} scenario declares, and this task asks "
-                f"none of them. I can answer:\n{asks}\nA real model (a Claude model id "
-                f"such as claude-haiku-4-5, with ANTHROPIC_API_KEY set) can take any task.")
+        said = ", ".join(f'"{w}"' for w in words) or "its wording"
+        nearest = "; ".join(f'"{q.example}"' for q in near)
+        return (f"I cannot do this offline. I am the simulated model: I answer only the "
+                f"questions the {self.scenario.name!r} scenario declares, and only when I "
+                f"understand every word of the task. I did not understand: {said}. Nearest "
+                f"questions I can answer: {nearest}. All I can answer:\n{asks}\nA real "
+                f"model (a Claude model id such as claude-haiku-4-5, with ANTHROPIC_API_KEY "
+                f"set) can take any task.")
 
     # --- reading a request ----------------------------------------------------------------
     def reading(self, system: str, messages: list[Message], visible: str | None = None
@@ -230,10 +245,10 @@ class SimulatedModel:
         for failed, retry in retried.items():  # a retry's result stands for the failed call
             if retry in seen:
                 seen[failed] = seen[retry]
-        r = read(self.scenario, _task(messages), records, seen, visible)
+        r = read(self.scenario, _task(messages), records, seen, visible, dict(errors))
         failures = Counter(key for key, _ in errors)  # a passing error is tried again
         r.failed = {key for key, text in errors if failures[key] >= MAX_SAME_CALL
-                    or _listed(text)} - set(seen)
+                    or _listed(text) or key in r.told} - set(seen)
         r.retry = [_closest(key, text) for key, text in errors if key not in retried
                    and key not in seen and key not in retried.values() and _listed(text)]
         return r
@@ -254,7 +269,7 @@ class SimulatedModel:
         news = self._news(messages, r)
         said = f"Noted: {fact_line(news)}\n" if news else ""
         if not any(m["role"] == "assistant" for m in messages) and r.question:
-            said = f"Question understood: {r.question.ask}.\n" + said
+            said = f"Question understood: {self.scenario.canonical(_task(messages))}.\n" + said
         todo = [c for c in r.plan if not r.done(c) and c.tool in offered]
         if todo and self._repeating(messages, todo[0]):
             todo = []  # the same call keeps giving the same result: answer with what we have
@@ -348,7 +363,7 @@ class SimulatedModel:
         result says is done."""
         if r.done(call):
             facts = call.record(r.seen[call.key]) if call.key in r.seen else {
-                f.name: r.facts[f.name] for f in call.facts}
+                f.name: r.facts[f.name] for f in call.facts if not f.from_error}
             return {"subject": call.label, "status": "completed", "note": fact_line(facts)}
         if listed and listed[0] == TODO_MARKS["completed"]:
             return {"subject": call.label, "status": "completed", "note": listed[2]}

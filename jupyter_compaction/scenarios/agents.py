@@ -24,36 +24,48 @@ from jupyter_compaction.scenarios.base import (
     Step,
     make_list_files,
     make_read_file,
+    missing,
+    operators,
+    or_missing,
 )
+from jupyter_compaction.scenarios.grammar import Grammar, Slot
 from jupyter_compaction.scenarios.truth import files as workspace_files
 from jupyter_compaction.scenarios.truth import module_body
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
 NONE = "none"
-# Each concept a file can define: its name, how a task names it (synonyms), its fact's
-# prefix and the extractor that finds it in a file's text.
+# Each concept a file can define: its name, how a task names it (grammar phrases), its
+# fact's prefix and the extractor that finds it in a file's text.
 CONCEPTS = (
-    ("tool dispatch table", r"dispatch|tool (?:table|registry|map)|maps? tool names|handler "
-     r"(?:table|registry)|routing table", "table",
+    ("tool dispatch table", r"(?:tool\s+)?dispatch\s+(?:tables?|maps?)|tool\s+(?:tables?|"
+     r"registry|registries|maps?)|handler\s+(?:tables?|registry|registries|maps?)|routing\s+"
+     r"tables?|maps?\s+tool\s+names\s+to\s+(?:the\s+)?(?:handler\s+)?(?:handlers|functions)",
+     "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
-    ("retry policy", r"retr(?:y|ies)|back-?off", "retry", r"^class (\w*Retry\w*)"),
+    ("retry policy", r"(?:retry|back-?off)\s+(?:polic(?:y|ies)|class(?:es)?)|retr(?:y|ies)|"
+     r"back-?off", "retry", r"^class (\w*Retry\w*)"),
 )
-FOLDER = Fact("folder", r"(?i)\b(?:(?:under|in|inside|within|from|of|across)\s+(?:the\s+)?|"
-                        r"the\s+)`?([\w.-]+)/")
-PATH = Fact("path", r"(?i)\b(?:does|is|in|of|file|inside|check|read)\s+`?([\w.-]+/[\w./-]+\.py)\b")
-EXCLUDING = Fact(EXCLUDE, r"(?i)\b(?:except(?: for)?|excluding|ignor(?:e|ing)|skip(?:ping)?|"
-                 r"without|leav(?:e|ing) out|but not)\s+`?([\w.-]+/[\w./-]+\.py)", many=True)
-LISTING = r"\b(?:list|which|what|enumerate|inventory|name)\b"  # asking for the files themselves
+PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py)")
+FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")
+LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
+DEFINES = (r"defin(?:es?|ed|ing)|contains?|hold(?:s|ing)?|has|have|lives?|implements?|"
+           r"implemented|files?|modules?|python", r"if\s+any|called|folder|agent|where|configured")
+# The full task explains what a table is; its words are part of that question.
+EXPLAINED = r"dict|handles?|table"
 
 STEPS = (
     Step("list the {folder}/ folder", "list_files", {"folder": "{folder}"}, (
-        Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),)),
+        Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),
+        Fact("sizes", r"^(\S+\.py)  ([\d,]+) bytes$", many=True),
+        missing("folder", r"\bNo folder '([^']+)' in the workspace"))),
     Step("read {item}", "read_file", {"path": "{item}"}, tuple(
-        Fact(f"{prefix}[{{item}}]", pattern, default=NONE) for *_, prefix, pattern in CONCEPTS),
-        each="files"),
-    Step("read {path}", "read_file", {"path": "{path}"}, tuple(
-        Fact(f"{prefix}-of-path", pattern, default=NONE) for *_, prefix, pattern in CONCEPTS)),
+        Fact(f"{prefix}[{{item}}]", pattern, default=NONE, code=True)
+        for *_, prefix, pattern in CONCEPTS), each="files"),
+    Step("read {path}", "read_file", {"path": "{path}"}, (*(
+        Fact(f"{prefix}-of-path", pattern, default=NONE, code=True)
+        for *_, prefix, pattern in CONCEPTS),
+        missing("path", r"\bNo file '([^']+)' in the workspace"))),
 )
 
 
@@ -66,47 +78,76 @@ def _files(f: Known) -> list[str]:
 
 def _which_files(concept: str, prefix: str) -> Callable[[Known], str]:
     def compose(f: Known) -> str:
-        """Every listed file with the `concept` it defines (or none)."""
-        files = _files(f)
+        """The listed files that define the `concept` (or, negated, do not), counted
+        when the task asks how many."""
+        files, ops = _files(f), operators(f)
         if not files:
             return f"Files that define a {concept}: {UNKNOWN}."
-        found = [f"{p} ({f[f'{prefix}[{p}]']})" for p in files
-                 if f[f"{prefix}[{p}]"] not in (NONE, UNKNOWN)]
-        per_file = "; ".join(f"{p}: {f[f'{prefix}[{p}]']}" for p in files)
-        return (f"Files that define a {concept}: {', '.join(found) or NONE}. "
-                f"Every file under {f['folder']}/ with its {concept}: {per_file}.")
+        named = {p: f[f"{prefix}[{p}]"] for p in files}
+        if not ops:
+            found = [f"{p} ({name})" for p, name in named.items() if name not in (NONE, UNKNOWN)]
+            per_file = "; ".join(f"{p}: {name}" for p, name in named.items())
+            return (f"Files that define a {concept}: {', '.join(found) or NONE}. "
+                    f"Every file under {f['folder']}/ with its {concept}: {per_file}.")
+        negated = "not" in ops
+        chosen = [f"{p} ({name})" if name != NONE else p for p, name in named.items()
+                  if (name == NONE) == negated]
+        if UNKNOWN in named.values():
+            chosen = [UNKNOWN]
+        which = f"Files under {f['folder']}/ that {'do not ' if negated else ''}define a {concept}"
+        count = f"{len(chosen)}: " if "count" in ops and UNKNOWN not in chosen else ""
+        return f"{which}: {count}{', '.join(chosen) or NONE}."
 
-    return compose
+    return or_missing(compose)
 
 
 def _one_file(concept: str, prefix: str) -> Callable[[Known], str]:
     def compose(f: Known) -> str:
-        """The `concept` one file defines (or none)."""
-        return f"The {concept} that {f['path']} defines: {f[f'{prefix}-of-path']}."
+        """The `concept` one file defines (or none), opened with yes or no when asked so."""
+        name = f[f"{prefix}-of-path"]
+        answer = f"The {concept} that {f['path']} defines: {name}."
+        if "yesno" in operators(f) and name != UNKNOWN:
+            return ("No. " if name == NONE else "Yes. ") + answer
+        return answer
 
-    return compose
+    return or_missing(compose)
 
 
 def list_files(f: Known) -> str:
-    """The Python files under the folder."""
-    files = _files(f)
+    """The Python files under the folder: all of them, how many, or the largest."""
+    files, ops = _files(f), operators(f)
+    if "largest" in ops:
+        sizes = dict(item.split(" ", 1) for item in f["sizes"].split(LIST_SEPARATOR)) \
+            if "sizes" in f else {}
+        ranked = sorted(files, key=lambda p: -int(sizes.get(p, "0").replace(",", "")))
+        top = f"{ranked[0]} ({sizes[ranked[0]]} bytes)" if ranked and ranked[0] in sizes \
+            else UNKNOWN
+        return f"The largest Python file under {f['folder']}/: {top}."
+    if "count" in ops:
+        return f"Python files under {f['folder']}/: {len(files) if files else UNKNOWN}."
     return (f"Python files under {f['folder']}/ ({len(files) if files else UNKNOWN}): "
             f"{', '.join(files) or UNKNOWN}.")
 
 
 compose = _which_files(*CONCEPTS[0][::2])  # the full task: the dispatch tables
 QUESTIONS = (
-    *(Question(f"{prefix}-of-file", f"which {concept} one file defines", (synonyms,),
-               (f"{prefix}-of-path",), _one_file(concept, prefix), slots=(PATH,),
+    *(Question(f"{prefix}-of-file", f"which {concept} one file defines",
+               Grammar((synonyms,), DEFINES, (PATH,), ("yesno",)),
+               (f"{prefix}-of-path",), _one_file(concept, prefix),
                example=f"Does agents/router.py define a {concept}?")
       for concept, synonyms, prefix, _ in CONCEPTS),
-    *(Question(f"{prefix}-files", f"which files under a folder define a {concept}, "
-               "optionally leaving some out", (synonyms,), ("files", f"{prefix}[{{item}}]"),
-               _which_files(concept, prefix), slots=(FOLDER,), optional=(EXCLUDING,),
+    *(Question(f"{prefix}-files", f"which files under a folder define a {concept}",
+               Grammar((synonyms,), (*DEFINES, EXPLAINED), (FOLDER,), ("exclude", "not", "count"),
+                       LEFT_OUT),
+               ("files", f"{prefix}[{{item}}]"),
+               _which_files(concept, prefix),
                example=f"Which files in agents/ define a {concept}?")
       for concept, synonyms, prefix, _ in CONCEPTS),
-    Question("files", "which Python files a folder holds", (LISTING, r"\bfiles?\b|modules?"),
-             ("files",), list_files, slots=(FOLDER,), optional=(EXCLUDING,),
+    Question("files", "which Python files a folder holds",
+             Grammar((r"files?|modules?",), (r"python|folder|hold(?:s)?|contains?|lives?|"
+                                             r"live|sizes?|agent|inventory",), (FOLDER,),
+                     ("exclude", "count", "largest"), LEFT_OUT),
+             ("files", "sizes"), or_missing(list_files),
              example="List the Python files under agents/."),
 )
 
@@ -145,14 +186,19 @@ def _defines(root: Path, path: str, prefix: str) -> str:
 def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
     """Each Python file of the folder, and what each defines, read with `ast`."""
     facts = dict(slots)
-    if "folder" in slots and (root / slots["folder"]).is_dir():
-        paths = workspace_files(root, slots["folder"], ".py")
+    folder, path = slots.get("folder"), slots.get("path")
+    if folder and (root / folder).is_dir():
+        paths = workspace_files(root, folder, ".py")
         facts["files"] = LIST_SEPARATOR.join(paths)
+        facts["sizes"] = LIST_SEPARATOR.join(f"{p} {(root / p).stat().st_size:,}" for p in paths)
         facts |= {f"{prefix}[{p}]": _defines(root, p, prefix) for p in paths
                   for prefix in FINDERS}
-    if "path" in slots and (root / slots["path"]).is_file():
-        facts |= {f"{prefix}-of-path": _defines(root, slots["path"], prefix)
-                  for prefix in FINDERS}
+    elif folder:
+        facts["missing-folder"] = folder
+    if path and (root / path).is_file():
+        facts |= {f"{prefix}-of-path": _defines(root, path, prefix) for prefix in FINDERS}
+    elif path:
+        facts["missing-path"] = path
     return facts
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from jupyter_compaction.scenarios.base import (
     LIST_SEPARATOR,
+    MISSING,
     Fact,
     Known,
     Question,
@@ -26,8 +27,12 @@ from jupyter_compaction.scenarios.base import (
     Step,
     make_list_files,
     make_read_file,
+    missing,
+    operators,
+    or_missing,
     template,
 )
+from jupyter_compaction.scenarios.grammar import Grammar, Slot
 from jupyter_compaction.scenarios.truth import files as workspace_files
 from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
@@ -133,6 +138,8 @@ CHECK = (r"^\d+ packages in \S+ \((\w+), registry[\s\S]*?^- (\S+) \S+: "
 ALLOWED_RELEASE = r'"(v?[\d.]+)": \{\s*"license": "(?:MIT|BSD-[23]-Clause|Apache-2\.0|ISC)"'
 EXCEPTION = r"^\| (EX-\d+) \| (\S+) \| [^|]+\| [^|]+\| (services/\S+) \| [^|]+\| ([\d-]+) \|"
 
+# Every row of the register: "EX-5 chardet tools/etl-scripts 2024-12-31".
+REGISTER = r"^\| (EX-\d+) \| ([^|( ]+)[^|]*\| [^|]+\| [^|]+\| (\S+) \| [^|]+\| ([\d-]+) \|"
 STEPS = (
     Step("list the {services}/ folder", "list_files", {"folder": "{services}"}, (
         Fact("manifests", r"^(services/\S+)  [\d,]+ bytes$", many=True),)),
@@ -150,16 +157,12 @@ STEPS = (
     Step("look up {item_1}", "package_info", {"ecosystem": "{item_0}", "name": "{item_1}"}, (
         Fact("release[{item_1}]", ALLOWED_RELEASE, default=NONE),), each="check[*]"),
     Step("read {exceptions-file}", "read_file", {"path": "{exceptions-file}"}, (
-        Fact("exceptions", EXCEPTION, many=True),)),
+        Fact("exceptions", EXCEPTION, many=True), Fact("register", REGISTER, many=True))),
     Step("licence report for {manifest}", "license_report", {"manifest": "{manifest}"}, (
+        missing("manifest", r"\bNo file '([^']+)' in the workspace"),
         Fact("count-of-manifest", r"^(\d+) packages in "),
         Fact("flagged-of-manifest", FLAG, default=NONE, many=True))),
 )
-SERVICES = Fact("services", r"\b(services)\b(?!/\w)")  # the folder, not a path inside it
-POLICY = Fact("policy", r"\b(policy)/")
-MANIFEST = Fact("manifest", r"`?(services/[\w./-]+(?:requirements\.txt|package\.json|go\.mod))`?")
-
-
 def _verdict(f: Known, manifest: str, flagged: str) -> str:
     """What the policy says about one flagged "package version licence"."""
     package, version, licence = flagged.split(" ", 2)
@@ -229,12 +232,21 @@ def _rules(text: str) -> dict[str, str]:
     return found
 
 
+def _rows(text: str) -> list[list[str]]:
+    """The cells of each row of the exceptions table."""
+    return [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in text.splitlines() if line.startswith("| EX-")]
+
+
+def _register(text: str) -> list[str]:
+    """Every exception of the register: "id package service ends"."""
+    return [f"{r[0]} {r[1].split()[0]} {r[4]} {r[6]}" for r in _rows(text) if len(r) >= 7]
+
+
 def _exceptions(root: Path, text: str) -> list[str]:
     """Exceptions on record for the services in the workspace: "id package service ends"
     (one for a service that is not here, or for a tool, is not this audit's)."""
-    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")]
-            for line in text.splitlines() if line.startswith("| EX-")]
-    return [f"{r[0]} {r[1].split()[0]} {r[4]} {r[6]}" for r in rows
+    return [f"{r[0]} {r[1].split()[0]} {r[4]} {r[6]}" for r in _rows(text)
             if len(r) >= 7 and r[4].count("/") == 1 and (root / r[4]).is_dir()]
 
 
@@ -262,10 +274,14 @@ def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
             facts["exceptions-file"] = path
             facts["exceptions"] = LIST_SEPARATOR.join(_exceptions(root,
                                                                   (root / path).read_text()))
+            facts["register"] = LIST_SEPARATOR.join(_register((root / path).read_text())) \
+                or NONE
         elif "policy" in name:
             facts["policy-file"] = path
             facts |= _rules((root / path).read_text())
-    if "manifest" in slots and (root / slots["manifest"]).is_file():
+    if "manifest" in slots and not (root / slots["manifest"]).is_file():
+        facts[f"{MISSING}manifest"] = slots["manifest"]
+    elif "manifest" in slots:
         rows = _licences(root, slots["manifest"])
         facts["count-of-manifest"] = str(len(rows))
         facts["flagged-of-manifest"] = LIST_SEPARATOR.join(
@@ -273,37 +289,88 @@ def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in facts.items() if v}
 
 
-one_manifest = template("{manifest}: {count-of-manifest} packages; needing attention: "
-                        "{flagged-of-manifest}.")
+def one_manifest(f: Known) -> str:
+    """What one manifest pins and which of its licences need attention."""
+    ops = operators(f)
+    if "count" in ops:
+        return f"{f['manifest']} pins {f['count-of-manifest']} packages."
+    answer = (f"{f['manifest']}: {f['count-of-manifest']} packages; needing attention: "
+              f"{f['flagged-of-manifest']}.")
+    if "yesno" in ops and f["flagged-of-manifest"] != UNKNOWN:
+        return ("No. " if f["flagged-of-manifest"] == NONE else "Yes. ") + answer
+    return answer
+
+
+def exceptions(f: Known) -> str:
+    """The exceptions register: every entry, how many, or those for one package."""
+    rows = [r.split(" ") for r in f["register"].split(LIST_SEPARATOR)] \
+        if f["register"] not in (UNKNOWN, NONE) else []
+    where = f"Exceptions on record ({f['exceptions-file']})"
+    ops = operators(f)
+    if f["register"] == UNKNOWN:
+        return f"{where}: {UNKNOWN}."
+    if "package" in f:
+        found = [f"{r[0]} for {r[2]} until {r[3]}" for r in rows if r[1] == f["package"]]
+        opener = ("Yes. " if found else "No. ") if "yesno" in ops else ""
+        return f"{opener}{where} for {f['package']}: {', '.join(found) or NONE}."
+    if "count" in ops:
+        return f"{where}: {len(rows)}."
+    return f"{where}: {', '.join(' '.join(r) for r in rows) or NONE}."
+
+
+def manifests(f: Known) -> str:
+    """The manifests under the services folder, or how many."""
+    if "count" in operators(f) and f["manifests"] != UNKNOWN:
+        return f"Manifests under {f['services']}/: {len(f['manifests'].split(LIST_SEPARATOR))}."
+    return f"Manifests under {f['services']}/: {f['manifests']}."
+
+
 rules = template("Licence policy ({policy-file}): forbidden licences {forbidden-rule}, weak "
                  "copyleft {exception-rule}, no licence {no-licence-rule}.")
-exceptions = template("Exceptions on record ({exceptions-file}): {exceptions}.")
-manifests = template("Manifests under {services}/: {manifests}.")
-
-
-AUDIT = r"\baudit\w*|\bcheck\w*|\breview\w*|\bverif\w*|\bcompl\w*|\bbreak\w*|\bviolat\w*"
-LICENCE = r"\blicen[cs]\w*"
+MANIFEST = Slot("manifest", r"(services/[\w./-]+(?:requirements\.txt|package\.json|go\.mod))")
+SERVICES = Slot("services", r"(services)/?(?!\w|\.\w)", default="services")
+POLICY = Slot("policy", r"(policy)/(?!\w|\.\w)", default="policy")
+PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?!(?:the|a|an|it|what|which|record|"
+                          r"services?)\b)([a-z][\w.-]*)", optional=True)
+LICENCE = r"licen[cs]\w*"
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
-             (LICENCE,), ("count-of-manifest", "flagged-of-manifest"), one_manifest,
-             slots=(MANIFEST,), example="Which licences in services/web/package.json need "
-                                        "attention?"),
+             Grammar((LICENCE, r"packages"), (
+                 r"needs?\s+attention|attention|problems?|issues?|report|review|pull\s+in|"
+                 r"pins?|pinned|dependenc(?:y|ies)|to\s+check|of",), (MANIFEST,),
+                 ("count", "yesno")),
+             ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
+             example="Which licences in services/web/package.json need attention?"),
     Question("audit", "a licence audit of the services",
-             (AUDIT, LICENCE), ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
-                                "release[{item_1}]", "forbidden-rule", "exception-rule",
-                                "no-licence-rule"), compose, slots=(SERVICES, POLICY),
-             example="Audit the licences of the services under services/ against policy/."),
+             Grammar((r"audit\w*|compl(?:y|iance)|violat\w*|break\w*|verif\w*|review|"
+                      r"against|versus",), (
+                 LICENCE, r"dependenc(?:y|ies)|packages?|against|versus|polic(?:y|ies)|rules|"
+                          r"three|before\s+the\s+release|release|problems?|according\s+to|"
+                          r"run|with|open-source|services/?|needs?|exceptions?|exact|"
+                          r"versions?|manifests?|rules?|appl(?:y|ies)|fix|folder"),
+                     (SERVICES, POLICY)),
+             ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
+              "release[{item_1}]", "forbidden-rule", "exception-rule", "no-licence-rule"),
+             compose, example="Audit the licences of the services under services/ against "
+                              "policy/."),
     Question("rules", "which rules the licence policy sets",
-             (r"\brules?\b|\bsays?\b|\bforbid\w*|\ballow\w*", r"\bpolic\w*"),
+             Grammar((r"rules?|forbid\w*|allow\w*|says?|outline|summari[sz]e",), (
+                 LICENCE, r"polic(?:y|ies)|set|sets|defines?|covers?|packages|with\s+no|"
+                          r"according\s+to"),
+                 (POLICY,)),
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
-             slots=(POLICY,), example="What rules does the licence policy in policy/ set?"),
-    Question("exceptions", "which licence exceptions are on record for the services",
-             (r"\bexceptions?\b|\bwaivers?\b",), ("exceptions", "exceptions-file"), exceptions,
-             slots=(POLICY,), example="Which licence exceptions are recorded in policy/?"),
+             example="What rules does the licence policy in policy/ set?"),
+    Question("exceptions", "which licence exceptions are on record",
+             Grammar((r"exceptions?|waivers?",), (
+                 LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
+                          r"covers?|holds?"), (POLICY, PACKAGE), ("count", "yesno")),
+             ("register", "exceptions-file"), exceptions,
+             example="Which licence exceptions are recorded in policy/?"),
     Question("manifests", "which dependency manifests the services have",
-             (r"\bmanifests?\b|\bdependency files?\b|\block ?files?\b",),
-             ("manifests",), manifests, slots=(SERVICES,),
-             example="List the dependency manifests under services/."),
+             Grammar((r"manifests?|dependency\s+files?|lock\s*files?",), (
+                 r"dependenc(?:y|ies)|exist|use|hold|holds|files|services?/?",), (SERVICES,),
+                 ("count",)),
+             ("manifests",), manifests, example="List the dependency manifests under services/."),
 )
 
 SCENARIO = Scenario(

@@ -2,10 +2,12 @@
 
 A `Scenario` bundles a user task, a folder of real files (its workspace), the tools that
 read them, and:
-- its **scope**: the `Question`s it can answer, from narrow ones to the full task, each
-  recognised in a task's text by intent words (synonyms, any order) and slots read from
-  the text (ids, folders, paths); `understand(task)` maps a task to one, or to none (the
-  model then declines honestly);
+- its **scope**: the `Question`s it can answer, each with a small grammar (`grammar.py`:
+  attribute phrases, slots such as ids, folders, paths or services, and operators such as
+  negation, exclusion, counting); `understand(task)` maps a task to the question that
+  consumes every content word of it, with its slots and operators, or to none (the model
+  then declines honestly, naming the words it did not understand); answers with a slot
+  naming an entity the workspace lacks say so (`or_missing`);
 - `Step`s that say *how to read*, never what to say: a step's tool arguments are
   templates over facts already known ("{order}" is filled with the order id read from
   the task), a step with `each` runs once per item of a list fact, and a step's `Fact`s
@@ -20,8 +22,9 @@ read them, and:
 `truth(workspace, task)` is the scenario's **independent** reading of the files
 (`read_truth`, ordinary Python in each scenario module, helpers in `truth.py`), written
 apart from the steps and extractors, so a model mistake is graded wrong; `extracted()`
-replays the model's own steps. `grade()` tells a correct answer from a wrong or a partial
-one, `outcome()`/`verdict()` how a run ended.
+replays the model's own steps; `expected_for()` answers a hand-labelled question from the
+truth, without the parser, so a misparse is graded wrong. `grade()` tells a correct answer
+from a wrong or a partial one, `outcome()`/`verdict()` how a run ended.
 
 This module also holds the file tools several scenarios share (`list_files`, `read_file`,
 `grep`), built as closures over a `Workspace`.
@@ -32,6 +35,7 @@ scenario plays out the same way every time.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import re
@@ -43,6 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_compaction.history import call_key
+from jupyter_compaction.scenarios import grammar
+from jupyter_compaction.scenarios.grammar import Grammar, Parse
 from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
@@ -54,7 +60,9 @@ MAX_GREP_LINES = 200  # more matches than this are counted, not shown
 LIST_SEPARATOR = ", "  # how the items of a list fact are joined into one value
 ITEM = "item"  # the name a step with `each` gives the current item in its templates
 EXCLUDE = "exclude"  # a slot: items of a list fact the task asks to leave out
+OPERATORS = "operators"  # a slot: the operators the task applies ("count, not")
 _LITERAL_WORD = re.compile(r"[A-Za-z0-9_]+(?:[-/][A-Za-z0-9_]+)*")  # words of a literal argument
+MAX_CUTS = 40  # top-level statement starts tried when a source was cut short
 FACT_READS = 1024  # (fact, output) readings kept: the model reads each visible output anew
 # every turn, and the same output always shows the same facts
 
@@ -73,13 +81,37 @@ class Fact:
     many: bool = False
     decision: bool = False  # a conclusion, listed under "Key Decisions" by summaries
     joiner: str = " "  # how the groups of one match are joined
+    from_error: bool = False  # read from the call's error instead (a record that is missing)
+    code: bool = False  # the output is Python source: match the heads of its statements
 
     def read(self, text: str) -> str | None:
         return _read_fact(self, text)
 
 
 @functools.lru_cache(maxsize=FACT_READS)
+def code_heads(source: str) -> str | None:
+    """Python source read as Python: the first line of each top-level statement (a class
+    or function without its decorators), unparsed, so strings, docstrings and comments are
+    never code. A text cut short is read up to a top-level statement that parses; None
+    when nothing of it parses."""
+    lines = source.splitlines()
+    starts = [n for n in range(len(lines) - 1, 0, -1) if lines[n][:1].strip()]
+    for end in [len(lines), *starts[:MAX_CUTS]]:
+        try:
+            body = ast.parse("\n".join(lines[:end])).body
+        except SyntaxError:
+            continue
+        heads = [next((line for line in ast.unparse(node).splitlines()
+                       if not line.startswith("@")), "")
+                 for node in body if not isinstance(node, ast.Expr)]
+        return "\n".join(heads)
+    return None
+
+
+@functools.lru_cache(maxsize=FACT_READS)
 def _read_fact(fact: Fact, text: str) -> str | None:
+    if fact.code and (text := code_heads(text)) is None:
+        return None  # no Python to read: the fact stays unknown
     regex = re.compile(fact.pattern, re.M)
     found = [fact.joiner.join(g for g in m.groups() if g) or m.group(0)
              for m in regex.finditer(text)]
@@ -118,18 +150,18 @@ class Call:
     def key(self) -> tuple[str, str]:
         return call_key(self.tool, self.args)
 
-    def learn(self, output: str) -> dict[str, str]:
-        """The facts this call's output shows, by name."""
-        found = {f.name: f.read(output) for f in self.facts}
+    def learn(self, output: str, error: bool = False) -> dict[str, str]:
+        """The facts this call's output (or, with `error`, its error) shows, by name."""
+        found = {f.name: f.read(output) for f in self.facts if f.from_error == error}
         return {name: value for name, value in found.items() if value is not None}
 
     def record(self, output: str) -> dict[str, str]:
         """`learn`, with UNKNOWN for each fact the output does not show (say, because it
         was truncated): what an agent writes down after looking."""
-        return {f.name: UNKNOWN for f in self.facts} | self.learn(output)
+        return {f.name: UNKNOWN for f in self.facts if not f.from_error} | self.learn(output)
 
     def known(self, facts: Mapping[str, str]) -> bool:
-        return all(f.name in facts for f in self.facts)
+        return all(f.name in facts for f in self.facts if not f.from_error)
 
 
 class Known(dict):
@@ -143,30 +175,54 @@ class Known(dict):
 class Question:
     """One question a scenario can answer, how a task asks it, and how it is answered.
 
-    A task asks it when every `intent` (a regular expression of synonyms, matched
-    case-insensitively, in any order) is found in its text and every `slots` fact can be
-    read from it; `optional` slots are read when present (a file to leave out). `needs`
-    names the facts the answer is made from (templates such as "table[{item}]" included):
-    the plan is worked back from them. `compose` writes the answer from fact values.
+    `grammar` says how a task asks it (attribute phrases, slots, operators; see
+    `grammar.py`). `needs` names the facts the answer is made from (templates such as
+    "table[{item}]" included): the plan is worked back from them. `compose` writes the
+    answer from fact values, the task's slots and its operators (`operators(facts)`).
     """
 
     name: str
     ask: str  # how the question is listed to a user ("why the delivery failed")
-    intents: tuple[str, ...]
+    grammar: Grammar
     needs: tuple[str, ...]
     compose: Callable[[Known], str]
-    slots: tuple[Fact, ...] = ()
-    optional: tuple[Fact, ...] = ()
     example: str = ""  # one wording of it, shown when a task is out of scope
 
-    def reads(self, task: str) -> dict[str, str] | None:
-        """The slot values `task` gives this question; None when the task does not ask it."""
-        if not all(re.search(intent, task, re.I) for intent in self.intents):
-            return None
-        found = {f.name: f.read(task) for f in (*self.slots, *self.optional)}
-        if any(found[f.name] is None for f in self.slots):
-            return None
-        return {name: value for name, value in found.items() if value is not None}
+    def canonical(self, slots: Mapping[str, str]) -> str:
+        """The question with the slot values and operators a task gave it, as a person
+        would restate it ("which tool dispatch table one file defines (path
+        agents/router.py; yes/no)")."""
+        shown = [f"{name} {value}" for name, value in slots.items() if name != OPERATORS]
+        shown += [OPERATOR_WORDS.get(op, op) for op in operators(slots)]
+        return self.ask + (f" ({'; '.join(shown)})" if shown else "")
+
+
+OPERATOR_WORDS = {"not": "negated", "count": "count", "largest": "largest",
+                  "yesno": "yes/no"}
+
+
+def operators(facts: Mapping[str, str]) -> set[str]:
+    """The operators a task applies to its question ("count", "not", ...)."""
+    return set(facts.get(OPERATORS, "").split(LIST_SEPARATOR)) - {""}
+
+
+MISSING = "missing-"  # a fact "missing-<slot>": the slot's entity is not in the workspace
+
+
+def missing(slot: str, pattern: str) -> Fact:
+    """The fact that a call's error says the entity of `slot` does not exist."""
+    return Fact(MISSING + slot, pattern, from_error=True)
+
+
+def or_missing(compose: Callable[[Known], str]) -> Callable[[Known], str]:
+    """`compose`, unless a slot names an entity the workspace lacks: then the answer says
+    so ("agents/scheduler.py does not exist.") instead of answering from no facts."""
+    def answer(f: Known) -> str:
+        gone = [value for name, value in f.items() if name.startswith(MISSING)]
+        return f"{gone[0]} does not exist." if gone else compose(f)
+
+    answer.__doc__ = compose.__doc__
+    return answer
 
 
 def _fields(template: str) -> set[str]:
@@ -248,14 +304,38 @@ class Scenario:
         """The scenario's tools, bound to `workspace`."""
         return self.make_tools(workspace)
 
+    def parses(self, task: str) -> list[Parse]:
+        """How each declared question reads `task` (see `grammar.py`)."""
+        return [grammar.read(q.name, q.grammar, task) for q in self.questions]
+
+    def question(self, name: str) -> Question:
+        """The declared question called `name`."""
+        found = [q for q in self.questions if q.name == name]
+        if not found:
+            raise KeyError(f"No question {name!r} in scenario {self.name!r}; questions: "
+                           f"{', '.join(q.name for q in self.questions)}.")
+        return found[0]
+
     def understand(self, task: str) -> tuple[Question, dict[str, str]] | None:
-        """The question `task` asks, with its slot values; None when it asks none of them.
-        The first declared question the task asks wins: the questions are declared from
-        the narrowest to the broadest, so a task that names a single file is asked about it."""
-        for question in self.questions:
-            if (slots := question.reads(task)) is not None:
-                return question, slots
-        return None
+        """The question `task` asks, with its slot values (and its operators, under
+        "operators"); None when no question consumes every content word of it."""
+        parse = grammar.best(self.parses(task))
+        if parse is None:
+            return None
+        ops = {OPERATORS: LIST_SEPARATOR.join(parse.operators)} if parse.operators else {}
+        return self.question(parse.name), parse.slots | ops
+
+    def canonical(self, task: str | None) -> str | None:
+        """The question `task` asks, restated with its slots and operators; None when
+        it asks none."""
+        understood = self.understand(self.task if task is None else task)
+        return understood[0].canonical(understood[1]) if understood else None
+
+    def not_understood(self, task: str) -> tuple[tuple[str, ...], list[Question]]:
+        """The words of `task` no question understood, and the nearest questions."""
+        parses = self.parses(task)
+        near = [self.question(p.name) for p in grammar.nearest(parses)]
+        return grammar.not_understood(parses), near
 
     def read_task(self, task: str) -> dict[str, str]:
         """The `given` facts and the slots of the question the task text asks."""
@@ -283,7 +363,8 @@ class Scenario:
                 wanted += [n for n in inputs if not n.startswith(ITEM)]
                 if step.each:
                     wanted.append(step.each.replace("[*]", f"[{{{ITEM}}}]"))
-        return tuple(dataclasses.replace(s, facts=tuple(f for f in s.facts if f.name in asked))
+        return tuple(dataclasses.replace(s, facts=tuple(f for f in s.facts
+                                                        if f.name in asked or f.from_error))
                      for s in self.steps if s in needed)
 
     def plan(self, facts: Mapping[str, str], question: Question | None = None,
@@ -380,6 +461,17 @@ class Scenario:
             raise ValueError("the task asks no question this scenario declares; "
                              "see Scenario.questions")
         return self.answer(self.truth(workspace, task), question)
+
+    def expected_for(self, question: str, slots: Mapping[str, str],
+                     operators: tuple[str, ...] = (), workspace: Workspace | None = None) -> str:
+        """The right answer to the question called `question` with these slot values and
+        operators (a hand-labelled reading of a task, not the parser's), from the
+        scenario's independent truth."""
+        if self.read_truth is None:
+            raise ValueError(f"scenario {self.name!r} has no independent truth to answer from")
+        ws = workspace or Workspace(self.workspace_dir)
+        facts = dict(slots) | ({OPERATORS: LIST_SEPARATOR.join(operators)} if operators else {})
+        return self.answer(self.read_truth(ws.root, facts), self.question(question))
 
     @property
     def expected_answer(self) -> str:

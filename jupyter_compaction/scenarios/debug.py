@@ -27,6 +27,7 @@ from jupyter_compaction.scenarios.base import (
     make_read_file,
     template,
 )
+from jupyter_compaction.scenarios.grammar import Grammar, Slot
 from jupyter_compaction.scenarios.truth import files, live, yaml_value
 from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
@@ -45,6 +46,10 @@ def _path(name: str, pattern: str) -> Fact:
     return Fact(name, rf"^({pattern})  [\d,]+ bytes$")
 
 
+# "cart-service 5 2": an upstream of checkout-api with its timeout_seconds and retries.
+UPSTREAM = (r"^  ([\w-]+):\n(?:    .*\n)*?    timeout_seconds: (\d+)\n(?:    .*\n)*?"
+            r"    retries: (\d+)")
+LOCATION = r"^\s*location (\S+) \{\n(?:[^}\n]*\n)*?\s*proxy_read_timeout (\w+);"  # "/api/ 15s"
 STEPS = (
     Step("list the bundle", "list_files", {"folder": "."}, (
         _path("incident-file", r"\S*INCIDENT\.md"),
@@ -62,7 +67,8 @@ STEPS = (
                                           r'/api/v1/checkout HTTP/2\.0" 504')),
     _read("checkout-config",
           Fact("timeout", r"inventory-service:\n(?:\s+.*\n)*?\s+timeout_seconds: (\d+)"),
-          Fact("retries", r"inventory-service:\n(?:\s+.*\n)*?\s+retries: (\d+)")),
+          Fact("retries", r"inventory-service:\n(?:\s+.*\n)*?\s+retries: (\d+)"),
+          Fact("upstreams", UPSTREAM, many=True)),
     _read("changelog", Fact("release", r"^## (\d+\.\d+\.\d+) \("),
           Fact("deployed", r"^## \S+ \(([\d-]+), deployed (\d\d:\d\d UTC)\)"),
           Fact("change", r"^- (INV-\d+):"), Fact("migration", r"migration (\d{4})")),
@@ -75,7 +81,8 @@ STEPS = (
          (Fact("abandoned", r"duration_ms=(\d{5,})\b.*client_gone=true", many=True),)),
     _read("inventory-config", Fact("index", r"(use_reservation_index: \w+)", decision=True)),
     _read("gateway-config", Fact("gateway-timeout", r"location /api/v1/checkout \{\n(?:.*\n)*?"
-                                                    r"\s+proxy_read_timeout (\w+);")),
+                                                    r"\s+proxy_read_timeout (\w+);"),
+          Fact("locations", LOCATION, many=True)),
 )
 
 
@@ -127,9 +134,34 @@ def compose(f: Known) -> str:
     )
 
 
-timeout = template("checkout-api waits timeout_seconds: {timeout} for inventory-service "
-                   "(retries: {retries}, {checkout-config}).")
-gateway = template("The gateway waits {gateway-timeout} for checkout ({gateway-config}).")
+def _entry(f: Known, fact: str, key: str) -> list[str] | None:
+    """The words after `key` in the list fact `fact` ("cart-service 5 2" for cart-service)."""
+    for item in f[fact].split(LIST_SEPARATOR):
+        name, *values = item.split(" ")
+        if name == key:
+            return values
+    return None
+
+
+def timeout(f: Known) -> str:
+    """How long checkout-api waits for the upstream the task names."""
+    if f["upstreams"] == UNKNOWN:
+        values = [UNKNOWN, UNKNOWN]
+    elif (values := _entry(f, "upstreams", f["upstream"])) is None:
+        return f"{f['upstream']} does not exist among the upstreams of {f['checkout-config']}."
+    return (f"checkout-api waits timeout_seconds: {values[0]} for {f['upstream']} "
+            f"(retries: {values[1]}, {f['checkout-config']}).")
+
+
+def gateway(f: Known) -> str:
+    """How long the gateway waits on the location the task names."""
+    if f["locations"] == UNKNOWN:
+        values = [UNKNOWN]
+    elif (values := _entry(f, "locations", f["route"])) is None:
+        return f"location {f['route']} does not exist in {f['gateway-config']}."
+    return f"The gateway waits {values[0]} on {f['route']} ({f['gateway-config']})."
+
+
 release = template("Production runs inventory-service:{image} ({deployment}); the previous "
                    "image was {previous}.")
 incident = template("The incident is {incident} ({severity}, {incident-file}).")
@@ -140,17 +172,35 @@ def durations(f: Known) -> str:
             f"{_span(f['abandoned'])} ({f['inventory-log']}).")
 
 
-TIMEOUT = r"\btime-?outs?\b|\bwait\w*|\blimit\b"
+UPSTREAM_SLOT = Slot("upstream", r"([a-z]+-service|payment-gateway)", default="inventory-service",
+                     aliases=((r"inventory|stock(?:\s+reservations?)?", "inventory-service"),
+                              (r"pricing", "pricing-service"), (r"cart", "cart-service"),
+                              (r"payments?|psp", "payment-gateway")))
+ROUTE = Slot("route", r"(/(?:[\w-]+/?)*)", default="/api/v1/checkout",
+             aliases=((r"checkout(?:-api)?", "/api/v1/checkout"), (r"storefront", "/")))
+WAIT = r"time-?outs?|wait(?:s|ing)?|how\s+long|limit"
+ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|errors?|outage|incident|"
+              r"requests?|orders?|(?:keep\s+)?returning|(?:since\s+)?this\s+morning|logs|"
+              r"configs|work\s+out|find\s+out|give|report|broke|at|part|traffic|files|workspace|"
+              r"bundle|changelog|deployment|manifest|exact|numbers|come")
 QUESTIONS = (
-    Question("gateway", "how long the gateway waits for checkout",
-             (r"\bgateway\b|\bnginx\b|\bproxy\b", TIMEOUT), ("gateway-timeout", "gateway-config"),
-             gateway, example="What read timeout does the gateway use for checkout?"),
-    Question("timeout", "how long checkout-api waits for inventory-service",
-             (r"\bcheckout\b", TIMEOUT), ("timeout", "retries", "checkout-config"), timeout,
+    Question("gateway", "how long the gateway waits on a route",
+             Grammar((r"gateway|gateway's|nginx|proxy",), (
+                 WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
+                       r"set|sets|routes?|location|calls?|requests?|before\s+a\s+504|put|"
+                       r"for|on"), (ROUTE,)),
+             ("locations", "gateway-config"), gateway,
+             example="What read timeout does the gateway use for checkout?"),
+    Question("timeout", "how long checkout-api waits for an upstream service",
+             Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)"), (
+                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|towards|config|retries|"
+                 r"how\s+many\s+retries|calls?|put|timing\s+out|giving\s+up",),
+                 (UPSTREAM_SLOT,)),
+             ("upstreams", "checkout-config"), timeout,
              example="How long does checkout-api wait for inventory-service before timing out?"),
     Question("root-cause", "the root cause of the checkout failures, with numbers and files",
-             (r"\broot cause\b|\bwhy\b|\bdiagnos\w*|\bdebug\w*|\binvestigat\w*|"
-              r"\bwhat(?: is)? caus\w*|\bfind (?:out )?what\b",),
+             Grammar((r"root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
+                      r"caus(?:e|es|ed|ing)|what\s+broke",), (ROOT_WORDS,)),
              ("incident", "severity", "timeout", "retries", "checkout-config", "endpoint",
               "abandoned", "inventory-log", "release", "change", "deployed", "index",
               "inventory-config", "migration", "read-timeout", "checkout-log", "first-error",
@@ -158,22 +208,65 @@ QUESTIONS = (
               "previous"), compose,
              example="Why is checkout failing? Find the root cause."),
     Question("durations", "how long the abandoned stock calls took",
-             (r"\bhow (?:long|slow)\b|\bduration\w*|\blatency\b|\btook\b|\bslow\w*",),
+             Grammar((r"how\s+(?:long|slow)|durations?|latency|took|last(?:ed)?",), (
+                 r"inventory(?:-service)?|stock|reserv\w*|calls?|requests?|abandon(?:ed)?|"
+                 r"checkout|gave\s+up(?:\s+on)?|that|were|did|take|before|"
+                 r"in\s+(?:milliseconds|ms)|milliseconds|ms|slow|reach(?:ed)?|"
+                 r"during(?:\s+the\s+incident)?",)),
              ("abandoned", "endpoint", "inventory-log"), durations,
              example="How long did the inventory calls that checkout gave up on take?"),
     Question("release", "which inventory-service version production runs",
-             (r"\bversion\b|\brelease\b|\bimage\b|\bdeployed\b|\brunning\b|\bruns\b",),
+             Grammar((r"versions?|releases?|images?|deployed|running|runs",), (
+                 r"inventory(?:-service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
+                 r"before|the\s+current\s+one|came\s+before|run|deploy\w*",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",
-             (r"\bincident\b|\bseverity\b|\bsev\b",), ("incident", "severity", "incident-file"),
-             incident, example="Which incident is this, and what is its severity?"),
+             Grammar((r"incidents?|severity|severe|sev",), (
+                 r"id|number|ticket|outage|filed(?:\s+under)?|opened|given|working\s+on|how|"
+                 r"covers?",)),
+             ("incident", "severity", "incident-file"), incident,
+             example="Which incident is this, and what is its severity?"),
 )
 
 
 def _first(pattern: str, text: str, group: int = 1) -> str | None:
     found = re.search(pattern, text, re.M)
     return found.group(group) if found else None
+
+
+def _children(text: str, key: str) -> list[str]:
+    """The keys one level under the top-level `key` of an indented YAML file."""
+    found, inside = [], False
+    for line in text.splitlines():
+        if line and not line[0].isspace() and not line.startswith("#"):
+            inside = line.split(":", 1)[0] == key
+        elif inside and line.startswith("  ") and not line[2].isspace() and ":" in line:
+            found.append(line.strip().split(":", 1)[0])
+    return [name for name in found if not name.startswith("#")]
+
+
+def _upstreams(config: str) -> str:
+    """Each upstream of a service config with its timeout and retries: "cart-service 5 2"."""
+    return LIST_SEPARATOR.join(
+        f"{name} {yaml_value(config, 'upstreams', name, 'timeout_seconds')} "
+        f"{yaml_value(config, 'upstreams', name, 'retries')}"
+        for name in _children(config, "upstreams"))
+
+
+def _locations(conf: str) -> dict[str, str]:
+    """proxy_read_timeout per `location` block of an nginx config (blocks without one
+    are left out)."""
+    waits, where = {}, None
+    for line in conf.splitlines():
+        words = line.split("#", 1)[0].split()
+        if words[:1] == ["location"] and words[-1:] == ["{"]:
+            where = words[1]
+        elif words[:1] == ["}"]:
+            where = None
+        elif where and words[:1] == ["proxy_read_timeout"]:
+            waits[where] = words[1].rstrip(";")
+    return waits
 
 
 def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
@@ -208,6 +301,7 @@ def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
         for name, key in (("timeout", "timeout_seconds"), ("retries", "retries")):
             facts[name] = yaml_value(text["checkout-config"], "upstreams", "inventory-service",
                                      key)
+        facts["upstreams"] = _upstreams(text["checkout-config"])
     if "changelog" in text:
         head = _first(r"^## (\S+) \(([\d-]+), deployed (\d\d:\d\d UTC)\)", text["changelog"], 0)
         if head:
@@ -240,8 +334,9 @@ def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
             or _first(r"use_reservation_index: (\w+)", text["inventory-config"])
         facts["index"] = f"use_reservation_index: {value}" if value else None
     if "gateway-config" in text:
-        block = text["gateway-config"].split("location /api/v1/checkout {", 1)[-1].split("}")[0]
-        facts["gateway-timeout"] = _first(r"proxy_read_timeout (\w+);", block)
+        waits = _locations(text["gateway-config"])
+        facts["gateway-timeout"] = waits.get("/api/v1/checkout")
+        facts["locations"] = LIST_SEPARATOR.join(f"{k} {v}" for k, v in waits.items())
     return {k: v for k, v in facts.items() if v is not None} | dict(slots)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from jupyter_compaction.scenarios.base import (
     LIST_SEPARATOR,
+    MISSING,
     Fact,
     Known,
     Question,
@@ -25,8 +26,11 @@ from jupyter_compaction.scenarios.base import (
     Step,
     make_list_files,
     make_read_file,
-    template,
+    missing,
+    operators,
+    or_missing,
 )
+from jupyter_compaction.scenarios.grammar import Grammar, Slot
 from jupyter_compaction.scenarios.truth import files as workspace_files
 from jupyter_compaction.scenarios.truth import module_body
 from jupyter_compaction.vocab import UNKNOWN
@@ -41,19 +45,15 @@ IMPORT = (r"^(?:from (\.+)(?:([\w.]+) import| import (\w+))|from (markdown\b[\w.
 
 STEPS = (
     Step("list the workspace", "list_files", {"folder": "."}, (
-        Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),)),
+        Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),
+        Fact("sizes", r"^(\S+\.py)  ([\d,]+) bytes$", many=True))),
     Step("read {item}", "read_file", {"path": "{item}"}, (
-        Fact("imports[{item}]", IMPORT, default=NONE, many=True, joiner=""),), each="files"),
+        Fact("imports[{item}]", IMPORT, default=NONE, many=True, joiner="", code=True),),
+         each="files"),
     Step("read {path}", "read_file", {"path": "{path}"}, (
-        Fact("imports-of-path", IMPORT, default=NONE, many=True, joiner=""),)),
+        Fact("imports-of-path", IMPORT, default=NONE, many=True, joiner="", code=True),
+        missing("path", r"\bNo file '([^']+)' in the workspace"))),
 )
-PATH = Fact("path", r"(?i)\b(?:does|is|in|of|file|by|inside|check|read)\s+`?((?:markdown|tests)/"
-                    r"[\w./-]+\.py)\b")
-MODULE = Fact("module", r"(?i)\bimports?\s+(?:the\s+)?(?:module\s+)?`?(\.+\w[\w.]*|markdown"
-                        r"(?:\.\w+)*)`?")
-LISTING = r"\b(?:list|which|what|enumerate|inventory|how many)\b"
-
-
 def _files(f: Known) -> list[str]:
     return f["files"].split(LIST_SEPARATOR) if "files" in f else []
 
@@ -64,52 +64,88 @@ def compose(f: Known) -> str:
     return f"Top-level imports of each Python file: {lines or UNKNOWN}."
 
 
-one_file = template("{path} imports {imports-of-path} at the top level.")
+def one_file(f: Known) -> str:
+    """The package modules one file imports (yes or no first, when asked so)."""
+    found = f["imports-of-path"]
+    answer = f"{f['path']} imports {found} at the top level."
+    if "yesno" in operators(f) and found != UNKNOWN:
+        return ("No. " if found == NONE else "Yes. ") + answer
+    return answer
+
+
+def _chosen(f: Known, keep: Callable[[list[str]], bool], what: str) -> str:
+    """The files whose import list `keep` accepts (or, negated, rejects), counted when
+    the task asks how many; `what` says what they do."""
+    files, ops = _files(f), operators(f)
+    if not files or any(f[f"imports[{p}]"] == UNKNOWN for p in files):
+        return f"Files that {what}: {UNKNOWN}."
+    negated = "not" in ops
+    found = [p for p in files if keep(f[f"imports[{p}]"].split(LIST_SEPARATOR)) != negated]
+    which = f"do not {what.replace('import ', 'import ', 1)}" if negated else what
+    count = f"{len(found)}: " if "count" in ops else ""
+    return f"Files that {which}: {count}{', '.join(found) or NONE}."
 
 
 def importers(f: Known) -> str:
     """Rule: a file imports the module when its import list names it exactly."""
-    files = _files(f)
-    if not files or any(f[f"imports[{p}]"] == UNKNOWN for p in files):
-        return f"Files that import {f['module']} at the top level: {UNKNOWN}."
-    found = [p for p in files if f["module"] in f[f"imports[{p}]"].split(LIST_SEPARATOR)]
-    return f"Files that import {f['module']} at the top level: {', '.join(found) or NONE}."
+    return _chosen(f, lambda names: f["module"] in names,
+                   f"import {f['module']} at the top level")
 
 
 def standalone(f: Known) -> str:
     """Rule: a file with no package import stands alone."""
-    files = _files(f)
-    if not files or any(f[f"imports[{p}]"] == UNKNOWN for p in files):
-        return f"Files that import nothing from the package: {UNKNOWN}."
-    found = [p for p in files if f[f"imports[{p}]"] == NONE]
-    return f"Files that import nothing from the package: {', '.join(found) or NONE}."
+    return _chosen(f, lambda names: names == [NONE], "import nothing from the package")
 
 
 def listing(f: Known) -> str:
-    files = _files(f)
+    """The Python files of the package: all of them, how many, or the largest."""
+    files, ops = _files(f), operators(f)
+    if "largest" in ops:
+        sizes = dict(item.split(" ", 1) for item in f["sizes"].split(LIST_SEPARATOR)) \
+            if "sizes" in f else {}
+        top = max(files, key=lambda p: int(sizes[p].replace(",", ""))) \
+            if files and all(p in sizes for p in files) else None
+        return f"The largest Python file: {f'{top} ({sizes[top]} bytes)' if top else UNKNOWN}."
+    if "count" in ops:
+        return f"Python files in the workspace: {len(files) if files else UNKNOWN}."
     return (f"Python files in the workspace ({len(files) if files else UNKNOWN}): "
             f"{', '.join(files) or UNKNOWN}.")
 
 
+PATH = Slot("path", r"((?:markdown|tests)/[\w./-]*\w\.py)")
+MODULE = Slot("module", r"(\.+\w[\w.]*\w|\.+\w|markdown(?:\.\w+)*)")
+FILES = r"files?|modules?|python"
+PACKAGE = r"(?:of|from)\s+the\s+package|package|internal|top-level|at\s+the\s+top\s+level"
 QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
-             (r"\bimport\w*",), ("imports-of-path",), one_file, slots=(PATH,),
+             Grammar((r"imports?|imported",), (FILES, PACKAGE, r"anything|by|are|of"),
+                     (PATH,), ("yesno",)),
+             ("imports-of-path",), or_missing(one_file),
              example="What does markdown/core.py import?"),
     Question("importers", "which files import a given module of the package",
-             (r"\bwhich\b|\bwhat\b|\blist\b|\bfind\b", r"\bfiles?\b|\bmodules?\b"),
-             ("files", "imports[{item}]"), importers, slots=(MODULE,),
-             example="Which files import .util?"),
+             Grammar((r"import(?:s|ing|ed)?",), (FILES, PACKAGE, r"every|that|the\s+module"),
+                     (MODULE,), ("not", "count")),
+             ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
-             (r"\bnothing\b|\bno (?:package |internal )?imports?\b|\bstand(?:s)? alone\b|"
-              r"\bself-contained\b|\bdo not import\b|\bdon't import\b",),
+             Grammar((r"import(?:s|ing)?\s+nothing|nothing|no\s+(?:package\s+|internal\s+|"
+                      r"other\s+)?imports?|without\s+(?:package\s+|internal\s+)?imports|"
+                      r"stand(?:s)?\s+alone|self-contained|(?:do\s+not|don't)\s+import|"
+                      r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
+                     (FILES, PACKAGE, r"anything|markdown|have|module"), (), ("count",)),
              ("files", "imports[{item}]"), standalone,
              example="Which files import nothing from the package?"),
     Question("imports", "the top-level package imports of every Python file",
-             (r"\bimport\w*", r"\bevery\b|\ball\b|\beach\b|\bmap\b"),
+             Grammar((r"imports?|import\s+map",), (
+                 FILES, PACKAGE, r"map|every|each|all|file\s+by\s+file|whole|does|it|report|"
+                                 r"workspace|here|snapshot|python-markdown|3\.5\.2|\.\.x|"
+                                 r"markdown\.x|lines|written|as|code")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
-    Question("files", "which Python files the package holds", (LISTING, r"\bfiles?\b|\bmodules?\b"),
-             ("files",), listing, example="List the Python files of this package."),
+    Question("files", "which Python files the package holds",
+             Grammar((r"files?|modules?",), (
+                 r"python|package|workspace|here|contains?|holds?|hold|are|there|inventory",),
+                 (), ("count", "largest")),
+             ("files", "sizes"), listing, example="List the Python files of this package."),
 )
 
 
@@ -141,9 +177,12 @@ def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
     """Every Python file of the workspace and its top-level package imports."""
     paths = workspace_files(root, ".", ".py")
     facts = dict(slots) | {"files": LIST_SEPARATOR.join(paths)}
+    facts["sizes"] = LIST_SEPARATOR.join(f"{p} {(root / p).stat().st_size:,}" for p in paths)
     facts |= {f"imports[{p}]": _imports(root, p) for p in paths}
     if "path" in slots and (root / slots["path"]).is_file():
         facts["imports-of-path"] = _imports(root, slots["path"])
+    elif "path" in slots:
+        facts[f"{MISSING}path"] = slots["path"]
     return facts
 
 

@@ -62,7 +62,10 @@ def test_run_fills_chart_and_tabs(lab):
     assert "turn   1  request" in lab.events_view.value
     assert lab.message.value.endswith(f"finished: {run.turn} turns, peak {run.peak_context} "
                                       f"tokens, {len(run.compactions)} compactions, "
-                                      f"{run.repeats} repeats; outcome: {run.outcome}</span>")
+                                      f"{run.repeats} repeats; outcome: {run.outcome}; question: "
+                                      f"{run.question}</span>")
+    assert run.question == "which files under a folder define a tool dispatch table " \
+                           "(folder agents)"
     assert run.outcome == "correct"
 
 

@@ -119,6 +119,9 @@ def test_cell_body_is_the_task(ip):
     assert run.task == task and run.transcript[0]["content"] == task
     assert "turn  context" not in out.stdout  # --quiet: no rows
     assert "(stored in _agent_run and run_a)" in out.stdout
+    # next to the outcome, the question the task was understood as (issue 33, item 4)
+    assert "question             which files under a folder define a tool dispatch table " \
+           "(folder agents)" in out.stdout
 
 
 def test_knobs_reach_the_agent(ip):
@@ -575,3 +578,20 @@ def test_trigger_and_target_are_knobs_of_the_magic(ip):
     for bad in ("--target 0.9", "--trigger 1.5", "--target nan", "--target x"):
         message = usage_error(ip.run_line_magic, "agent", f"--scenario agents {bad}")
         assert "target" in message or "trigger" in message
+
+
+def test_agent_runs_on_an_edited_workdir_and_grades_against_it(ip, tmp_path):
+    folder = runner.copy_workspace("logistics", tmp_path / "desk")
+    customer = folder / "customers/CUS-20931.json"
+    customer.write_text(customer.read_text().replace('"tier": "gold"', '"tier": "silver"'))
+    with capture_output() as out:
+        ip.run_cell_magic("agent", f"--scenario logistics --workdir {folder} --quiet",
+                          "What loyalty tier is customer CUS-20931 in?\n")
+    run = ip.user_ns["_agent_run"]
+    assert run.answer == "Customer CUS-20931 is in loyalty tier silver." and "correct" in out.stdout
+
+
+def test_agent_workdir_that_is_a_file_is_one_usage_line(ip, tmp_path):
+    (tmp_path / "f").write_text("x")
+    assert "not an empty folder" in usage_error(ip.run_line_magic, "agent",
+                                                f"--scenario agents --workdir {tmp_path / 'f'}")

@@ -45,3 +45,19 @@ def test_the_readme_example_is_answered_correctly():
     task = "Find out why order ORD-1042 is late and decide what to offer the customer."
     run = runner.play("logistics", task=task, strategy="trim")  # as the README's cell
     assert run.outcome == "correct" and "No refund" in run.answer
+
+
+def test_every_view_shows_the_question_the_task_was_understood_as():
+    task = "What timeout does checkout-api use for pricing-service?"
+    run = runner.play("debug", task=task, budget=ROOMY)
+    asked = "how long checkout-api waits for an upstream service (upstream pricing-service)"
+    assert run.question == asked and f"; Question: {asked}>" in repr(run)
+    assert ("question", asked) in totals(run)
+    view = result_view.view(run)
+    assert f"question             {asked}" in view.text and asked in view.html
+
+
+def test_a_refused_task_has_no_question_line():
+    run = runner.play("debug", task="Restart inventory-service.", budget=ROOMY)
+    assert run.question is None and "Question:" not in repr(run)
+    assert '"Restart"' in run.answer and all(label != "question" for label, _ in totals(run))

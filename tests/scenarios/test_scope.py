@@ -1,5 +1,7 @@
 """The declared scope: free wordings map to a scenario's questions, are answered right,
-and anything else is declined honestly at turn 1 (issue 21, items 1 and 2)."""
+and anything else is declined honestly at turn 1 (issue 21, items 1 and 2; since issue 33
+a wording is understood only when every content word of it is: see
+test_labelled_questions.py for the hand-labelled set)."""
 
 from __future__ import annotations
 
@@ -67,7 +69,7 @@ WORDINGS = {
         "Work support ticket TCK-5521 and decide what we offer the customer.",
         "Resolve ticket TCK-5521.",
         "Decide what we can offer for order ORD-1042; the customer wants a refund.",
-        "Handle TCK-5521: the desk is late and the customer is angry.",
+        "Handle TCK-5521: the order is late and the customer wants a refund.",
         "Write the resolution for order ORD-1042.",
         "What should we offer on TCK-5521? Please decide.",
         "Order ORD-1042: decide on the refund request and what to propose instead.",
@@ -347,7 +349,7 @@ def test_the_first_text_block_says_which_question_was_understood():
     _, run, _ = outcome("logistics", NARROW["logistics"])
     first = next(b["text"] for m in run.transcript if m["role"] == "assistant"
                  for b in m["content"] if b["type"] == "text")
-    assert first.startswith("Question understood: the customer's loyalty tier.")
+    assert first.startswith("Question understood: the customer's loyalty tier (ticket TCK-5521).")
 
 
 @pytest.mark.parametrize("name", scenarios.names())

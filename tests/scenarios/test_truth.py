@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_compaction import runner, scenarios
+from jupyter_compaction.scenarios.base import code_heads
 
 ROOMY = 200_000
 
@@ -61,14 +62,30 @@ def test_commented_out_code_is_not_a_table_for_model_or_truth():
     assert result == "correct" and answer.endswith(": none.")
 
 
-def test_an_import_inside_a_string_fools_the_model_and_the_truth_says_so():
-    def string(root: Path) -> None:
+def test_an_import_inside_a_string_is_no_import_for_model_or_truth():
+    def string(root: Path) -> None:  # Python read as Python (issue 33, item 7)
         path = root / "markdown/util.py"
         path.write_text(path.read_text() + '\nEXAMPLE = """\nfrom .core import Markdown\n"""\n')
 
     result, answer, truth = played("markdown", "What does markdown/util.py import?", string)
-    assert truth == "markdown/util.py imports none at the top level."
-    assert ".core" in answer and result == "wrong"
+    assert answer == truth == "markdown/util.py imports none at the top level."
+    assert result == "correct"
+
+
+def test_a_table_annotation_inside_a_string_is_no_table_for_model_or_truth():
+    def string(root: Path) -> None:
+        path = root / "agents/memory.py"
+        fake = 'FAKE: dict[str, Callable[..., str]] = {}'
+        path.write_text(path.read_text() + f'\nDOC = """\n{fake}\n"""\n')
+
+    result, answer, _ = played("agents", "Does agents/memory.py define a dispatch table?", string)
+    assert result == "correct" and answer.endswith(": none.")
+
+
+def test_a_source_cut_short_is_read_up_to_its_last_whole_statement():
+    source = 'from . import util\nfrom ..core import x\n\ndef f():\n    return """\nfrom .fake'
+    assert code_heads(source) == "from . import util\nfrom ..core import x"
+    assert code_heads("def (") is None
 
 
 def test_a_planted_extractor_mistake_is_graded_wrong(monkeypatch):

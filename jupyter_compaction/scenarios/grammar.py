@@ -1,0 +1,215 @@
+"""Reading a task as one declared question: parse, don't spot.
+
+Each `Question` of a scenario declares a small grammar (`Grammar`): the phrases that name
+its attribute (`heads`, one of which must appear), the other phrases it accepts (`words`),
+its slots (`Slot`: an entity read from the text, such as a path, an id or a service, with
+aliases and a default) and the operators it supports:
+
+- "exclude": "except / other than / not counting / ignoring ... <entity>" leaves items out;
+- "not": negation ("do not", "lack", "no"), the complement of a set;
+- "count": "how many", "count", "number of";
+- "largest": a superlative ("largest", "biggest");
+- "yesno": a question that opens with "is / does / has ...".
+
+`parse(questions, task)` splits the task into tokens and lets each question consume what
+its slots, phrases and operators cover; the rest must be declared filler (articles,
+pronouns, politeness, a few task verbs such as "tell" or "list"). A question that leaves a
+content word unconsumed did not understand the task, so a task that adds an attribute, an
+entity or an operator no question declares is refused, naming those words, instead of
+being answered as the question whose keywords it happens to contain. Among the questions
+that consume everything, the one that consumes most wins.
+
+Pure Python (regular expressions only): it runs offline and in the browser build.
+
+Left out: synonyms a grammar does not declare, spelling mistakes, and several questions in
+one task (the second question's words stay unconsumed, so the task is refused).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words any task may contain without changing what it asks: articles, pronouns, auxiliary
+# verbs, prepositions, politeness, time phrases and the verbs that only say "answer me".
+FILLER = _word_set("""
+a an the this that these those it its it's there here what what's which whichever
+is are was were be been being do does did has have had got get gets having
+of in on at to for from by with into under inside within across through about among
+and or any some all every each also just only then so
+i me my we us our you your he she they them their one ones
+please kindly could can would will may might shall should let
+tell give show list enumerate name find report say look up see check read open go lookup
+know need want like thanks thank
+now today currently right away quickly briefly exactly
+""")
+AUX = _word_set("is are was were does do did has have can")  # a yes/no opener
+
+# Operator phrases (exclusion takes its entity through the question's `exclude` slot).
+EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|apart\s+from|"
+             r"not\s+counting|without\s+counting|ignoring|ignore|skipping|skip|but\s+not|"
+             r"leaving\s+out|leave\s+out)")
+OPERATORS = {
+    "not": r"do(?:es)?\s+not|don't|doesn't|not|no|lacks?|lacking|without|none",
+    "count": r"how\s+many|count|number\s+of|tally",
+    "largest": r"largest|biggest|the\s+most\s+bytes",
+}
+_TOKEN = re.compile(r"[./]*\w[\w./'-]*[\w/]|[./]*\w|/")  # a lone / is a route
+
+
+def _bounded(phrase: str) -> re.Pattern[str]:
+    """`phrase` matched as whole tokens, case-insensitively ("gateway" is not the end of
+    "payment-gateway", "core" is not inside "markdown/core.py")."""
+    return re.compile(rf"(?<![\w./-])(?:{phrase})(?![\w/-]|\.\w)", re.I)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """An entity a question reads from the task: `pattern` (group 1 is the value, found
+    as whole tokens), `aliases` (phrase -> value) and a `default` when none is named."""
+
+    name: str
+    pattern: str = ""
+    default: str | None = None
+    aliases: tuple[tuple[str, str], ...] = ()
+    many: bool = False
+    optional: bool = False  # a question may go without it (see Grammar.any_slot)
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """How a task asks one question (see the module docstring)."""
+
+    heads: tuple[str, ...]
+    words: tuple[str, ...] = ()
+    slots: tuple[Slot, ...] = ()
+    operators: tuple[str, ...] = ()
+    exclude: Slot | None = None  # the entity "except ..." takes, for the "exclude" operator
+    any_slot: bool = False  # at least one of its (optional) slots must be named
+
+
+@dataclass
+class Parse:
+    """One question's reading of a task: its slots and operators, and the content words
+    it could not consume (none: the task asks this question)."""
+
+    name: str
+    slots: dict[str, str] = field(default_factory=dict)
+    operators: tuple[str, ...] = ()
+    unconsumed: tuple[str, ...] = ()
+    consumed: int = 0
+    applies: bool = True  # a head phrase and every required slot were found
+
+    @property
+    def understood(self) -> bool:
+        return self.applies and not self.unconsumed
+
+
+class _Reader:
+    """The tokens of a task and which of them a grammar has consumed so far."""
+
+    def __init__(self, task: str):
+        self.text = task
+        self.tokens = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(task)]
+        self.used: set[int] = set()
+
+    def take(self, pattern: re.Pattern[str], group: int = 0, once: bool = False) -> list[str]:
+        """The values of `pattern`'s matches over tokens not yet consumed; consumes them."""
+        found = []
+        for match in pattern.finditer(self.text):
+            hit = {i for i, (start, end, _) in enumerate(self.tokens)
+                   if start < match.end() and match.start() < end}
+            if not hit or hit & self.used:
+                continue
+            self.used |= hit
+            found.append(match.group(group))
+            if once:
+                break
+        return found
+
+    def left(self) -> tuple[str, ...]:
+        """The content words not consumed: not used, not filler, in task order."""
+        words = (word for i, (_, _, word) in enumerate(self.tokens) if i not in self.used)
+        return tuple(dict.fromkeys(w for w in words if w.lower().rstrip(".") not in FILLER))
+
+
+def _slot(reader: _Reader, slot: Slot) -> str | None:
+    """A slot's value: its entity in the text, else an alias, else its default."""
+    values = reader.take(_bounded(slot.pattern), 1, once=not slot.many) if slot.pattern else []
+    for phrase, value in slot.aliases:
+        if not values or slot.many:
+            values += [value for _ in reader.take(_bounded(phrase), once=True)]
+    if values:
+        return ", ".join(dict.fromkeys(values)) if slot.many else values[0]
+    return slot.default
+
+
+def _excluded(reader: _Reader, grammar: Grammar) -> dict[str, str]:
+    """The entities an "except ..." phrase leaves out, under the exclude slot's name."""
+    if not grammar.exclude or "exclude" not in grammar.operators:
+        return {}
+    entity = _bounded(f"{EXCLUDING}\\s+(?:the\\s+)?(?:file\\s+|module\\s+)?"
+                      f"({grammar.exclude.pattern})")
+    left_out = reader.take(entity, 1)
+    return {grammar.exclude.name: ", ".join(dict.fromkeys(left_out))} if left_out else {}
+
+
+def _operators(reader: _Reader, grammar: Grammar) -> tuple[str, ...]:
+    """The operators the task applies, of those the question supports."""
+    ops = [op for op in grammar.operators if op in OPERATORS
+           and reader.take(_bounded(OPERATORS[op]))]
+    first = reader.tokens[0][2].lower() if reader.tokens else ""
+    if "yesno" in grammar.operators and first in AUX:
+        ops.append("yesno")
+    return tuple(ops)
+
+
+def read(name: str, grammar: Grammar, task: str) -> Parse:
+    """How far the question `name` (asked with `grammar`) reads `task`."""
+    reader = _Reader(task)
+    # 1. Exclusions first: "except agents/router.py" must not fill the path slot.
+    result = Parse(name, _excluded(reader, grammar))
+    # 2. Slots, in declared order (a path before the folder that starts it).
+    for slot in grammar.slots:
+        value = _slot(reader, slot)
+        if value is not None:
+            result.slots[slot.name] = value
+        elif not slot.optional:
+            result.applies = False
+    if grammar.any_slot and not any(s.name in result.slots for s in grammar.slots):
+        result.applies = False
+    # 3. The attribute: one head phrase at least, then the other phrases it accepts.
+    if not any([reader.take(_bounded(head)) for head in grammar.heads]):
+        result.applies = False
+    for word in grammar.words:
+        reader.take(_bounded(word))
+    # 4. Operators the question supports; a yes/no opener when it supports one.
+    result.operators = _operators(reader, grammar)
+    result.unconsumed = reader.left()
+    result.consumed = len(reader.used)
+    return result
+
+
+def best(parses: list[Parse]) -> Parse | None:
+    """The parse that understood the task, consuming the most tokens (the first declared
+    on a tie); None when no question understood it."""
+    understood = [p for p in parses if p.understood]
+    return max(understood, key=lambda p: p.consumed) if understood else None
+
+
+def nearest(parses: list[Parse], n: int = 2) -> list[Parse]:
+    """The `n` questions that came closest: applicable first, then fewest words left."""
+    return sorted(parses, key=lambda p: (not p.applies, len(p.unconsumed), -p.consumed))[:n]
+
+
+def not_understood(parses: list[Parse]) -> tuple[str, ...]:
+    """The words no question understood; when each word is some question's, the words
+    the nearest question left over."""
+    common = [w for w in parses[0].unconsumed if all(w in p.unconsumed for p in parses)] \
+        if parses else []
+    return tuple(common) or (nearest(parses, 1)[0].unconsumed if parses else ())

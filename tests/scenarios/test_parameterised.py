@@ -1,0 +1,107 @@
+"""Parameterised answers: a question is answered for the entity the task names, for every
+entity the bundled workspaces hold (issue 33, item 2).
+
+The entities are listed here from the files themselves (paths, config keys, register rows),
+the task is worded from a template, and the answer must be the truth's answer to that
+labelled question (`Scenario.expected_for`), never the default entity's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from jupyter_compaction import runner, scenarios
+
+ROOMY = 200_000
+
+
+def _root(name: str):
+    return scenarios.load(name).workspace_dir
+
+
+def upstreams() -> list[str]:
+    text = (_root("debug") / "config/checkout-api.yaml").read_text()
+    return re.findall(r"^  ([\w-]+):\n    base_url", text, re.M)
+
+
+def routes() -> list[str]:
+    return re.findall(r"location (\S+) \{", (_root("debug") / "config/gateway.conf").read_text())
+
+
+def python_files(name: str) -> list[str]:
+    root = _root(name)
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py"))
+
+
+def manifests() -> list[str]:
+    root = _root("audit")
+    return sorted(p.relative_to(root).as_posix() for p in (root / "services").rglob("*")
+                  if p.is_file())
+
+
+def register() -> list[str]:
+    text = (_root("audit") / "policy/exceptions.md").read_text()
+    return [row.split("|")[2].split()[0] for row in text.splitlines() if row.startswith("| EX-")]
+
+
+def records(folder: str) -> list[str]:
+    return sorted(p.stem for p in (_root("logistics") / folder).glob("*.json"))
+
+
+CASES = [
+    *(("debug", "timeout", f"What timeout does checkout-api use for {u}?", {"upstream": u}, ())
+      for u in upstreams()),
+    *(("debug", "gateway", f"How long does the gateway wait on {r}?", {"route": r}, ())
+      for r in routes()),
+    *(("agents", f"{kind}-of-file", f"Which {what} does {p} define?", {"path": p}, ())
+      for p in python_files("agents")
+      for kind, what in (("table", "dispatch table"), ("retry", "retry policy"))),
+    *(("markdown", "imports-of-file", f"What does {p} import?", {"path": p}, ())
+      for p in python_files("markdown")),
+    *(("audit", "manifest", f"Which licences in {m} need attention?", {"manifest": m}, ())
+      for m in manifests()),
+    *(("audit", "exceptions", f"Is there a licence exception for {p}?",
+       {"policy": "policy", "package": p}, ("yesno",)) for p in register()),
+    *(("logistics", "tier", f"What loyalty tier is the customer of ticket {t} in?",
+       {"ticket": t}, ()) for t in records("tickets")),
+    *(("logistics", "tier", f"What loyalty tier is customer {c} in?", {"customer": c}, ())
+      for c in records("customers")),
+]
+
+
+QUICK = 2  # cases of each question in the quick subset (the others are `slow`)
+
+
+def _cases() -> list:
+    seen: Counter = Counter()
+    params = []
+    for case in CASES:
+        seen[case[:2]] += 1
+        params.append(pytest.param(*case, id=case[2][:70],
+                                   marks=[] if seen[case[:2]] <= QUICK else [pytest.mark.slow]))
+    return params
+
+
+@pytest.mark.parametrize(("name", "question", "task", "slots", "ops"), _cases())
+def test_the_answer_is_for_the_entity_the_task_names(name, question, task, slots, ops):
+    scenario = scenarios.load(name)
+    understood = scenario.understand(task)
+    assert understood is not None and understood[0].name == question
+    with runner.start(name, task=task, budget=ROOMY) as session:
+        run = session.play()
+        right = scenario.expected_for(question, slots, ops, session.agent.workspace)
+    assert (run.answer, run.outcome) == (right, "correct")
+
+
+def test_the_truth_reads_each_entity_itself():
+    debug, audit = scenarios.load("debug"), scenarios.load("audit")
+    assert "timeout_seconds: 8 for pricing-service (retries: 1" in debug.expected_for(
+        "timeout", {"upstream": "pricing-service"})
+    assert "waits 15s on /api/" in debug.expected_for("gateway", {"route": "/api/"})
+    assert "EX-5 for tools/etl-scripts" in audit.expected_for(
+        "exceptions", {"policy": "policy", "package": "chardet"}, ("yesno",))
+    assert set(upstreams()) == {"cart-service", "pricing-service", "inventory-service",
+                                "payment-gateway"}
