@@ -393,7 +393,7 @@ STILL_OVER = {
     "sessions/codex.py:load": 17, "sessions/base.py:Thread.finish": 21,
     "sessions/claude_code.py:_live_thread": 20, "sessions/messages_json.py:load": 22,
     "models/simulated.py:SimulatedModel._bookkeeping": 25,
-    "models/simulated.py:_memory_steps": 24, "models/simulated.py:SimulatedModel.reading": 22,
+    "models/simulated.py:_memory_steps": 24, "models/simulated.py:SimulatedModel.reading": 23,
     "models/simulated.py:SimulatedModel.act": 22,
     "models/simulated_summary.py:write_summary": 24,
     "models/simulated_summary.py:_progress": 19,

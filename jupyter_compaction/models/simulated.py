@@ -147,21 +147,28 @@ def read(scenario: Scenario, task: str, records: list[str],
     reading = Reading(facts, seen, question=question)
     while True:  # results fill arguments, which name more calls whose results may be visible
         reading.plan, reading.extra = scenario.plan(facts, question, visible), []
-        planned = {c.key for c in reading.plan}
-        learned = {}
-        for call in reading.plan:
-            if call.key in seen:
-                learned.update(call.learn(seen[call.key]))
-            elif call.key in (errors or {}) and (told := call.learn(errors[call.key], True)):
-                reading.told.add(call.key)
-                learned.update(told)
-        for (tool, args), output in seen.items():  # a result whose call is no longer planned
-            if (tool, args) not in planned and (call := scenario.match(tool, json.loads(args))):
-                reading.extra.append(call)
-                learned.update(call.learn(output))
+        learned = _learn(scenario, reading, errors or {})
         if all(facts.get(k) == v for k, v in learned.items()):
             return reading
         facts.update(learned)
+
+
+def _learn(scenario: Scenario, reading: Reading,
+           errors: dict[tuple[str, str], str]) -> dict[str, str]:
+    """The facts the visible results (and errors) of `reading`'s plan show, and those of
+    results whose call is no longer planned (added to `reading.extra`)."""
+    seen, planned, learned = reading.seen, {c.key for c in reading.plan}, {}
+    for call in reading.plan:
+        if call.key in seen:
+            learned.update(call.learn(seen[call.key]))
+        elif call.key in errors and (told := call.learn(errors[call.key], True)):
+            reading.told.add(call.key)
+            learned.update(told)
+    for (tool, args), output in seen.items():
+        if (tool, args) not in planned and (call := scenario.match(tool, json.loads(args))):
+            reading.extra.append(call)
+            learned.update(call.learn(output))
+    return learned
 
 
 class SimulatedModel:
