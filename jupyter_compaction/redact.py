@@ -2,8 +2,11 @@
 
 A summary prompt copies the task and tool output verbatim, and a summary copies "every ID
 verbatim" by design, so a key pasted into a task or printed by a tool would otherwise be
-sent to the summarizer and then live on in every later request. `redact()` replaces each
-match of `PATTERNS` with `[REDACTED <kind>]`; the text around it is kept, and so is a
+sent to the summarizer and then live on in every later request. `redact()` redacts values,
+not encodings: given data (a tool input) it walks it, and in a string it decodes the JSON it
+finds (tool inputs rendered as JSON, JSON-escaped JSON) and redacts its string values as
+data, re-encoding only those it changed; so an escaped quote never splits a secret from its
+rule. Each value then has each match of `PATTERNS` replaced with `[REDACTED <kind>]`; the text around it is kept, and so is a
 label before the secret (`Authorization: Bearer [REDACTED bearer token]`, `DB_PASSWORD=
 [REDACTED secret]`, `postgres://app:[REDACTED URL password]@db`), so the summary still
 says that a credential was there and where it belonged. Each pattern follows a published
@@ -21,7 +24,10 @@ and an assigned value that reads as code (`token: csrfToken`, `api_key: get_key(
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterator
+from typing import Any
 
 REDACTED = "[REDACTED {kind}]"
 _EDGE = r"(?<![A-Za-z0-9_-])"  # a key starts at a word edge, not inside "task-..." or "desk-"
@@ -35,8 +41,30 @@ _NOT_CODE = r"(?-i:(?![A-Za-z_][\w.]*\(|[a-z]+(?:[A-Z][a-z]+)+(?=[\s,;)\]}]|\Z))
 # `bypassword` does not start it at a separator. Ambiguous words are not keys: `PWD` is the
 # working folder, `credentials: "include"` a fetch option. (The key's first part is left
 # outside the match: starting at the word keeps the scan fast on long texts.)
-_SECRET_KEY = (r"(?<![A-Za-z0-9])(?:password|passwd|passphrase|secret|token|api[_-]?key"
-               r"|(?:secret|private|access)[_-]?key)[\"']?")
+_SECRET_KEY = (r"(?:(?<![A-Za-z0-9])(?:password|passwd|passphrase|secret|token|api[_-]?key"
+               r"|(?:secret|private|access|account)[_-]?key)|(?<=[a-z0-9])(?-i:Password"
+               r"|Passphrase|Secret|Token|ApiKey|(?:Secret|Private|Access|Account)Key))[\"']?")
+
+# A key whose value is a secret, as a whole name: `password`, `DB_PASSWORD`, `client-secret`,
+# `SessionToken`, `SecretAccessKey`, `AccountKey` (the word last, after a separator or a
+# camelCase hump); not `token_count` or `keyboard`.
+_SECRET_WORD = (r"(?:password|passwd|passphrase|secret|token|api[_-]?key"
+                r"|(?:secret|private|access|account)[_-]?key)")
+_SECRET_NAME = re.compile(
+    rf"(?i:(?:.*[_.-])?{_SECRET_WORD})|(?:.*[a-z0-9])?(?:Password|Passwd|Passphrase|Secret"
+    r"|Token|ApiKey|SecretKey|PrivateKey|AccessKey|AccountKey|SecretAccessKey)")
+# A value that is a literal rather than code or nothing: one line, no spaces at its ends.
+_LITERAL = re.compile(r"(?!\s)[^\n]{4,}(?<!\s)")
+# Where a JSON document may start: an array or object holding more than numbers, or a
+# string whose text is escaped JSON (a document encoded twice).
+_JSON_START = re.compile(r'[\[{]\s*["\[{]|"(?=[\[{]\s*\\")')
+JSON_WINDOW = 1 << 16  # characters of text first read as one JSON document
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+class _Pairs(list):
+    """A decoded JSON object as its (key, value) pairs, in order, duplicates kept."""
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_Pairs)
 
 # (kind, pattern). Group 1, when a pattern has it, is kept (a label before the secret);
 # lookarounds keep what follows. Specific formats come first, so they name their kind and
@@ -71,15 +99,20 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Stripe key", re.compile(_EDGE + r"(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{10,}")),
     # Bearer tokens in an Authorization header (or anywhere after "Bearer ").
     ("bearer token", re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{16,}=*")),
-    # A password in a URL, scheme://user:password@host: the scheme, user and host stay.
+    # A password in a URL, scheme://user:password@host: the scheme, user and host stay; a
+    # password may hold an unencoded "@", so it ends at the last one before the host.
     ("URL password", re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)" + _NOT_DONE
-                                + r"[^\s/@]+(?=@[^\s@/])")),
+                                + r"[^\s/\"'<>]+(?=@[^\s@/])")),  # up to the last "@"
     # A secret assigned in a config or env file, a JSON/YAML mapping or a query string:
     # `export API_TOKEN=...`, `password: "..."`, `"client_secret": "..."`, `?token=...`.
     # A quoted value goes up to its closing quote; a bare one up to a space, quote or `&`,
     # unless it is code rather than data (`api_key: get_key()`, `token: csrfToken`).
-    ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*[:=][ \t]*[\"']?){_NOT_DONE}"
-                          rf"(?:(?<=[\"'])[^\"'\n]+|(?<![\"']){_NOT_CODE}[^\s\"'&]+)")),
+    # A quoted value runs to its closing quote, past an escaped one (`"a\"b"` in a shell
+    # command); a bare value never starts with a backslash, so a quote that is escaped (in
+    # JSON the rules could not decode) opens a quoted value rather than being taken for one.
+    ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*[:=][ \t]*(?:\\?[\"'])?){_NOT_DONE}"
+                          rf"(?:(?<=[\"'])(?:[^\"'\n\\]|\\.)+"
+                          rf"|(?<![\"']){_NOT_CODE}[^\s\"'&\\]+)")),
 )
 
 # ANSI escape sequences: CSI (ESC [ ... final byte, or the one-byte C1 form \x9b), OSC
@@ -113,13 +146,116 @@ def _replacement(kind: str):
     return replace
 
 
-def redact(text: str) -> str:
-    """`text` with every credential `PATTERNS` knows replaced by `[REDACTED <kind>]`."""
+def redact(value: Any) -> Any:
+    """`value` with every credential replaced by `[REDACTED <kind>]`, redacted as data: a
+    string's embedded JSON is decoded and its string values redacted in place (so escaping
+    never splits a secret from its rule), a list or dict is walked (a string under a key
+    that names a secret is redacted whole), anything else is returned as it is. A new
+    value: the one given is never changed."""
+    if isinstance(value, str):
+        return _redact_text(value)
+    if isinstance(value, list | tuple):
+        return [redact(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_field(k, v) for k, v in value.items()}
+    return value
+
+
+def _redact_field(key: Any, value: Any) -> Any:
+    """The value of a mapping's `key`: whole when the key names a secret and the value is
+    a literal; else redacted as it would be after its key (`key: value`)."""
+    if not isinstance(value, str) or not isinstance(key, str):
+        return redact(value)
+    if (_SECRET_NAME.fullmatch(key) and _LITERAL.fullmatch(value)
+            and not value.startswith("[REDACTED")):
+        return REDACTED.format(kind="secret")
+    label = f"{key}: "
+    joined = _redact_text(label + value)
+    return joined[len(label):] if joined.startswith(label) else _redact_text(value)
+
+
+def _redact_text(text: str) -> str:
+    """`text` with its embedded JSON redacted as data and the rules applied to the rest."""
+    if "\\" not in text:  # only escaped JSON can hide a secret from the rules
+        return _apply_rules(text)
+    pieces, done = [], 0
+    for start, end, rewritten in _json_documents(text):
+        pieces += [_apply_rules(text[done:start]), rewritten]
+        done = end
+    return "".join(pieces) + _apply_rules(text[done:])
+
+
+def _apply_rules(text: str) -> str:
+    """`text` with every match of `PATTERNS` replaced (a rule whose literals are not in
+    the text is not run)."""
     folded = text.casefold()
     for kind, pattern in PATTERNS:
         if any(literal in folded for literal in TRIGGERS[kind]):
             text = pattern.sub(_replacement(kind), text)
     return text
+
+
+def _json_documents(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, redacted text) of each JSON object or array in `text` (or string of
+    escaped JSON): its string values redacted as data, each changed one re-encoded in
+    place, the rest of the document (spacing included) unchanged."""
+    scanned = 0
+    for match in _JSON_START.finditer(text):
+        start = match.start()
+        if start < scanned:
+            continue  # inside a document already read
+        found = _decode_at(text, start)
+        if found is None:
+            continue
+        value, end = found
+        scanned = end
+        strings = list(_strings(value))
+        changed = [_redact_field(key, s) if key is not None else _redact_text(s)
+                   for key, s in strings]
+        yield start, end, _rewrite(text[start:end], strings, changed)
+
+
+def _decode_at(text: str, start: int) -> tuple[Any, int] | None:
+    """(the JSON value at `start`, where it ends), or None. It is read from a window that
+    doubles only while the value runs past it: a failure costs what was read, never a
+    count of the lines before it (as `JSONDecodeError` makes on the whole text)."""
+    window = JSON_WINDOW
+    while True:
+        chunk = text[start:start + window]
+        try:
+            value, end = _DECODER.raw_decode(chunk)
+            return value, start + end
+        except RecursionError:
+            return None
+        except ValueError as err:
+            cut = start + window < len(text) and getattr(err, "pos", 0) >= len(chunk) - 1
+            if not cut:
+                return None
+            window *= 2
+
+
+def _strings(value: Any, key: str | None = None) -> Iterator[tuple[str | None, str]]:
+    """Every string of a decoded document in document order, keys too, each as (its key
+    when it is a value under one, the string)."""
+    if isinstance(value, str):
+        yield key, value
+    elif isinstance(value, _Pairs):
+        for k, v in value:
+            yield None, k
+            yield from _strings(v, k)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _rewrite(source: str, strings: list[tuple[str | None, str]], changed: list[str]) -> str:
+    """The JSON `source` with its n-th string literal replaced where `changed` differs."""
+    replaced = iter(zip(strings, changed, strict=True))
+
+    def one(match: re.Match[str]) -> str:
+        (_, before), after = next(replaced)
+        return match.group() if after == before else json.dumps(after, ensure_ascii=False)
+    return _JSON_STRING.sub(one, source)
 
 
 def strip_control(text: str) -> str:

@@ -1,5 +1,7 @@
 """Secret redaction: every known key format goes, everything else stays."""
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -190,3 +192,50 @@ def test_the_prefilter_skips_no_match_in_any_case(text):
     max_size=8).map("".join))
 def test_the_prefilter_changes_nothing_redact_would_do(text):
     assert redact(text) == _unfiltered(text)
+
+
+# -- values, not encodings: a secret in JSON (escaped, or encoded twice) is found ----------
+
+ESCAPED = {"command": 'export DB_PASSWORD="Qx7-esc\\"aped-pw" && ./manage.py migrate'}
+TWICE = {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration":
+                                      json.dumps({"kind": "Secret", "stringData": {
+                                          "db-password": "Kube-Pw-4471"}})}}}
+STS = {"Credentials": {"AccessKeyId": "ASIAQWERTYUIOPASDFGH",
+                       "SecretAccessKey": "q8Xr/7Fv+2LmNo/9pQ3sTu4vWx5yZa6bCd7eFg8h",
+                       "SessionToken": "IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJH"}}
+HIDDEN = ["Qx7-esc", "aped-pw", "Kube-Pw-4471", "QWERTYUIOPASDFGH", "q8Xr/7Fv", "IQoJb3Jp"]
+
+
+@pytest.mark.parametrize("encode", [
+    lambda v: v, json.dumps, lambda v: json.dumps(v, indent=2),
+    lambda v: "ran " + json.dumps(json.dumps(v)) + " ok",  # JSON text inside a JSON string
+], ids=["data", "json", "indented", "encoded twice"])
+@pytest.mark.parametrize("value", [ESCAPED, TWICE, STS], ids=["escaped", "twice", "sts"])
+def test_secrets_in_json_are_redacted_however_encoded(encode, value):
+    given = encode(value)
+    before = json.dumps(given)
+    out = json.dumps(redact(given))
+    assert not [h for h in HIDDEN if h in out] and "[REDACTED" in out
+    assert json.dumps(given) == before  # the value given is not changed
+
+
+def test_json_in_text_changes_only_the_redacted_strings():
+    text = 'call {"cmd":  "DB_PASSWORD=\\"Pg-Pw-0193\\" psql",\n  "cwd": "/srv\\\\app"} end'
+    assert redact(text) == ('call {"cmd":  "DB_PASSWORD=\\"[REDACTED secret]\\" psql",\n'
+                            '  "cwd": "/srv\\\\app"} end')
+
+
+def test_an_unencoded_at_sign_in_a_url_password_is_redacted_whole():
+    out = redact("mysql://root:Pw@rd-77@db.local:3306/app and ping me@example.org")
+    assert out == "mysql://root:[REDACTED URL password]@db.local:3306/app and ping me@example.org"
+
+
+def test_a_tool_input_in_a_summary_prompt_is_redacted_as_data():
+    messages = [{"role": "user", "content": "migrate"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1",
+                                                   "name": "bash", "input": ESCAPED}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                              "content": json.dumps(STS)}]}]
+    prompt = build_prompt(messages)
+    assert not [h for h in HIDDEN if h in prompt]
+    assert messages[1]["content"][0]["input"] == ESCAPED  # the history itself is kept

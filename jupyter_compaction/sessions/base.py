@@ -11,14 +11,14 @@ gives one warning that counts them ("300 lines skipped: 298 not valid JSON (line
 
 Reading is one pass over the file's lines (`read_lines`), never a whole copy of it: only
 regular files are opened (a FIFO or a device would never end), the file may hold at most
-`MAX_BYTES` (settable per call) and is read no further than the size checked, a byte-order
-mark or UTF-16/32 text is read as UTF-8 (`encoding_of`), a line nested deeper than `MAX_DEPTH` is skipped, and
-text that a message shows is printed with control characters escaped (`shown`).
+`MAX_BYTES` (settable per call) and is read no further than the size checked, a
+byte-order mark or UTF-16/32 text is read as UTF-8 (`encoding_of`), a line nested deeper
+than `MAX_DEPTH` is skipped, and text that a message shows is printed with control
+characters escaped (`shown`).
 
 `Thread` restores the rules of a valid history while entries arrive: a block the
 history cannot hold is kept as text in its place (a warning), same-role messages merge
-in one pass,
-results move first in their message, a call with no result gets an explicit "missing"
+in one pass, results move first in their message, a call with no result gets an explicit "missing"
 result, and a result with no call becomes plain text. `checked` makes sure of the result:
 a segment that still breaks a rule has the offending message's blocks kept as text, with
 a warning.
