@@ -9,8 +9,9 @@ data, re-encoding only those it changed; so an escaped quote never splits a secr
 rule. Each value then has each match of `PATTERNS` replaced with `[REDACTED <kind>]`; the
 text around it is kept, and so is a label before the secret (`Authorization: Bearer
 [REDACTED bearer token]`, `DB_PASSWORD=[REDACTED secret]`, `postgres://app:[REDACTED URL
-password]@db`), so the summary still says that a credential was there and where it belonged. Each pattern follows a published
-format (see the comments in `PATTERNS`); `SECURITY.md` lists where `redact()` is applied.
+password]@db`), so the summary still says that a credential was there and where it
+belonged. Each pattern follows a published format (see the comments in `PATTERNS`);
+`SECURITY.md` lists where `redact()` is applied.
 
 `strip_control()` removes what a terminal would act on rather than show: ANSI escape
 sequences (colours, cursor moves, OSC 8 hyperlinks, window titles) whole, then any other
