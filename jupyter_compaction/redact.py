@@ -30,6 +30,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from . import secret_rules
+
+Rules = list[secret_rules.Rule] | None  # the maintained rules to try (None: all)
+
 REDACTED = "[REDACTED {kind}]"
 _EDGE = r"(?<![A-Za-z0-9_-])"  # a key starts at a word edge, not inside "task-..." or "desk-"
 _END = r"(?![A-Za-z0-9_-])"  # ... and ends at one
@@ -111,7 +115,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # A quoted value runs to its closing quote, past an escaped one (`"a\"b"` in a shell
     # command); a bare value never starts with a backslash, so a quote that is escaped (in
     # JSON the rules could not decode) opens a quoted value rather than being taken for one.
-    ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*[:=][ \t]*(?:\\?[\"'])?){_NOT_DONE}"
+    ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*(?:=>|[:=])[ \t]*(?:\\?[\"'])?){_NOT_DONE}"
                           rf"(?:(?<=[\"'])(?:[^\"'\n\\]|\\.)+"
                           rf"|(?<![\"']){_NOT_CODE}[^\s\"'&\\]+)")),
 )
@@ -154,7 +158,7 @@ def redact(value: Any) -> Any:
     that names a secret is redacted whole), anything else is returned as it is. A new
     value: the one given is never changed."""
     if isinstance(value, str):
-        return _redact_text(value)
+        return _redact_text(value, None)
     if isinstance(value, list | tuple):
         return [redact(v) for v in value]
     if isinstance(value, dict):
@@ -162,7 +166,7 @@ def redact(value: Any) -> Any:
     return value
 
 
-def _redact_field(key: Any, value: Any) -> Any:
+def _redact_field(key: Any, value: Any, among: Rules = None) -> Any:
     """The value of a mapping's `key`: whole when the key names a secret and the value is
     a literal; else redacted as it would be after its key (`key: value`)."""
     if not isinstance(value, str) or not isinstance(key, str):
@@ -171,32 +175,54 @@ def _redact_field(key: Any, value: Any) -> Any:
             and not value.startswith("[REDACTED")):
         return REDACTED.format(kind="secret")
     label = f"{key}: "
-    joined = _redact_text(label + value)
-    return joined[len(label):] if joined.startswith(label) else _redact_text(value)
+    joined = _redact_text(label + value, among)
+    return joined[len(label):] if joined.startswith(label) else _redact_text(value, among)
 
 
-def _redact_text(text: str) -> str:
-    """`text` with its embedded JSON redacted as data and the rules applied to the rest."""
+def _redact_text(text: str, among: Rules) -> str:
+    """`text` with its embedded JSON redacted as data and the rules applied to the rest;
+    of the maintained rules, only those `among` (all when None) are tried."""
     if "\\" not in text:  # only escaped JSON can hide a secret from the rules
-        return _apply_rules(text)
+        return _apply_rules(text, among)
+    if among is None:  # a part of the text holds no keyword the whole does not
+        among = secret_rules.present(text.casefold())
     pieces, done = [], 0
-    for start, end, rewritten in _json_documents(text):
-        pieces += [_apply_rules(text[done:start]), rewritten]
+    for start, end, rewritten in _json_documents(text, among):
+        pieces += [_apply_rules(text[done:start], among), rewritten]
         done = end
-    return "".join(pieces) + _apply_rules(text[done:])
+    return "".join(pieces) + _apply_rules(text[done:], among)
 
 
-def _apply_rules(text: str) -> str:
+def _apply_rules(text: str, among: Rules) -> str:
     """`text` with every match of `PATTERNS` replaced (a rule whose literals are not in
     the text is not run)."""
-    folded = text.casefold()
+    folded = given = text.casefold()
     for kind, pattern in PATTERNS:
-        if any(literal in folded for literal in TRIGGERS[kind]):
+        if any(literal in given for literal in TRIGGERS[kind]):
             text = pattern.sub(_replacement(kind), text)
-    return text
+            folded = text.casefold()
+    return _apply_maintained(text, folded, among)
 
 
-def _json_documents(text: str) -> Iterator[tuple[int, int, str]]:
+def _apply_maintained(text: str, folded: str, among: Rules) -> str:
+    """`text` with the secret of every match of a gitleaks rule (`secret_rules`) replaced
+    by `[REDACTED <rule id>]`, the rest of each match kept; a value already redacted
+    stays."""
+    found: dict[int, tuple[int, str]] = {}  # start -> (end, kind): the first rule wins
+    for rule in secret_rules.present(folded, among):
+        for start, end in rule.secrets(text, folded):
+            if "REDACTED" not in text[start:end]:
+                found.setdefault(start, (end, rule.kind))
+    out, done = [], 0
+    for start in sorted(found):
+        end, kind = found[start]
+        if start >= done:
+            out += [text[done:start], REDACTED.format(kind=kind)]
+            done = end
+    return "".join(out) + text[done:]
+
+
+def _json_documents(text: str, among: Rules) -> Iterator[tuple[int, int, str]]:
     """(start, end, redacted text) of each JSON object or array in `text` (or string of
     escaped JSON): its string values redacted as data, each changed one re-encoded in
     place, the rest of the document (spacing included) unchanged."""
@@ -211,7 +237,7 @@ def _json_documents(text: str) -> Iterator[tuple[int, int, str]]:
         value, end = found
         scanned = end
         strings = list(_strings(value))
-        changed = [_redact_field(key, s) if key is not None else _redact_text(s)
+        changed = [_redact_field(key, s, among) if key is not None else _redact_text(s, among)
                    for key, s in strings]
         yield start, end, _rewrite(text[start:end], strings, changed)
 

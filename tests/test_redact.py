@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jupyter_compaction import secret_rules
 from jupyter_compaction.redact import PATTERNS, TRIGGERS, redact, strip_control
 from jupyter_compaction.summaries import build_prompt
 from tests.support.histories import TEXT
@@ -169,10 +170,23 @@ def test_strip_control_leaves_no_control_character(text):
 # -- the literal prefilter ------------------------------------------------------------------
 
 def _unfiltered(text: str) -> str:
+    """What `redact()` makes of `text` without its prefilters: every rule run on it all."""
     for kind, pattern in PATTERNS:
         text = pattern.sub(lambda m, kind=kind: (m.group(1) if m.re.groups else "")
                            + f"[REDACTED {kind}]", text)
-    return text
+    found: dict[int, tuple[int, str]] = {}
+    for rule in secret_rules.rules():
+        for match in rule.pattern.finditer(text):
+            start, end = match.span(rule.group)
+            if (start >= 0 and secret_rules.entropy(text[start:end]) >= rule.entropy
+                    and "REDACTED" not in text[start:end]):
+                found.setdefault(start, (end, rule.kind))
+    done, out = 0, ""
+    for start in sorted(found):
+        if start >= done:
+            out += text[done:start] + f"[REDACTED {found[start][1]}]"
+            done = found[start][0]
+    return out + text[done:]
 
 
 def test_every_pattern_has_its_trigger_literals():
