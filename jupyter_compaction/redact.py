@@ -46,9 +46,10 @@ _NOT_CODE = r"(?-i:(?![A-Za-z_][\w.]*\(|[a-z]+(?:[A-Z][a-z]+)+(?=[\s,;)\]}]|\Z))
 # `bypassword` does not start it at a separator. Ambiguous words are not keys: `PWD` is the
 # working folder, `credentials: "include"` a fetch option. (The key's first part is left
 # outside the match: starting at the word keeps the scan fast on long texts.)
-_SECRET_KEY = (r"(?:(?<![A-Za-z0-9])(?:password|passwd|passphrase|secret|token|api[_-]?key"
+_SECRET_KEY = (r"(?:(?<![A-Za-z0-9])(?:password|passwd|passphrase|pass|secret|token|api[_-]?key"
                r"|(?:secret|private|access|account)[_-]?key)|(?<=[a-z0-9])(?-i:Password"
-               r"|Passphrase|Secret|Token|ApiKey|(?:Secret|Private|Access|Account)Key))[\"']?")
+               r"|Passphrase|Secret|Token|ApiKey|(?:Secret|Private|Access|Account)Key)"
+               r"|(?<=[A-Z])(?-i:PASSWORD|PASSWD))[\"']?")
 
 # A key whose value is a secret, as a whole name: `password`, `DB_PASSWORD`, `client-secret`,
 # `SessionToken`, `SecretAccessKey`, `AccountKey` (the word last, after a separator or a
@@ -104,9 +105,32 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Stripe key", re.compile(_EDGE + r"(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{10,}")),
     # Bearer tokens in an Authorization header (or anywhere after "Bearer ").
     ("bearer token", re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{16,}=*")),
+    # Other Authorization schemes: `Authorization: Basic <base64>`, `Authorization: token
+    # <GitHub token>`, `Digest ...`; the header name and scheme stay.
+    ("authorization", re.compile(r"(?i)(\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+                                 r"(?:(?:basic|token|digest)[ \t]+)?)" + _NOT_DONE
+                                 + r"(?!bearer\s)[A-Za-z0-9._~+/=-]{8,}")),
+    # Google OAuth access tokens (`gcloud auth print-access-token`): ya29. + 20 or more.
+    ("Google OAuth token", re.compile(_EDGE + r"ya29\.[0-9A-Za-z_-]{20,}")),
+    # A password in a .netrc file: `machine <host> [login <user>] password <secret>`.
+    ("netrc password", re.compile(r"(?i)(\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+)"
+                                  + _NOT_DONE + r"\S+")),
+    # Docker's config.json: `"auth": "<base64 of user:password>"` under `auths`.
+    ("Docker auth", re.compile(r"(?i)([\"']?\bauth[\"']?[ \t]*:[ \t]*[\"']?)"
+                               r"[A-Za-z0-9+/]{12,}={0,2}(?![A-Za-z0-9+/=])")),
+    # Azure storage: `AccountKey=<base64>` in a connection string, `sig=` in a SAS URL.
+    ("Azure key", re.compile(r"(?i)(\bAccountKey=)[A-Za-z0-9+/]{20,}={0,2}")),
+    ("SAS signature", re.compile(r"(?i)([?&]sig=)[A-Za-z0-9%+/]{16,}={0,2}")),
+    # Terraform state: a `random_password` (or `random_string`) resource's `result`.
+    ("Terraform password", re.compile(r"(?s)(\"type\":\s*\"random_(?:password|string)\""
+                                      r".{0,4000}?\"result\":\s*\")[^\"]+")),
+    # A YAML block value under a secret key (`password: |` and the indented lines below).
+    ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*:[ \t]*[|>][-+]?[ \t]*\n[ \t]+)"
+                          r"[^\n]+(?:\n[ \t]{4,}[^\n]+)*")),
     # A password in a URL, scheme://user:password@host: the scheme, user and host stay; a
     # password may hold an unencoded "@", so it ends at the last one before the host.
     ("URL password", re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)" + _NOT_DONE
+                                + r"(?!\$?\{[A-Za-z_][\w.]*\}@)"  # a template: {password}
                                 + r"[^\s/\"'<>]+(?=@[^\s@/])")),  # up to the last "@"
     # A secret assigned in a config or env file, a JSON/YAML mapping or a query string:
     # `export API_TOKEN=...`, `password: "..."`, `"client_secret": "..."`, `?token=...`.
@@ -116,13 +140,18 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # command); a bare value never starts with a backslash, so a quote that is escaped (in
     # JSON the rules could not decode) opens a quoted value rather than being taken for one.
     ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*(?:=>|[:=])[ \t]*(?:\\?[\"'])?){_NOT_DONE}"
-                          rf"(?:(?<=[\"'])(?:[^\"'\n\\]|\\.)+"
+                          rf"(?:(?<=[\"'])(?:[^\"'\n\\]|\\.)+(?=\\?[\"'])"
                           rf"|(?<![\"']){_NOT_CODE}[^\s\"'&\\]+)")),
 )
 
 # ANSI escape sequences: CSI (ESC [ ... final byte, or the one-byte C1 form \x9b), OSC
 # (ESC ] ... ended by BEL or ST, as OSC 8 hyperlinks and window titles are), other string
 # commands (DCS, SOS, PM, APC) and two-character escapes; then single control characters.
+# A secret split across two lines (a shell line continuation, a wrapped terminal line): a
+# whole next line of key characters right after a redaction is the rest of it.
+CONTINUED = re.compile(r"(?m)(\[REDACTED [^\]\n]+\][ \t]*\\?\n[ \t]*)"
+                       r"[A-Za-z0-9_+/=-]{8,}(?=[\"']?[ \t]*$)")
+
 _ANSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
                    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
                    r"|\x1b[ -/]*[0-~]")
@@ -140,8 +169,51 @@ TRIGGERS: dict[str, tuple[str, ...]] = {
     "AWS key id": ("akia", "asia"), "AWS secret": ("aws_secret_access_key",),
     "JWT": ("eyj",), "Slack token": ("xox", "xapp"), "Google API key": ("aiza",),
     "Stripe key": ("_live_", "_test_"), "bearer token": ("bearer",), "URL password": ("://",),
-    "secret": ("pass", "secret", "token", "key"),
+    "secret": ("pass", "secret", "token", "key"), "authorization": ("authorization",),
+    "Google OAuth token": ("ya29.",), "netrc password": ("machine",), "Docker auth": ("auth",),
+    "Azure key": ("accountkey=",), "SAS signature": ("sig=",),
+    "Terraform password": ("random_",),
 }
+
+
+# Code, not a secret: an environment-variable or template reference (`$DB_PASSWORD`,
+# `${{ secrets.NPM_TOKEN }}`, `%(password)s`, `{{ .Values.token }}`), a dotted name
+# (`settings.SECRET_KEY`: each part letters, digits only at its end, unlike `hvs.CAE5x…`),
+# a call or a subscript (`os.environ["X"]`, `get_key()`).
+_CODE_VALUE = re.compile(r"[$%]\{|\$\(|\$[A-Za-z_]|%\(|\{\{|<%"
+                         r"|[A-Za-z_]+\d*(?:\.[A-Za-z_]+\d*)+(?![\w.])"  # digits only last
+                         r"|[A-Za-z_][\w.]*[ \t]*[(\[]")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z_]*")  # an identifier without digits
+TYPE_NAMES = frozenset({"str", "int", "bytes", "bool", "float", "None", "True", "False",
+                        "null", "true", "false", "nil", "undefined", "Any", "Optional",
+                        "SecretStr", "string", "number", "boolean", "object"})
+
+
+def is_code(label: str, value: str, after: str) -> bool:
+    """Whether `value`, assigned after `label` and followed by `after`, is code rather than a
+    literal secret: a reference, a dotted name, a call or subscript, a type name, an
+    argument or parameter (followed by "," or ")"), a comparison (`==`), or a bare name
+    without digits assigned with spaces around "=" (`self.token = token`)."""
+    bare = value.rstrip(",;)]}")
+    if value.startswith("=") or _CODE_VALUE.match(value) or bare in TYPE_NAMES:
+        return True
+    if not _NAME.fullmatch(bare) or label.rstrip()[-1:] in "\"'":
+        return False
+    return (bare != value or after[:1] in (",", ")")
+            or bool(re.search(r"\s=\s*$", label)) and not label.rstrip().endswith(":"))
+
+
+def _secret_replacement(kind: str):
+    """As `_replacement`, but a value that `is_code` is left as it is."""
+    redacted = _replacement(kind)
+
+    def replace(match: re.Match[str]) -> str:
+        label = match.group(1)
+        value = match.group()[len(label):]
+        if is_code(label, value, match.string[match.end():match.end() + 1]):
+            return match.group()
+        return redacted(match)
+    return replace
 
 
 def _replacement(kind: str):
@@ -172,7 +244,7 @@ def _redact_field(key: Any, value: Any, among: Rules = None) -> Any:
     if not isinstance(value, str) or not isinstance(key, str):
         return redact(value)
     if (_SECRET_NAME.fullmatch(key) and _LITERAL.fullmatch(value)
-            and not value.startswith("[REDACTED")):
+            and not value.startswith("[REDACTED") and not _CODE_VALUE.match(value)):
         return REDACTED.format(kind="secret")
     label = f"{key}: "
     joined = _redact_text(label + value, among)
@@ -199,9 +271,11 @@ def _apply_rules(text: str, among: Rules) -> str:
     folded = given = text.casefold()
     for kind, pattern in PATTERNS:
         if any(literal in given for literal in TRIGGERS[kind]):
-            text = pattern.sub(_replacement(kind), text)
+            text = pattern.sub((_secret_replacement if kind == "secret" else _replacement)(kind),
+                               text)
             folded = text.casefold()
-    return _apply_maintained(text, folded, among)
+    text = _apply_maintained(text, folded, among)
+    return CONTINUED.sub(_replacement("secret"), text) if "REDACTED" in text else text
 
 
 def _apply_maintained(text: str, folded: str, among: Rules) -> str:

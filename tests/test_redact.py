@@ -137,7 +137,10 @@ def test_every_pattern_has_a_sample():
     kinds = {kind for kind, _ in PATTERNS}
     shown = {k for _, out in SAMPLES for k in kinds if f"[REDACTED {k}]" in out}
     assert kinds - shown <= {"private key", "Anthropic key", "OpenAI key", "AWS key id",
-                             "AWS secret", "bearer token"}  # sampled by the tests above
+                             "AWS secret", "bearer token",  # sampled by the tests above
+                             "authorization", "Google OAuth token", "netrc password",
+                             "Docker auth", "Azure key", "SAS signature",
+                             "Terraform password"}  # ... and in test_redact_kinds.py
 
 
 def test_a_yaml_key_with_its_value_on_the_next_line_keeps_the_next_key():
