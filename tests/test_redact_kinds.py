@@ -92,3 +92,27 @@ def test_every_own_rule_names_a_kind_sampled_here_or_in_test_redact():
 def test_code_is_not_a_secret(code):
     assert redact(code) == code
     assert redact(json.dumps({"command": code})) == json.dumps({"command": code})
+
+
+def _texts() -> list[tuple[str, str]]:
+    """(where, text) for every text file of the scenario workspaces (the vendored
+    Python-Markdown sources among them) and every message of the shipped sessions, as text
+    and as its JSON encoding."""
+    from jupyter_compaction import sessions
+    from jupyter_compaction.history import message_text
+    from jupyter_compaction.scenarios.base import WORKSPACES_DIR
+
+    found = [(str(p), p.read_text(encoding="utf-8")) for p in sorted(WORKSPACES_DIR.rglob("*"))
+             if p.is_file() and p.suffix not in {".png", ".gz", ".pyc"}]
+    for path in sessions.shipped():
+        for segment in sessions.load(path).segments:
+            found += [(path.name, message_text(m)) for m in segment]
+            found.append((path.name + " (JSON)", json.dumps(segment)))
+    return found
+
+
+def test_redaction_changes_nothing_in_real_code_and_sessions():
+    texts = _texts()
+    assert any("markdown" in where for where, _ in texts) and len(texts) > 300
+    changed = [where for where, text in texts if redact(text) != text]
+    assert not changed
