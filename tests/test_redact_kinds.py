@@ -116,3 +116,24 @@ def test_redaction_changes_nothing_in_real_code_and_sessions():
     assert any("markdown" in where for where, _ in texts) and len(texts) > 300
     changed = [where for where, text in texts if redact(text) != text]
     assert not changed
+
+
+def test_secrets_are_not_identifiers():
+    from jupyter_compaction.evaluation import dropped_facts, identifiers
+    from jupyter_compaction.fallback_summary import fallback_summary
+    from jupyter_compaction.tokens import TokenCounter
+
+    sts = KINDS["sts"][0]
+    bare = "AKIAZ7QWERTYUIOP2345 and wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY at /srv/app/main.py"
+    before = [{"role": "user", "content": "deploy ORD-1042"},
+              {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "sh",
+                                                 "input": {"cmd": KINDS["pgpass"][0]}}]},
+              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                            "content": sts + "\n" + bare}]}]
+    facts = dropped_facts(before, before[:1])
+    summary = fallback_summary(before[1:], None, TokenCounter())
+    assert "/srv/app/main.py" in facts
+    for hidden in ("q8Xr/7Fv", "IQoJb3Jp", "Pg7dRw2xQ", "AKIAZ7QWERTYUIOP2345"):
+        assert not [f for f in facts if hidden in f] and hidden not in summary
+    token = "cd ghp_R8fK2mN9pQ4sT7vW1xZ3bD6gH0jL5nP8rU2y/src and src/app/x.py"
+    assert identifiers(token) == {"src/app/x.py"}  # the token would pass for a path
