@@ -116,7 +116,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("netrc password", re.compile(r"(?i)(\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+)"
                                   + _NOT_DONE + r"\S+")),
     # Docker's config.json: `"auth": "<base64 of user:password>"` under `auths`.
-    ("Docker auth", re.compile(r"(?i)([\"']?\bauth[\"']?[ \t]*:[ \t]*[\"']?)"
+    ("Docker auth", re.compile(r"(?i)(\bauth[\"']?[ \t]*:[ \t]*[\"']?)"
                                r"[A-Za-z0-9+/]{12,}={0,2}(?![A-Za-z0-9+/=])")),
     # Azure storage: `AccountKey=<base64>` in a connection string, `sig=` in a SAS URL.
     ("Azure key", re.compile(r"(?i)(\bAccountKey=)[A-Za-z0-9+/]{20,}={0,2}")),
@@ -124,9 +124,6 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # Terraform state: a `random_password` (or `random_string`) resource's `result`.
     ("Terraform password", re.compile(r"(?s)(\"type\":\s*\"random_(?:password|string)\""
                                       r".{0,4000}?\"result\":\s*\")[^\"]+")),
-    # A YAML block value under a secret key (`password: |` and the indented lines below).
-    ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*:[ \t]*[|>][-+]?[ \t]*\n[ \t]+)"
-                          r"[^\n]+(?:\n[ \t]{4,}[^\n]+)*")),
     # A password in a URL, scheme://user:password@host: the scheme, user and host stay; a
     # password may hold an unencoded "@", so it ends at the last one before the host.
     ("URL password", re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)" + _NOT_DONE
@@ -139,8 +136,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # A quoted value runs to its closing quote, past an escaped one (`"a\"b"` in a shell
     # command); a bare value never starts with a backslash, so a quote that is escaped (in
     # JSON the rules could not decode) opens a quoted value rather than being taken for one.
+    # A YAML block value (`password: |` and the indented lines below) goes whole.
     ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*(?:=>|[:=])[ \t]*(?:\\?[\"'])?){_NOT_DONE}"
-                          rf"(?:(?<=[\"'])(?:[^\"'\n\\]|\\.)+(?=\\?[\"'])"
+                          r"(?:[|>][-+]?[ \t]*\n[ \t]+[^\n]+(?:\n[ \t]{4,}[^\n]+)*"
+                          rf"|(?<=[\"'])(?:[^\"'\n\\]|\\.)+(?=\\?[\"'])"
                           rf"|(?<![\"']){_NOT_CODE}[^\s\"'&\\]+)")),
 )
 
