@@ -2,16 +2,22 @@
 
 A summary prompt copies the task and tool output verbatim, and a summary copies "every ID
 verbatim" by design, so a key pasted into a task or printed by a tool would otherwise be
-sent to the summarizer and then live on in every later request. `redact()` redacts values,
-not encodings: given data (a tool input) it walks it, and in a string it decodes the JSON it
-finds (tool inputs rendered as JSON, JSON-escaped JSON) and redacts its string values as
-data, re-encoding only those it changed; so an escaped quote never splits a secret from its
-rule. Each value then has each match of `PATTERNS` replaced with `[REDACTED <kind>]`; the
+sent to the summarizer and then live on in every later request.
+
+`redact()` redacts values, not encodings: given data (a tool input) it walks it, and in a
+string it decodes the JSON it finds (tool inputs rendered as JSON, JSON-escaped JSON) and
+redacts its string values as data, re-encoding only those it changed, so an escaped quote
+never splits a secret from its rule. Each value then goes through two rule sets: the
+maintained one (gitleaks' rules, `secret_rules.py`), and `PATTERNS`, the project's own,
+kept for the kinds gitleaks has no rule for (a value assigned to a secret's name, a URL
+password, other Authorization schemes, .netrc, Docker and Azure credentials, Terraform
+passwords) and for the kinds its labels name. A match becomes `[REDACTED <kind>]`; the
 text around it is kept, and so is a label before the secret (`Authorization: Bearer
 [REDACTED bearer token]`, `DB_PASSWORD=[REDACTED secret]`, `postgres://app:[REDACTED URL
 password]@db`), so the summary still says that a credential was there and where it
-belonged. Each pattern follows a published format (see the comments in `PATTERNS`);
-`SECURITY.md` lists where `redact()` is applied.
+belonged. A value that is code (`is_code`: a reference, a dotted name, a call, a type
+name, an argument, a comparison) is never redacted. `SECURITY.md` lists where `redact()`
+is applied; the blocks sent back to the model are never changed.
 
 `strip_control()` removes what a terminal would act on rather than show: ANSI escape
 sequences (colours, cursor moves, OSC 8 hyperlinks, window titles) whole, then any other
@@ -20,7 +26,8 @@ Every plain-text view applies it to the data it prints.
 
 Left out: entropy-based detection of unlabelled secrets (a bare random string, a password
 that no `password=` names), which would also eat the ids and hashes a summary must keep;
-and an assigned value that reads as code (`token: csrfToken`, `api_key: get_key()`).
+a rule that needs two fields of a JSON document found inside escaped text (a Terraform
+`result` there is read field by field); keywords written as `\\u` escapes in JSON.
 """
 
 from __future__ import annotations
@@ -28,11 +35,23 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from . import secret_rules
 
-Rules = list[secret_rules.Rule] | None  # the maintained rules to try (None: all)
+
+@dataclass(frozen=True)
+class _Candidates:
+    """The rules worth trying on the parts of a text: the `own` kinds whose literals the
+    whole text holds and the `maintained` rules whose keywords it holds (a part holds none
+    the whole does not), found once for the whole, not once per decoded string."""
+
+    own: frozenset[str]
+    maintained: list[secret_rules.Rule]
+
+
+Rules = _Candidates | None  # None: find them in the text itself
 
 REDACTED = "[REDACTED {kind}]"
 _EDGE = r"(?<![A-Za-z0-9_-])"  # a key starts at a word edge, not inside "task-..." or "desk-"
@@ -252,11 +271,11 @@ def _redact_field(key: Any, value: Any, among: Rules = None) -> Any:
 
 def _redact_text(text: str, among: Rules) -> str:
     """`text` with its embedded JSON redacted as data and the rules applied to the rest;
-    of the maintained rules, only those `among` (all when None) are tried."""
+    only the rules `among` are tried (when None, those the text calls for)."""
     if "\\" not in text:  # only escaped JSON can hide a secret from the rules
         return _apply_rules(text, among)
-    if among is None:  # a part of the text holds no keyword the whole does not
-        among = secret_rules.present(text.casefold())
+    if among is None:
+        among = _candidates(text.casefold())
     pieces, done = [], 0
     for start, end, rewritten in _json_documents(text, among):
         pieces += [_apply_rules(text[done:start], among), rewritten]
@@ -264,25 +283,36 @@ def _redact_text(text: str, among: Rules) -> str:
     return "".join(pieces) + _apply_rules(text[done:], among)
 
 
+def _candidates(folded: str) -> _Candidates:
+    """The rules a case-folded text calls for: the kinds of `PATTERNS` whose `TRIGGERS`
+    it holds, and the maintained rules whose keywords it holds."""
+    own = frozenset(kind for kind, literals in TRIGGERS.items()
+                    if any(literal in folded for literal in literals))
+    return _Candidates(own, secret_rules.present(folded))
+
+
 def _apply_rules(text: str, among: Rules) -> str:
-    """`text` with every match of `PATTERNS` replaced (a rule whose literals are not in
-    the text is not run)."""
-    folded = given = text.casefold()
+    """`text` with every match of `PATTERNS` and of the maintained rules replaced (a rule
+    whose literals the text lacks is not run)."""
+    folded = text.casefold()
+    if among is None:
+        among = _candidates(folded)
     for kind, pattern in PATTERNS:
-        if any(literal in given for literal in TRIGGERS[kind]):
-            text = pattern.sub((_secret_replacement if kind == "secret" else _replacement)(kind),
-                               text)
-            folded = text.casefold()
-    text = _apply_maintained(text, folded, among)
+        if kind in among.own:
+            new = pattern.sub((_secret_replacement if kind == "secret" else _replacement)(kind),
+                              text)
+            if new != text:
+                text, folded = new, new.casefold()
+    text = _apply_maintained(text, folded, among.maintained)
     return CONTINUED.sub(_replacement("secret"), text) if "REDACTED" in text else text
 
 
-def _apply_maintained(text: str, folded: str, among: Rules) -> str:
+def _apply_maintained(text: str, folded: str, rules: list[secret_rules.Rule]) -> str:
     """`text` with the secret of every match of a gitleaks rule (`secret_rules`) replaced
     by `[REDACTED <rule id>]`, the rest of each match kept; a value already redacted
     stays."""
     found: dict[int, tuple[int, str]] = {}  # start -> (end, kind): the first rule wins
-    for rule in secret_rules.present(folded, among):
+    for rule in rules:
         for start, end in rule.secrets(text, folded):
             if "REDACTED" not in text[start:end]:
                 found.setdefault(start, (end, rule.kind))

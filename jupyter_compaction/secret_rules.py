@@ -69,8 +69,8 @@ def _around(folded: str, keywords: tuple[str, ...], size: int) -> list[tuple[int
     """The stretches of a text that may hold a match: from `BEFORE` characters before
     each keyword to `AFTER` after it, overlapping ones merged; the whole text when its
     folded copy is not as long (a character that folds to two)."""
-    if len(folded) != size:
-        return [(0, size)]
+    if len(folded) != size or size <= AFTER:  # a short text: searched whole, if at all
+        return [(0, size)] if any(k in folded for k in keywords) else []
     places = sorted(at for k in keywords for at in _places(folded, k))
     stretches: list[tuple[int, int]] = []
     for at in places:
