@@ -298,7 +298,7 @@ def _apply_rules(text: str, among: Rules) -> str:
     if among is None:
         among = _candidates(folded)
     for kind, pattern in PATTERNS:
-        if kind in among.own:
+        if kind in among.own and any(literal in folded for literal in TRIGGERS[kind]):
             new = pattern.sub((_secret_replacement if kind == "secret" else _replacement)(kind),
                               text)
             if new != text:
