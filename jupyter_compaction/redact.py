@@ -68,7 +68,7 @@ _NOT_CODE = r"(?-i:(?![A-Za-z_][\w.]*\(|[a-z]+(?:[A-Z][a-z]+)+(?=[\s,;)\]}]|\Z))
 _SECRET_KEY = (r"(?:(?<![A-Za-z0-9])(?:password|passwd|passphrase|pass|secret|token|api[_-]?key"
                r"|(?:secret|private|access|account)[_-]?key)|(?<=[a-z0-9])(?-i:Password"
                r"|Passphrase|Secret|Token|ApiKey|(?:Secret|Private|Access|Account)Key)"
-               r"|(?<=[A-Z])(?-i:PASSWORD|PASSWD))[\"']?")
+               r"|(?<=[A-Z])(?-i:PASSWORD|PASSWD)|(?<=[A-Za-z0-9][_-])pwd)[\"']?")
 
 # A key whose value is a secret, as a whole name: `password`, `DB_PASSWORD`, `client-secret`,
 # `SessionToken`, `SecretAccessKey`, `AccountKey` (the word last, after a separator or a
@@ -187,7 +187,7 @@ TRIGGERS: dict[str, tuple[str, ...]] = {
     "AWS key id": ("akia", "asia"), "AWS secret": ("aws_secret_access_key",),
     "JWT": ("eyj",), "Slack token": ("xox", "xapp"), "Google API key": ("aiza",),
     "Stripe key": ("_live_", "_test_"), "bearer token": ("bearer",), "URL password": ("://",),
-    "secret": ("pass", "secret", "token", "key"), "authorization": ("authorization",),
+    "secret": ("pass", "secret", "token", "key", "pwd"), "authorization": ("authorization",),
     "Google OAuth token": ("ya29.",), "netrc password": ("machine",), "Docker auth": ("auth",),
     "Azure key": ("accountkey=",), "SAS signature": ("sig=",),
     "Terraform password": ("random_",),

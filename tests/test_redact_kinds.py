@@ -16,6 +16,7 @@ KINDS = {  # name: (text, a part that must not survive)
  "npm": ("//registry.npmjs.org/:_authToken=npm_Qw7Er9Ty2Ui4Op6As8Df0Gh1Jk3Lz5Xc7Vb9", "Qw7Er9Ty2Ui4Op6As8Df0Gh1Jk3Lz5Xc7Vb9"),
  "npm-legacy": ("//registry.npmjs.org/:_authToken=5f3c2a1e-9b8d-4c7a-8e6f-1d2c3b4a5e6f", "5f3c2a1e-9b8d"),
  "pgpass": ("PGPASSWORD=Pg7dRw2xQ psql -h db", "Pg7dRw2xQ"),
+ "mysql-pwd": ("MYSQL_PWD=Mq8-pw-x7 mysql -u root", "Mq8-pw-x7"),
  "mysql": ("MYSQL_ROOT_PASS=My5qlR00t!x", "My5qlR00t"),
  "hf": ("HF_TOKEN=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", "QwErTyUiOpAsDfGhJkLz"),
  "ya29": ('gcloud auth print-access-token\nya29.a0AfB_byC7xQ2mN8pL4kR6tV0wY3zA5bD7eF9gH1jK', "a0AfB_byC7xQ2mN8pL4kR6"),
@@ -70,6 +71,7 @@ NEAR_MISSES = [
     "password_reset_url = build_url(user)",
     "PASSWORD_MIN_LENGTH = 12",
     "for token in tokenize(text):",
+    "cd $PWD && PWD=/srv/app make",
 ]
 
 
