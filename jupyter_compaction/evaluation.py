@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .history import Message, message_text
 from .redact import redact
@@ -60,8 +61,16 @@ def _is_fact(found: str) -> bool:
 
 
 def identifiers(text: str) -> set[str]:
-    """The identifiers, paths and figures in `text`."""
-    return {found for found in IDENTIFIER.findall(text) if _is_fact(found)}  # whole matches
+    """The identifiers, paths and figures in `text`; none that a secret rule matches (a
+    key with a "/" would pass for a path)."""
+    return {found for found in IDENTIFIER.findall(text)  # whole matches
+            if _is_fact(found) and not _secret(found)}
+
+
+@lru_cache(maxsize=1 << 16)
+def _secret(found: str) -> bool:
+    """Whether `redact()` would change `found` (each identifier is checked once)."""
+    return redact(found) != found
 
 
 def kind(identifier: str) -> str:

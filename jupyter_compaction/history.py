@@ -188,11 +188,12 @@ def validate(messages: Sequence[Message], tools: Sequence[Any] | None = None) ->
             raise InvalidHistory(i, rule, f"expected {expected}, got {message['role']}")
         results = tool_result_ids(message)
         asked = tool_use_ids(messages[i - 1]) if i else []
+        asked_set, results_set = set(asked), set(results)  # sets: many parallel calls stay linear
         for tid in results:
-            if tid not in asked:
+            if tid not in asked_set:
                 raise InvalidHistory(i, "tool_result without a tool_use in the message before", tid)
         if asked:
-            missing = [tid for tid in asked if tid not in results]
+            missing = [tid for tid in asked if tid not in results_set]
             if missing:
                 raise InvalidHistory(
                     i, "tool_use not answered by a tool_result in the next message", missing[0]

@@ -1,9 +1,12 @@
 """Secret redaction: every known key format goes, everything else stays."""
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jupyter_compaction import secret_rules
 from jupyter_compaction.redact import PATTERNS, TRIGGERS, redact, strip_control
 from jupyter_compaction.summaries import build_prompt
 from tests.support.histories import TEXT
@@ -134,7 +137,10 @@ def test_every_pattern_has_a_sample():
     kinds = {kind for kind, _ in PATTERNS}
     shown = {k for _, out in SAMPLES for k in kinds if f"[REDACTED {k}]" in out}
     assert kinds - shown <= {"private key", "Anthropic key", "OpenAI key", "AWS key id",
-                             "AWS secret", "bearer token"}  # sampled by the tests above
+                             "AWS secret", "bearer token",  # sampled by the tests above
+                             "authorization", "Google OAuth token", "netrc password",
+                             "Docker auth", "Azure key", "SAS signature",
+                             "Terraform password"}  # ... and in test_redact_kinds.py
 
 
 def test_a_yaml_key_with_its_value_on_the_next_line_keeps_the_next_key():
@@ -167,10 +173,23 @@ def test_strip_control_leaves_no_control_character(text):
 # -- the literal prefilter ------------------------------------------------------------------
 
 def _unfiltered(text: str) -> str:
+    """What `redact()` makes of `text` without its prefilters: every rule run on it all."""
     for kind, pattern in PATTERNS:
         text = pattern.sub(lambda m, kind=kind: (m.group(1) if m.re.groups else "")
                            + f"[REDACTED {kind}]", text)
-    return text
+    found: dict[int, tuple[int, str]] = {}
+    for rule in secret_rules.rules():
+        for match in rule.pattern.finditer(text):
+            start, end = match.span(rule.group)
+            if (start >= 0 and secret_rules.entropy(text[start:end]) >= rule.entropy
+                    and "REDACTED" not in text[start:end]):
+                found.setdefault(start, (end, rule.kind))
+    done, out = 0, ""
+    for start in sorted(found):
+        if start >= done:
+            out += text[done:start] + f"[REDACTED {found[start][1]}]"
+            done = found[start][0]
+    return out + text[done:]
 
 
 def test_every_pattern_has_its_trigger_literals():
@@ -190,3 +209,50 @@ def test_the_prefilter_skips_no_match_in_any_case(text):
     max_size=8).map("".join))
 def test_the_prefilter_changes_nothing_redact_would_do(text):
     assert redact(text) == _unfiltered(text)
+
+
+# -- values, not encodings: a secret in JSON (escaped, or encoded twice) is found ----------
+
+ESCAPED = {"command": 'export DB_PASSWORD="Qx7-esc\\"aped-pw" && ./manage.py migrate'}
+TWICE = {"metadata": {"annotations": {"kubectl.kubernetes.io/last-applied-configuration":
+                                      json.dumps({"kind": "Secret", "stringData": {
+                                          "db-password": "Kube-Pw-4471"}})}}}
+STS = {"Credentials": {"AccessKeyId": "ASIAQWERTYUIOPASDFGH",
+                       "SecretAccessKey": "q8Xr/7Fv+2LmNo/9pQ3sTu4vWx5yZa6bCd7eFg8h",
+                       "SessionToken": "IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJH"}}
+HIDDEN = ["Qx7-esc", "aped-pw", "Kube-Pw-4471", "QWERTYUIOPASDFGH", "q8Xr/7Fv", "IQoJb3Jp"]
+
+
+@pytest.mark.parametrize("encode", [
+    lambda v: v, json.dumps, lambda v: json.dumps(v, indent=2),
+    lambda v: "ran " + json.dumps(json.dumps(v)) + " ok",  # JSON text inside a JSON string
+], ids=["data", "json", "indented", "encoded twice"])
+@pytest.mark.parametrize("value", [ESCAPED, TWICE, STS], ids=["escaped", "twice", "sts"])
+def test_secrets_in_json_are_redacted_however_encoded(encode, value):
+    given = encode(value)
+    before = json.dumps(given)
+    out = json.dumps(redact(given))
+    assert not [h for h in HIDDEN if h in out] and "[REDACTED" in out
+    assert json.dumps(given) == before  # the value given is not changed
+
+
+def test_json_in_text_changes_only_the_redacted_strings():
+    text = 'call {"cmd":  "DB_PASSWORD=\\"Pg-Pw-0193\\" psql",\n  "cwd": "/srv\\\\app"} end'
+    assert redact(text) == ('call {"cmd":  "DB_PASSWORD=\\"[REDACTED secret]\\" psql",\n'
+                            '  "cwd": "/srv\\\\app"} end')
+
+
+def test_an_unencoded_at_sign_in_a_url_password_is_redacted_whole():
+    out = redact("mysql://root:Pw@rd-77@db.local:3306/app and ping me@example.org")
+    assert out == "mysql://root:[REDACTED URL password]@db.local:3306/app and ping me@example.org"
+
+
+def test_a_tool_input_in_a_summary_prompt_is_redacted_as_data():
+    messages = [{"role": "user", "content": "migrate"},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1",
+                                                   "name": "bash", "input": ESCAPED}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                              "content": json.dumps(STS)}]}]
+    prompt = build_prompt(messages)
+    assert not [h for h in HIDDEN if h in prompt]
+    assert messages[1]["content"][0]["input"] == ESCAPED  # the history itself is kept

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
 from .base import (
     MAX_BYTES,
@@ -34,6 +34,8 @@ from .base import (
     ReportedUsage,
     SessionCompaction,
     SessionFormatError,
+    Utf8Lines,
+    encoding_of,
     open_regular,
     parse_json,
     read_lines,
@@ -62,11 +64,15 @@ def load(path: str | Path, max_bytes: int = MAX_BYTES) -> RecordedSession:
 
 def loads(text: str, source: str = "") -> RecordedSession:
     """A session from the text of a log or message file; the format is read from it."""
-    return _read(io.BytesIO(text.encode("utf-8", errors="replace")), shown(source))
+    return _read(io.BufferedReader(io.BytesIO(text.encode("utf-8", errors="replace"))),
+                 shown(source))
 
 
-def _read(stream: IO[bytes], source: str) -> RecordedSession:
+def _read(stream: io.BufferedReader, source: str) -> RecordedSession:
     problems = Problems()
+    encoding = encoding_of(stream.peek(4)[:4])
+    if encoding != "utf-8":  # a byte-order mark, or UTF-16/32: read it as UTF-8
+        stream = Utf8Lines(stream, encoding)
     head = list(itertools.islice(stream, SNIFF_LINES))
     first = next((ln for ln in head if ln and not ln.isspace()), b"").lstrip()
     if first.startswith(b"[") or (first.startswith(b"{") and _a_document(first)):

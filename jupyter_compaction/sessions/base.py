@@ -11,12 +11,14 @@ gives one warning that counts them ("300 lines skipped: 298 not valid JSON (line
 
 Reading is one pass over the file's lines (`read_lines`), never a whole copy of it: only
 regular files are opened (a FIFO or a device would never end), the file may hold at most
-`MAX_BYTES` (settable per call), a line nested deeper than `MAX_DEPTH` is skipped, and
-text that a message shows is printed with control characters escaped (`shown`).
+`MAX_BYTES` (settable per call) and is read no further than the size checked, a
+byte-order mark or UTF-16/32 text is read as UTF-8 (`encoding_of`), a line nested deeper
+than `MAX_DEPTH` is skipped, and text that a message shows is printed with control
+characters escaped (`shown`).
 
-`Thread` restores the rules of a valid history while entries arrive: only blocks the
-history can hold are kept (each left-out block is a warning), same-role messages merge,
-results move first in their message, a call with no result gets an explicit "missing"
+`Thread` restores the rules of a valid history while entries arrive: a block the
+history cannot hold is kept as text in its place (a warning), same-role messages merge
+in one pass, results move first in their message, a call with no result gets an explicit "missing"
 result, and a result with no call becomes plain text. `checked` makes sure of the result:
 a segment that still breaks a rule has the offending message's blocks kept as text, with
 a warning.
@@ -26,6 +28,8 @@ Left out: anything format-specific; each format has its own module (see `registr
 
 from __future__ import annotations
 
+import codecs
+import io
 import json
 import os
 import stat
@@ -172,9 +176,64 @@ def open_regular(path: Path, max_bytes: int = MAX_BYTES) -> IO[bytes]:
         raise SessionFormatError(f"{name} is {info.st_size} bytes, over the {max_bytes}-byte "
                                  "limit; pass max_bytes= to read it anyway")
     try:
-        return open(path, "rb")  # noqa: SIM115 (the caller closes it)
+        raw = open(path, "rb", buffering=0)  # noqa: SIM115 (the caller closes it)
     except OSError as exc:
         raise SessionFormatError(f"cannot read {name}: {exc.strerror}; check the path") from None
+    return io.BufferedReader(_Bounded(raw, info.st_size))
+
+
+class _Bounded(io.RawIOBase):
+    """A file read no further than `limit` bytes, the size checked before it was opened
+    (a log another process appends to while it loads is read as it was checked)."""
+
+    def __init__(self, raw: IO[bytes], limit: int):
+        self._raw, self._left = raw, limit
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = self._raw.readinto(memoryview(buffer)[:self._left]) or 0
+        self._left -= count
+        return count
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+# Byte-order marks, longest first (a UTF-32-LE mark starts with the UTF-16-LE one).
+BOMS = ((codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF32_LE, "utf-32"),
+        (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_BE, "utf-16"),
+        (codecs.BOM_UTF16_LE, "utf-16"))
+
+
+def encoding_of(head: bytes) -> str:
+    """The encoding of a JSON text starting with `head` (its first four bytes): a byte-order
+    mark names it; without one, the zero bytes around the first ASCII character do
+    (RFC 4627, section 3); else UTF-8."""
+    for mark, name in BOMS:
+        if head.startswith(mark):
+            return name
+    zeros = tuple(b == 0 for b in head[:4].ljust(4, b"\x01"))
+    return {(True, True, True, False): "utf-32-be", (False, True, True, True): "utf-32-le",
+            }.get(zeros) or {(True, False): "utf-16-be", (False, True): "utf-16-le",
+                             }.get(zeros[:2], "utf-8")
+
+
+class Utf8Lines:
+    """A stream of text in another encoding, read as UTF-8 bytes: iterated line by line
+    (each line re-encoded as it is read), or `read()` for the rest."""
+
+    def __init__(self, stream: IO[bytes], encoding: str):
+        self._text = io.TextIOWrapper(stream, encoding=encoding, errors="replace",
+                                      newline="\n")
+
+    def __iter__(self) -> Iterator[bytes]:
+        return (line.encode("utf-8") for line in self._text)
+
+    def read(self) -> bytes:
+        return self._text.read().encode("utf-8")
 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
@@ -258,6 +317,11 @@ def as_blocks(content: Any) -> list[Block]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
+def as_text(block: Block) -> Block:
+    """`block` kept as a text block (for a block the history cannot hold)."""
+    return {"type": "text", "text": f"{AS_TEXT_PREFIX} {json.dumps(block, default=str)}"}
+
+
 def fit_block(role: str, block: Block) -> Block | None:
     """`block` as the history can hold it in a `role` message: itself, a tool result with
     its content as text, or None when it cannot be held at all."""
@@ -275,36 +339,60 @@ def fit_block(role: str, block: Block) -> Block | None:
 
 
 class Thread:
-    """A growing message list that stays valid; `problems` receives one note per repair."""
+    """A growing message list that stays valid; `problems` receives one note per repair.
+
+    Same-role entries merge into the open (last) message in one pass: its results and its
+    other blocks are kept in two lists and joined once, when the message is read or closed,
+    so a reply streamed as thousands of entries costs one append per block."""
 
     def __init__(self, problems: Problems):
-        self.messages: list[Message] = []
+        self._closed: list[Message] = []
+        self._role: str | None = None
+        self._results: list[Block] = []  # the open message's tool results (they go first)
+        self._rest: list[Block] = []  # ... and its other blocks, in order
         self.problems = problems
         self._ids: set[str] = set()
+        self.last_assistant: int | None = None  # the index of the newest assistant message
+
+    def __len__(self) -> int:
+        return len(self._closed) + (self._role is not None)
+
+    @property
+    def messages(self) -> list[Message]:
+        """The messages so far (the open one joined: read it once, not after every add)."""
+        return [*self._closed, *self._open()]
+
+    def _open(self) -> list[Message]:
+        if self._role is None:
+            return []
+        return [{"role": self._role, "content": [*self._results, *self._rest]}]
 
     def add(self, role: str, content: Any, line: int | None = None) -> None:
-        new = []
-        for block in as_blocks(content):
-            fitted = fit_block(role, block)
-            if fitted is None:
-                self.problems.note("blocks the history cannot hold were left out", line,
-                                   f"a {shown(block.get('type'))!s} block with missing or "
-                                   f"wrong fields in a {role} message; left out")
-            elif not self._duplicate(fitted, line):
-                new.append(fitted)
+        new = [b for b in (self._fitted(role, block, line) for block in as_blocks(content))
+               if not self._duplicate(b, line)]
         if not new:
             return
-        if role == "assistant" and not self.messages:
+        if role == "assistant" and self._role is None and not self._closed:
             self.problems.note("the log starts with an assistant message; a user marker was "
                                "put first")
-            self.messages.append({"role": "user", "content": SESSION_START})
-        last = self.messages[-1] if self.messages else None
-        if last is None or last["role"] != role:
-            self.messages.append({"role": role, "content": new})
-            return
-        merged = [*blocks(last), *new]
-        results = [b for b in merged if b.get("type") == "tool_result"]
-        last["content"] = [*results, *(b for b in merged if b.get("type") != "tool_result")]
+            self._closed.append({"role": "user", "content": SESSION_START})
+        if role != self._role:  # a new message: close the open one
+            self._closed.extend(self._open())
+            self._role, self._results, self._rest = role, [], []
+        if role == "assistant":
+            self.last_assistant = len(self) - 1
+        for b in new:
+            (self._results if b.get("type") == "tool_result" else self._rest).append(b)
+
+    def _fitted(self, role: str, block: Block, line: int | None) -> Block:
+        """`block` as the history can hold it, or else as a text block in its place."""
+        fitted = fit_block(role, block)
+        if fitted is not None:
+            return fitted
+        self.problems.note("blocks the history cannot hold were kept as text", line,
+                           f"a {shown(block.get('type'))!s} block with missing or wrong "
+                           f"fields in a {role} message; kept as text")
+        return as_text(block)
 
     def _duplicate(self, block: Block, line: int | None) -> bool:
         key = block.get("id") if block.get("type") == "tool_use" else (
@@ -329,40 +417,45 @@ class Thread:
     def finish(self, found_results: dict[str, Block] | None = None) -> list[Message]:
         """The valid history: each call answered (by `found_results` when its result sat
         elsewhere in the log, else by an explicit missing-result block), each result next
-        to its call, orphan results kept as text."""
+        to its call, orphan results kept as text. One pass: messages alternate already."""
         found_results = found_results or {}
-        out: list[Message] = []
-        for message in self.messages:
-            if message["role"] == "user" and out and out[-1]["role"] == "user":
-                out[-1] = {"role": "user", "content": [*blocks(out[-1]), *blocks(message)]}
-            else:
-                out.append(message)
+        out = self.messages
         for i, message in enumerate(out):
-            if message["role"] != "user":
-                continue
-            asked = tool_use_ids(out[i - 1]) if i else []
-            results, rest, orphans = [], [], []
-            for b in blocks(message):
-                if b.get("type") != "tool_result":
-                    rest.append(b)
-                elif b["tool_use_id"] in asked:
-                    results.append(b)
-                else:
-                    self.problems.note(
-                        "tool results had no call right before them and were kept as text",
-                        None, f"tool result {shown(b['tool_use_id'])} has no call right "
-                              "before it; kept as text")
-                    orphans.append({"type": "text",
-                                    "text": f"{ORPHAN_PREFIX} {json.dumps(b, default=str)}"})
-            answered = set(tool_result_ids({"content": results}))
-            extra = [found_results.get(tid) or self._missing(tid)
-                     for tid in asked if tid not in answered]
-            out[i] = {"role": "user", "content": [*results, *extra, *rest, *orphans]}
-        last = out[-1] if out else None
-        if last is not None and last["role"] == "assistant" and tool_use_ids(last):
-            out.append({"role": "user", "content": [found_results.get(tid) or self._missing(tid)
-                                                    for tid in tool_use_ids(last)]})
+            if message["role"] == "user":
+                out[i] = self._answered(tool_use_ids(out[i - 1]) if i else [], message,
+                                        found_results)
+        if out and out[-1]["role"] == "assistant" and tool_use_ids(out[-1]):
+            out.append({"role": "user", "content": [self._found(tid, found_results)
+                                                    for tid in tool_use_ids(out[-1])]})
         return out
+
+    def _answered(self, asked: list[str], message: Message,
+                  found_results: dict[str, Block]) -> Message:
+        """User `message` with a result for each call `asked` just before it, first."""
+        calls = set(asked)
+        results, rest, orphans = [], [], []
+        for b in blocks(message):
+            if b.get("type") != "tool_result":
+                rest.append(b)
+            elif b["tool_use_id"] in calls:
+                results.append(b)
+            else:
+                self.problems.note(
+                    "tool results had no call right before them and were kept as text",
+                    None, f"tool result {shown(b['tool_use_id'])} has no call right "
+                          "before it; kept as text")
+                orphans.append({"type": "text",
+                                "text": f"{ORPHAN_PREFIX} {json.dumps(b, default=str)}"})
+        answered = set(tool_result_ids({"content": results}))
+        extra = [self._found(tid, found_results) for tid in asked if tid not in answered]
+        return {"role": "user", "content": [*results, *extra, *rest, *orphans]}
+
+    def _found(self, tid: str, found_results: dict[str, Block]) -> Block:
+        """The result of call `tid` found elsewhere in the log (fitted to what the history
+        can hold: content it cannot hold is kept as text), else a missing-result block."""
+        found = found_results.get(tid)
+        fitted = fit_block("user", found) if found is not None else None
+        return fitted or self._missing(tid)
 
 
 def checked(segment: list[Message], problems: Problems) -> list[Message]:

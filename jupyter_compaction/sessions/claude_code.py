@@ -177,7 +177,7 @@ def load(lines: Iterable[tuple[int, dict[str, Any]]], source: str,
 
     def close_segment() -> None:
         nonlocal thread
-        if thread.messages:
+        if len(thread):
             session.segments.append(checked(thread.finish(side_results), problems))
         thread = Thread(problems)
 
@@ -213,8 +213,8 @@ def load(lines: Iterable[tuple[int, dict[str, Any]]], source: str,
             thread.add("assistant", _content(part), part["_line"])
         usages = [p["message"]["usage"] for p in parts
                   if isinstance(p["message"].get("usage"), dict)]
-        if usages and thread.messages:
-            reported[(len(session.segments), len(thread.messages) - 1)] = usages[-1]
+        if usages and len(thread):
+            reported[(len(session.segments), len(thread) - 1)] = usages[-1]
     close_segment()
     session.usage = [_usage(seg, i, raw) for (seg, i), raw in sorted(reported.items())]
     _left_out(session, entries, on_chain, done, problems)

@@ -85,7 +85,7 @@ def load(lines: Iterable[tuple[int, dict[str, Any]]], source: str,
         if bad:
             problems.skip(number, bad)
         elif kind == "compacted":
-            if thread.messages:
+            if len(thread):
                 session.segments.append(checked(thread.finish(), problems))
             thread = Thread(problems)
             summary = str(item.get("message") or "")
@@ -94,16 +94,15 @@ def load(lines: Iterable[tuple[int, dict[str, Any]]], source: str,
             thread.add("user", summary, number)
         elif kind == "event_msg" and item.get("type") == "token_count":
             last = _reported(item)
-            replies = [i for i, m in enumerate(thread.messages) if m["role"] == "assistant"]
-            if replies and last is not None:
+            if thread.last_assistant is not None and last is not None:
                 session.usage.append(ReportedUsage(
-                    len(session.segments), replies[-1], count_of(last["input_tokens"]),
+                    len(session.segments), thread.last_assistant, count_of(last["input_tokens"]),
                     count_of(last.get("output_tokens")), last))
         elif kind == "response_item" or kind in ITEM_TYPES:
             _item(thread, item, number, problems)
         elif kind not in SKIPPED:
             problems.skip(number, "an unknown entry type")
-    if thread.messages:
+    if len(thread):
         session.segments.append(checked(thread.finish(), problems))
     return session
 

@@ -68,6 +68,12 @@ SECRETS: dict[str, tuple[str, str]] = {
     "Google API key": ("AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "9tSrke72PouQMnMX"),
     "Stripe key": ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"),
     "secret": ("export DB_PASSWORD=n0t4r3alPassw0rd", "n0t4r3alPassw0rd"),
+    # kinds the hostile-input suite found leaking (issue 35), in our own samples, few and
+    # short so that %context's cut still shows every label (all kinds: test_redact_kinds)
+    "gitlab-pat": ("glpat-Hq4Vz8Lm2Xc6Bn0Rt5Yw", "Hq4Vz8Lm2Xc6Bn0Rt5Yw"),
+    "huggingface-access-token": ("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", "KqWeRtYuIoPaSdFgHj"),
+    "netrc password": ("machine h password Nrc-8x2Qw7Zp", "Nrc-8x2Qw7Zp"),
+    "SAS signature": ("x?sig=Qw9Er7Ty5Ui3Op1As2Df4Gh6", "Qw9Er7Ty5Ui3Op1As2Df4Gh6"),
 }
 LEAK = "\n".join(text for text, _ in SECRETS.values())
 ONE_LINE = " ".join(text for kind, (text, _) in SECRETS.items() if kind != "private key")

@@ -105,6 +105,26 @@ def _deep(lines: list[str], rng: random.Random) -> str:
     return "\n".join([*lines[:at], line, *lines[at + 1:]])
 
 
+ENCODINGS = ("utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le",
+             "utf-32-be")
+UNHOLDABLE = ({"type": "tool_reference", "tool_name": "grep"}, {"type": "mystery"},
+              {"type": "image"}, {"type": "tool_use", "id": 7})
+
+
+def _unholdable(lines: list[str], rng: random.Random) -> str:
+    """Blocks the history has no rule for, put into blocks lists and tool results."""
+    entries = [json.loads(line) for line in lines]
+    for entry in rng.sample(entries, k=min(len(entries), rng.randint(1, 6))):
+        message = entry.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and content:
+            block = rng.choice(content)
+            target = (block["content"] if block.get("type") == "tool_result"
+                      and isinstance(block.get("content"), list) else content)
+            target.insert(rng.randrange(len(target) + 1), dict(rng.choice(UNHOLDABLE)))
+    return "\n".join(json.dumps(e) for e in entries)
+
+
 def corpus(folder: Path) -> list[Path]:
     """At least 500 malformed files of every kind named in the module docstring."""
     rng = random.Random(SEED)
@@ -143,6 +163,11 @@ def corpus(folder: Path) -> list[Path]:
         lines = list(texts[rng.choice(sorted(texts))])
         rng.shuffle(lines)
         add("shuffled", "\n".join(lines + rng.sample(lines, k=min(5, len(lines)))))
+    for _ in range(30):  # byte-order marks and wide encodings, some cut mid-character
+        data = "\n".join(rng.choice([*texts.values(), codex])).encode(rng.choice(ENCODINGS))
+        add("encoded", data[:rng.randrange(1, len(data))] if rng.random() < 0.3 else data)
+    for _ in range(30):
+        add("unholdable", _unholdable(texts[rng.choice(sorted(texts))], rng))
     for text in ("", "\n\n  \n", "{}", "[]", "null", '{"messages": []}', "[1, 2]",
                  '{"type": "user"}', '{"parentUuid": null}', '{"type": "compacted"}'):
         add("tiny", text)
@@ -170,7 +195,8 @@ def _peak_mb() -> float:
 def test_the_corpus_is_large_and_varied(files):
     assert len(files) >= 500
     kinds = {p.name.split("-", 1)[-1].split(".")[0] for p in files}
-    assert {"truncated", "types", "cycle", "deep", "bytes", "binary", "tiny"} <= kinds
+    assert {"truncated", "types", "cycle", "deep", "bytes", "binary", "tiny", "encoded",
+            "unholdable"} <= kinds
 
 
 @pytest.mark.slow  # every file of the corpus; the command line and the magic take samples
@@ -239,3 +265,20 @@ def test_any_value_in_any_field(key, value, line):
     for segment in session.segments:
         validate(segment)
     assert all("\n" not in w for w in session.warnings)
+
+
+def test_blocks_the_history_cannot_hold_lose_no_message(tmp_path):
+    rng = random.Random(SEED)
+    for source in SOURCES:
+        path = tmp_path / source.name
+        path.write_text(_unholdable(source.read_text().splitlines(), rng))
+        whole, damaged = sessions.load(source), sessions.load(path)
+        assert [len(s) for s in damaged.segments] == [len(s) for s in whole.segments], source
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_every_encoding_loads_as_utf_8_does(tmp_path, encoding):
+    source = SOURCES[0]
+    path = tmp_path / source.name
+    path.write_bytes(source.read_text().encode(encoding))
+    assert sessions.load(path).segments == sessions.load(source).segments
