@@ -40,6 +40,11 @@ from .strategies.clear import ClearToolResults
 
 CONTEXT_EDITING_BETA = "context-management-2025-06-27"  # context editing and the memory tool
 COMPACTION_BETA = "compact-2026-01-12"
+# On-demand compaction's beta: anthropic SDK 2.16, `lib/tools/_beta_runner.py`
+# (`compact_before_next_turn()` "Requires the `compact-2026-09-04` beta"); docs page
+# build-with-claude/compaction-background (its `betaHeader`).
+ON_DEMAND_BETA = "compact-2026-09-04"
+SUMMARIZE = "summarize"  # SDK `BetaCompactionConfigParam.type`, the parameter's one type
 CLEAR_TOOL_USES = "clear_tool_uses_20250919"
 CLEAR_THINKING = "clear_thinking_20251015"
 COMPACT = "compact_20260112"
@@ -94,6 +99,18 @@ def compact_edit(trigger: int, instructions: str | None = None) -> dict[str, Any
     if instructions:
         edit["instructions"] = instructions
     return edit
+
+
+def compaction_param(instructions: str | None = None) -> dict[str, str]:
+    """The top-level `compaction` parameter of an on-demand compaction request (SDK
+    `BetaCompactionConfigParam`): the whole conversation in `messages` is summarized into
+    one `compaction` block; `instructions` replace the server's summary prompt for this
+    request (empty or whitespace counts as absent). It cannot go with `context_management`
+    (SDK `MessageCreateParams.compaction`)."""
+    param = {"type": SUMMARIZE}
+    if instructions and instructions.strip():
+        param["instructions"] = instructions
+    return param
 
 
 def memory_tool() -> dict[str, str]:
