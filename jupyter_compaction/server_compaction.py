@@ -339,3 +339,23 @@ class ServerCompactingModel:
         usage.iterations = steps
         return Reply(answer["content"], answer.get("stop_reason") or last.stop_reason, usage,
                      last.model)
+
+
+class SummarizingModel:
+    """A `Model` whose every answer is `summarizer(last user text)`: the model behind the
+    emulated API when all there is offline is a strategy's summarizer. Its usage is counted
+    with `counter` (input: the request's messages; output: the summary)."""
+
+    name = "summarizer"
+
+    def __init__(self, summarizer: Callable[[str], str], counter: Any):
+        self.summarizer, self.counter = summarizer, counter
+
+    def create(self, *, system: str, messages: list[Message], tools: list[dict[str, Any]],
+               max_tokens: int, cache: bool | None = None) -> Reply:
+        prompt = "\n".join(b.get("text", "") for b in blocks(messages[-1]))
+        text = self.summarizer(prompt) or ""
+        usage = Usage(input_tokens=self.counter.count(messages, system, tools),
+                      output_tokens=self.counter.count_text(text))
+        return Reply([{"type": "text", "text": text}] if text else [], "end_turn", usage,
+                     self.name)
