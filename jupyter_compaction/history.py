@@ -35,8 +35,11 @@ from .media import MEDIA_KINDS, media_label, media_problem
 Message = dict[str, Any]
 Block = dict[str, Any]
 
-ROLES = ("user", "assistant")
-BLOCK_TYPES = {"user": {"text", "tool_result", *MEDIA_KINDS}, "assistant": {"text", "tool_use"}}
+SYSTEM = "system"  # a mid-conversation system message (see the end of the file)
+ROLES = ("user", "assistant", SYSTEM)
+TURN_ROLES = ROLES[:2]  # the roles that alternate
+BLOCK_TYPES = {"user": {"text", "tool_result", *MEDIA_KINDS}, "assistant": {"text", "tool_use"},
+               SYSTEM: {"text"}}
 RESULT_PART_TYPES = {"text", *MEDIA_KINDS}  # block types a tool_result's list content may hold
 
 
@@ -103,7 +106,10 @@ def _check_shape(i: int, message: Any) -> None:
     if not isinstance(message, dict):
         raise InvalidHistory(i, "a message must be a dict", type(message).__name__)
     if message.get("role") not in ROLES:
-        raise InvalidHistory(i, "role must be 'user' or 'assistant'", repr(message.get("role")))
+        raise InvalidHistory(i, "role must be 'user', 'assistant' or 'system'",
+                             repr(message.get("role")))
+    if message["role"] == SYSTEM:
+        _check_system_fields(i, message)
     content = message.get("content")
     if isinstance(content, str):
         return
@@ -182,9 +188,13 @@ def validate(messages: Sequence[Message], tools: Sequence[Any] | None = None) ->
         raise InvalidHistory(0, "a history must be a list of messages")
     seen: set[str] = set()
     opened = opens_with_compaction(messages)  # on-demand: the summary block comes first
+    turn = int(opened)
     for i, message in enumerate(messages):
         _check_shape(i, message)
-        expected = ROLES[(i + opened) % 2]
+        if message["role"] == SYSTEM:  # between turns: it follows a user message
+            _check_system_place(i, messages)
+            continue
+        expected, turn = TURN_ROLES[turn % 2], turn + 1
         if message["role"] != expected:
             rule = "the first message must come from user" if i == 0 else "roles must alternate"
             raise InvalidHistory(i, rule, f"expected {expected}, got {message['role']}")
@@ -429,3 +439,29 @@ def to_openai(messages: Sequence[Message]) -> list[Message]:
         elif texts or not m["content"]:
             out.append({"role": m["role"], "content": "".join(texts)})
     return out
+
+
+# --- mid-conversation system messages -------------------------------------------------------
+#
+# A `{"role": "system"}` message restates or adds instructions partway through, right
+# after a user message (docs: build-with-claude/mid-conversation-system-messages; SDK
+# `BetaSystemMessageParam`: text content, optional `clear_at` "next_user_message" or
+# "never", and `output_config`). It is not a turn: the roles around it alternate as if it
+# were not there, and the turn it follows owns it (`turns()`), so a strategy that drops
+# or summarizes that turn drops it too: instructions inside a summarized range are gone.
+
+CLEAR_AT = ("next_user_message", "never")
+SYSTEM_KEYS = {"role", "content", "clear_at", "output_config"}
+
+
+def _check_system_fields(i: int, message: Message) -> None:
+    extra = set(message) - SYSTEM_KEYS
+    if extra:
+        raise InvalidHistory(i, "a system message has no field " + repr(sorted(extra)[0]))
+    if message.get("clear_at", "never") not in CLEAR_AT:
+        raise InvalidHistory(i, "a system message's clear_at is 'next_user_message' or 'never'")
+
+
+def _check_system_place(i: int, messages: Sequence[Message]) -> None:
+    if not i or messages[i - 1].get("role") != "user":
+        raise InvalidHistory(i, "a system message must come right after a user message")

@@ -36,7 +36,13 @@ from ..api_context import (
     context_request,
     memory_tool,
 )
-from ..history import InvalidHistory, check_tools_defined, opens_with_compaction
+from ..history import (
+    SYSTEM,
+    SYSTEM_KEYS,
+    InvalidHistory,
+    check_tools_defined,
+    opens_with_compaction,
+)
 from ..memory_tool import MEMORY_TOOL_NAME
 from .base import Reply, Usage
 
@@ -123,10 +129,15 @@ def _clean_block(block: Any) -> Any:
 
 
 def _clean_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A copy of one message with the keys the API accepts: `role` and `content`, and a
+    mid-conversation system message's `clear_at` and `output_config` (SDK
+    `BetaSystemMessageParam`)."""
     content = message.get("content")
     if isinstance(content, list):
         content = [_clean_block(b) for b in content]
-    return {"role": message.get("role"), "content": content}
+    extra = SYSTEM_KEYS - {"role", "content"} if message.get("role") == SYSTEM else ()
+    return {"role": message.get("role"), "content": content,
+            **{k: copy.deepcopy(message[k]) for k in extra if k in message}}
 
 
 def _clean_tool(tool: dict[str, Any]) -> dict[str, Any]:

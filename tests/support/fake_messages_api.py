@@ -38,8 +38,10 @@ speaks enough of the API for `anthropic.Anthropic(base_url=fake.base_url, ...)`:
 
 Left out: streaming, images and documents (accepted, counted as JSON), thinking, batches,
 the 4096-token minimum cacheable prefix (settable with `min_cacheable_tokens`), cache TTLs.
-Deliberately stricter than the real API: consecutive messages with the same role are
-rejected (the API now merges them), which catches broken history surgery early.
+Mid-conversation `system` messages are accepted right after a user message (text only,
+with `clear_at` and `output_config`); the roles around them alternate as if they were
+not there. Deliberately stricter than the real API: consecutive messages with the same
+role are rejected (the API now merges them), which catches broken history surgery early.
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ _BLOCK_KEYS: dict[str, set[str]] = {
 }
 _USER_ONLY = {"tool_result"}
 _ASSISTANT_ONLY = {"tool_use", "thinking", "redacted_thinking", "compaction"}
+_SYSTEM_KEYS = {"clear_at", "output_config"}  # what a mid-conversation system message adds
 _TOOL_KEYS = {"type", "name", "description", "input_schema", "cache_control", "strict"}
 MAX_CACHE_BREAKPOINTS = 4
 TOOLS_REQUIRED = "Requests which include `tool_use` or `tool_result` blocks must define tools."
@@ -174,6 +177,8 @@ def _check_block(block: Any, role: str, where: str) -> None:
         raise _Invalid(f"{where}: `{kind}` blocks can only appear in `user` messages")
     if role == "user" and kind in _ASSISTANT_ONLY:
         raise _Invalid(f"{where}: `{kind}` blocks can only appear in `assistant` messages")
+    if role == "system" and kind != "text":
+        raise _Invalid(f"{where}: a `system` message holds text blocks only, not `{kind}`")
     if "cache_control" in block:
         _check_cache_control(block["cache_control"], where)
     if kind == "text":
@@ -340,11 +345,17 @@ def _validate(body: Any, count_tokens: bool) -> None:
         where = f"messages.{i}"
         if not isinstance(message, dict):
             raise _Invalid(f"{where}: Input should be a valid dictionary")
-        extra = set(message) - {"role", "content"}
+        allowed = {"role", "content"} | (_SYSTEM_KEYS if message.get("role") == "system" else set())
+        extra = set(message) - allowed
         if extra:
             raise _Invalid(f"{where}.{sorted(extra)[0]}: Extra inputs are not permitted")
-        if message.get("role") not in ("user", "assistant"):
-            raise _Invalid(f"{where}.role: Input should be 'user' or 'assistant'")
+        if message.get("role") not in ("user", "assistant", "system"):
+            raise _Invalid(f"{where}.role: Input should be 'user', 'assistant' or 'system'")
+        if message["role"] == "system" and (i == 0 or not isinstance(messages[i - 1], dict)
+                                            or messages[i - 1].get("role") != "user"):
+            raise _Invalid(f"{where}: a system message must immediately follow a user message")
+        if message.get("clear_at", "never") not in ("next_user_message", "never"):
+            raise _Invalid(f"{where}.clear_at: Input should be 'next_user_message' or 'never'")
         if "content" not in message:
             raise _Invalid(f"{where}.content: Field required")
         content = message["content"]
@@ -364,7 +375,8 @@ def _validate(body: Any, count_tokens: bool) -> None:
     on_demand = bool(first) and isinstance(first[0], dict) and first[0].get("type") == "compaction"
     if messages[0]["role"] != "user" and not on_demand:  # an on-demand block comes first
         raise _Invalid('messages: first message must use the "user" role')
-    for previous, message in itertools.pairwise(messages):
+    turns = [m for m in messages if m["role"] != "system"]  # system messages sit between
+    for previous, message in itertools.pairwise(turns):
         if previous["role"] == message["role"]:
             raise _Invalid(
                 'messages: roles must alternate between "user" and "assistant", but found '
