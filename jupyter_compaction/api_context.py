@@ -153,14 +153,23 @@ def clear_thinking_edit(keep: int | str = 1) -> dict[str, Any]:
     return {"type": CLEAR_THINKING, "keep": _tokens("thinking_turns", keep)}
 
 
-def compact_edit(trigger: int, instructions: str | None = None) -> dict[str, Any]:
-    """A `compact_20260112` edit firing above `trigger` input tokens (at least 50,000)."""
+def compact_edit(trigger: int, instructions: str | None = None, *,
+                 pause_after_compaction: bool = False) -> dict[str, Any]:
+    """A `compact_20260112` edit firing above `trigger` input tokens (at least 50,000).
+    `pause_after_compaction` ends the reply right after the `compaction` block (stop
+    reason "compaction"), so the client can add to the turn before the model goes on
+    (SDK `BetaCompact20260112EditParam.pause_after_compaction`)."""
     if trigger < MIN_COMPACT_TRIGGER:
         raise ValueError(f"the API's compaction trigger must be at least "
                          f"{MIN_COMPACT_TRIGGER:_} tokens, not {trigger:_}")
+    if not isinstance(pause_after_compaction, bool):
+        raise TypeError(f"pause_after_compaction takes True or False, not "
+                        f"{pause_after_compaction!r}")
     edit: dict[str, Any] = {"type": COMPACT, "trigger": _tokens("input_tokens", trigger)}
     if instructions:
         edit["instructions"] = instructions
+    if pause_after_compaction:
+        edit["pause_after_compaction"] = True
     return edit
 
 
