@@ -15,6 +15,7 @@ from jupyter_compaction.server_compaction import (
     CONTENT_MISMATCH,
     SIGNATURE_INVALID,
     new_block,
+    serve,
     signature_problem,
 )
 from jupyter_compaction.store import SessionStore
@@ -199,3 +200,24 @@ def test_the_store_and_the_counter_keep_and_count_a_null_block(tmp_path):
     store.append_message(session, message)
     assert store.transcript(session) == [message]
     assert TokenCounter().count([message]) > 0
+
+
+def test_at_a_threshold_a_failed_summary_gives_a_null_block_and_the_full_context_answers():
+    seen = []
+
+    def respond(request):
+        seen.append(request["messages"])
+        if "<turns>" in str(request["messages"]):  # the summary step calls a tool instead
+            return {"content": [{"type": "tool_use", "id": "t", "name": "read", "input": {}}]}
+        return {"content": [{"type": "text", "text": "answer"}]}
+
+    body = {"model": "m", "max_tokens": 10, "messages": conversation(),
+            "context_management": {"edits": [{"type": "compact_20260112",
+                                               "trigger": {"type": "input_tokens",
+                                                           "value": 1}}]}}
+    _, answer, steps = serve(body, respond, lambda request: 100)
+    block = answer["content"][0]
+    assert block["type"] == "compaction" and block["content"] is None
+    assert signature_problem(block) is None and answer["content"][1]["text"] == "answer"
+    assert seen[-1] == conversation()  # the reply read the whole context
+    assert [s["type"] for s in steps] == ["compaction", "message"]
