@@ -21,9 +21,13 @@ The block comes back alone with `stop_reason` "compaction"; its cost is only in
 (`pricing.dollars`). A block with `content: null` is the documented failed compaction:
 the history is left as it was and the note says so, so the agent tries again later.
 
-Left out: the background variant (the request runs while the conversation goes on; then
-exactly the messages it was sent are replaced), which needs the agent loop; and the
-tool definitions, when none are given: each tool the history calls is described by its
+The background variant (docs page build-with-claude/compaction-background) is
+`swap_in()`: the compaction request goes out with the history as it stands, the
+conversation goes on with the full history meanwhile, and when the block arrives exactly
+the messages the request held are replaced by it; every turn added since stays after it.
+
+Left out: running the background variant inside the agent loop, and the tool
+definitions when none are given: each tool the history calls is then described by its
 name alone (ours; the API needs definitions for a history with tool blocks).
 """
 
@@ -94,3 +98,13 @@ class ServerSummarize:
                               if b.get("type") == "tool_use")
         return [{"name": n, "description": f"the agent's {n} tool",
                  "input_schema": {"type": "object"}} for n in names]
+
+
+def swap_in(history: Sequence[Message], sent: int, reply: Any) -> list[Message]:
+    """`history` with its first `sent` messages (what the compaction request held)
+    replaced by the reply's `compaction` block, or unchanged when no summary came back
+    (another stop reason, or `content: null`): then the full history stays."""
+    block = next((b for b in reply.content if b.get("type") == COMPACTION), None)
+    if reply.stop_reason != "compaction" or block is None or block.get("content") is None:
+        return list(history)
+    return [{"role": "assistant", "content": [block]}, *history[sent:]]

@@ -3,6 +3,8 @@ and through the real SDK against the strict local Messages API."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from jupyter_compaction import TokenCounter
@@ -12,6 +14,7 @@ from jupyter_compaction.models.base import Usage
 from jupyter_compaction.pricing import dollars
 from jupyter_compaction.server_compaction import signature_problem
 from jupyter_compaction.strategies import STRATEGIES, ServerSummarize
+from jupyter_compaction.strategies.server_summarize import swap_in
 from tests.strategies.test_summarize import TASK, ticket_history
 from tests.support.fake_messages_api import FakeMessagesAPI
 from tests.support.needs import NEEDS_ANTHROPIC
@@ -117,3 +120,26 @@ def test_the_strict_api_refuses_the_request_the_strategy_never_sends():
         cut = ServerSummarize(tail_tokens=300).cut(ticket_history(turns=8), 2_000, COUNTER)
         assert model.compact(system="", messages=ticket_history(turns=8)[:cut],
                              tools=list(TOOLS)).stop_reason == "compaction"
+
+
+@NEEDS_ANTHROPIC
+def test_in_the_background_the_talk_goes_on_and_exactly_the_sent_messages_are_replaced():
+    chat = [{"role": "user", "content": TASK}, {"role": "assistant", "content": "Looking."},
+            {"role": "user", "content": "Which waybill?"},
+            {"role": "assistant", "content": "VD-50003."}]
+    with FakeMessagesAPI(summary_responder) as api, ThreadPoolExecutor(1) as pool:
+        model = AnthropicModel(api_key="sk-ant-test-key", base_url=api.base_url, cache=False)
+        sent = len(chat)
+        pending = pool.submit(model.compact, system="", messages=list(chat), tools=[])
+        for turn in range(3):  # meanwhile, the conversation goes on with the full history
+            chat.append({"role": "user", "content": f"And then {turn}?"})
+            chat.append(model.create(system="", messages=chat, tools=[],
+                                     max_tokens=50).as_message())
+        swapped = swap_in(chat, sent, pending.result())
+        assert swapped[1:] == chat[sent:] and len(swapped) == len(chat) - sent + 1
+        validate(swapped)
+        model.create(system="", messages=[*swapped, {"role": "user", "content": "Go on."}],
+                     tools=[], max_tokens=50)
+        assert api.refusals == []
+    failed = type(pending.result())([{"type": "compaction", "content": None}], "compaction")
+    assert swap_in(chat, sent, failed) == chat
