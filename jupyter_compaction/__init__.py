@@ -17,7 +17,7 @@ EXPORTS = {
     "turns": "history", "validate": "history",
     "STRATEGIES": "strategies", "ClearToolResults": "strategies", "CompactAll": "strategies",
     "Compaction": "strategies", "CompressionStuck": "strategies",
-    "NoCompaction": "strategies", "Progressive": "strategies",
+    "NoCompaction": "strategies", "Progressive": "strategies", "ServerSummarize": "strategies",
     "SummarizeMiddle": "strategies", "TrimTurns": "strategies",
     "TaskState": "task_state", "Todo": "task_state",
     "TokenCounter": "tokens", "estimate_tokens": "tokens",

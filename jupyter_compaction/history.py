@@ -6,7 +6,8 @@ where `content` is a string or a list of `text`, `tool_use` and `tool_result` bl
 `validate()` enforces the rules the real API enforces, so every strategy can be checked
 against them:
 
-1. the first message comes from `user`, and roles alternate;
+1. the first message comes from `user` (or is an on-demand `compaction` block, put
+   first), and roles alternate;
 2. every `tool_use` id is answered by a `tool_result` in the very next (user) message,
    and those results come first in it;
 3. a `tool_result` answers a `tool_use` of the message right before it;
@@ -34,8 +35,11 @@ from .media import MEDIA_KINDS, media_label, media_problem
 Message = dict[str, Any]
 Block = dict[str, Any]
 
-ROLES = ("user", "assistant")
-BLOCK_TYPES = {"user": {"text", "tool_result", *MEDIA_KINDS}, "assistant": {"text", "tool_use"}}
+SYSTEM = "system"  # a mid-conversation system message (see the end of the file)
+ROLES = ("user", "assistant", SYSTEM)
+TURN_ROLES = ROLES[:2]  # the roles that alternate
+BLOCK_TYPES = {"user": {"text", "tool_result", *MEDIA_KINDS}, "assistant": {"text", "tool_use"},
+               SYSTEM: {"text"}}
 RESULT_PART_TYPES = {"text", *MEDIA_KINDS}  # block types a tool_result's list content may hold
 
 
@@ -102,7 +106,10 @@ def _check_shape(i: int, message: Any) -> None:
     if not isinstance(message, dict):
         raise InvalidHistory(i, "a message must be a dict", type(message).__name__)
     if message.get("role") not in ROLES:
-        raise InvalidHistory(i, "role must be 'user' or 'assistant'", repr(message.get("role")))
+        raise InvalidHistory(i, "role must be 'user', 'assistant' or 'system'",
+                             repr(message.get("role")))
+    if message["role"] == SYSTEM:
+        _check_system_fields(i, message)
     content = message.get("content")
     if isinstance(content, str):
         return
@@ -180,9 +187,14 @@ def validate(messages: Sequence[Message], tools: Sequence[Any] | None = None) ->
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         raise InvalidHistory(0, "a history must be a list of messages")
     seen: set[str] = set()
+    opened = opens_with_compaction(messages)  # on-demand: the summary block comes first
+    turn = int(opened)
     for i, message in enumerate(messages):
         _check_shape(i, message)
-        expected = ROLES[i % 2]
+        if message["role"] == SYSTEM:  # between turns: it follows a user message
+            _check_system_place(i, messages)
+            continue
+        expected, turn = TURN_ROLES[turn % 2], turn + 1
         if message["role"] != expected:
             rule = "the first message must come from user" if i == 0 else "roles must alternate"
             raise InvalidHistory(i, rule, f"expected {expected}, got {message['role']}")
@@ -206,6 +218,7 @@ def validate(messages: Sequence[Message], tools: Sequence[Any] | None = None) ->
                 raise InvalidHistory(i, "duplicate tool_use id", tid)
             seen.add(tid)
         _check_server_results(i, message)
+        _check_compaction_place(i, message, opened)
     if tools is not None:
         check_tools_defined(messages, tools)
 
@@ -236,7 +249,9 @@ def turns(messages: Sequence[Message]) -> list[tuple[int, int]]:
 # (`drop_old_thinking`). Server tools run on the API's side: a `server_tool_use` and its
 # `web_search_tool_result` sit in the same assistant message, so they need no user
 # message. A `compaction` block (the API's server-side summary) opens an assistant
-# message; the API ignores everything before it. A `search_result` (source, title, text
+# message; the API ignores everything before it. Asked for on demand, it comes back alone
+# and is put first in the history, in place of what it summarized (`opens_with_compaction`,
+# the one case where the first message is the assistant's). A `search_result` (source, title, text
 # blocks) is a user block or part of a tool result. How these blocks count as tokens is
 # documented in tokens.py.
 
@@ -274,7 +289,7 @@ BLOCK_RULES = {
     "web_search_tool_result": lambda i, b: (_require(i, b, str, "tool_use_id"),
                                             _require(i, b, (list, dict), "content")),
     "search_result": _check_search_result,
-    COMPACTION: lambda i, b: _require(i, b, str, "content"),
+    COMPACTION: lambda i, b: _check_compaction(i, b),
 }
 
 BLOCK_TEXT = {
@@ -284,8 +299,47 @@ BLOCK_TEXT = {
     "web_search_tool_result": lambda b: json.dumps(b.get("content"), sort_keys=True),
     "search_result": lambda b: "\n".join(
         [b.get("title", ""), b.get("source", ""), *(p.get("text", "") for p in b["content"])]),
-    COMPACTION: lambda b: b["content"],
+    COMPACTION: lambda b: b.get("content") or "",  # a failed one (null) says nothing
 }
+
+
+def _check_compaction(i: int, block: Block) -> None:
+    """The fields of the SDK's `BetaCompactionBlockParam`: `content` a non-empty string,
+    or null for a failed compaction (a no-op the API accepts back); `encrypted_content`
+    and `signature` opaque strings; `tool_changes` a list. Each is sent back unchanged."""
+    content = block.get("content")
+    if content is not None and not (isinstance(content, str) and content):
+        raise InvalidHistory(i, "a compaction block's 'content' is a non-empty string or null")
+    for name in ("encrypted_content", "signature"):
+        if block.get(name) is not None and not isinstance(block[name], str):
+            raise InvalidHistory(i, f"a compaction block's {name!r} must be a string")
+    if block.get("tool_changes") is not None and not isinstance(block["tool_changes"], list):
+        raise InvalidHistory(i, "a compaction block's 'tool_changes' must be a list")
+
+
+def opens_with_compaction(messages: Sequence[Message]) -> bool:
+    """The history starts with an assistant message whose first block is a `compaction`
+    block: an on-demand summary put first, in place of the messages it summarized."""
+    if not messages or not isinstance(messages[0], dict):
+        return False
+    content = messages[0].get("content")
+    return (messages[0].get("role") == "assistant" and isinstance(content, list)
+            and bool(content) and isinstance(content[0], dict)
+            and content[0].get("type") == COMPACTION)
+
+
+def _check_compaction_place(i: int, message: Message, opened: bool) -> None:
+    """A compaction block opens its assistant message (the SDK's
+    `CompactionBlockMisplacedError`); a history opened by one holds no second one with
+    content (`CompactionBlockAmbiguousError`: send only the newest block)."""
+    for k, block in enumerate(blocks(message)):
+        if block.get("type") != COMPACTION:
+            continue
+        if k:
+            raise InvalidHistory(i, "a compaction block must be the first block of its message")
+        if opened and i and block.get("content") is not None:
+            raise InvalidHistory(i, "a history that opens with a compaction block holds no "
+                                    "other compaction block with content; send only the newest")
 
 
 def _check_server_results(i: int, message: Message) -> None:
@@ -386,3 +440,29 @@ def to_openai(messages: Sequence[Message]) -> list[Message]:
         elif texts or not m["content"]:
             out.append({"role": m["role"], "content": "".join(texts)})
     return out
+
+
+# --- mid-conversation system messages -------------------------------------------------------
+#
+# A `{"role": "system"}` message restates or adds instructions partway through, right
+# after a user message (docs: build-with-claude/mid-conversation-system-messages; SDK
+# `BetaSystemMessageParam`: text content, optional `clear_at` "next_user_message" or
+# "never", and `output_config`). It is not a turn: the roles around it alternate as if it
+# were not there, and the turn it follows owns it (`turns()`), so a strategy that drops
+# or summarizes that turn drops it too: instructions inside a summarized range are gone.
+
+CLEAR_AT = ("next_user_message", "never")
+SYSTEM_KEYS = {"role", "content", "clear_at", "output_config"}
+
+
+def _check_system_fields(i: int, message: Message) -> None:
+    extra = set(message) - SYSTEM_KEYS
+    if extra:
+        raise InvalidHistory(i, "a system message has no field " + repr(sorted(extra)[0]))
+    if message.get("clear_at", "never") not in CLEAR_AT:
+        raise InvalidHistory(i, "a system message's clear_at is 'next_user_message' or 'never'")
+
+
+def _check_system_place(i: int, messages: Sequence[Message]) -> None:
+    if not i or messages[i - 1].get("role") != "user":
+        raise InvalidHistory(i, "a system message must come right after a user message")

@@ -161,6 +161,13 @@ REMEMBERED_PROMPTS = 64  # the newest prompts `built_from()` can still name the 
 _recent: OrderedDict[str, Ingredients] = OrderedDict()
 
 
+def instructions_text(*, data: bool = True) -> str:
+    """The summary instructions with their sections (and the note that tool output is
+    data, for a prompt that holds a transcript)."""
+    return INSTRUCTIONS.format(sections="\n".join(f"## {s}" for s in SECTIONS),
+                               data=DATA_NOTE if data else "")
+
+
 def summary_prompt(middle: Sequence[Message], previous: str | None = None, goal: str = "",
                    focus: str = "", *, cover: tuple[int, int] | None = None) -> SummaryPrompt:
     """The exact prompt sent to the summarizer for the turns in `middle`, with secrets
@@ -170,8 +177,7 @@ def summary_prompt(middle: Sequence[Message], previous: str | None = None, goal:
     With `cover=(first, last)` the prompt is for a model that already reads the
     conversation: no task and no transcript, only which of its messages (counted from 1)
     to summarize."""
-    parts = [INSTRUCTIONS.format(sections="\n".join(f"## {s}" for s in SECTIONS),
-                                 data="" if cover else DATA_NOTE)]
+    parts = [instructions_text(data=not cover)]
     if focus.strip():
         parts.append(FOCUS_INSTRUCTIONS.format(focus=_quoted(" ".join(focus.split()))))
     if goal and not cover:

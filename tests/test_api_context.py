@@ -56,6 +56,13 @@ def test_clear_tool_inputs_is_true_or_a_list_of_tool_names():
         clear_tool_edit(ClearToolResults(), trigger=8_000, clear_inputs="read_file")
 
 
+def test_compact_edit_pauses_after_compaction_when_asked():
+    assert "pause_after_compaction" not in compact_edit(60_000)
+    assert compact_edit(60_000, pause_after_compaction=True)["pause_after_compaction"] is True
+    with pytest.raises(TypeError, match="True or False"):
+        compact_edit(60_000, pause_after_compaction="yes")
+
+
 def test_compact_edit_and_its_minimum_trigger():
     assert compact_edit(60_000) == {"type": "compact_20260112",
                                     "trigger": {"type": "input_tokens", "value": 60_000}}

@@ -12,7 +12,11 @@ from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.pricing import dollars
 from jupyter_compaction.server_compaction import ServerCompactingModel, from_compaction
 from jupyter_compaction.tokens import TokenCounter
-from tests.support.fake_messages_api import FakeMessagesAPI, model_responder
+from tests.support.fake_messages_api import (
+    FakeMessagesAPI,
+    model_responder,
+    strip_cache_control,
+)
 from tests.support.needs import NEEDS_ANTHROPIC
 
 pytestmark = NEEDS_ANTHROPIC
@@ -63,7 +67,7 @@ def test_iterations_bill_the_summary_step_and_dollars_price_it(tmp_path):
 
 
 def test_pause_after_compaction_stops_the_reply_and_the_agent_goes_on(tmp_path):
-    edit = {**compact_edit(50_000, KEEP), "pause_after_compaction": True}
+    edit = compact_edit(50_000, KEEP, pause_after_compaction=True)
     spec, workspace, api, run = play_markdown(tmp_path, edit)
     assert spec.outcome(run, workspace) == "correct" and api.refusals == []
     paused = [n for n, r in enumerate(api.message_requests)
@@ -75,6 +79,9 @@ def test_pause_after_compaction_stops_the_reply_and_the_agent_goes_on(tmp_path):
     joined = [m for m in run.messages if m["role"] == "assistant"
               and blocks(m)[0]["type"] == "compaction"]
     assert joined and len(blocks(joined[0])) > 1  # the reply continued the paused turn
+    returned = api.message_requests[paused[0]]["response"]["content"][0]
+    sent_block = strip_cache_control(sent_back["content"][0])  # the adapter's breakpoint
+    assert sent_block == returned  # the block went back as it came
     validate(run.messages)
     assert any(u.iterations and [s["type"] for s in u.iterations] == ["compaction"]
                for u in run.usage)

@@ -14,6 +14,10 @@ client is built on the first call. The key never appears in `repr()`, in our err
 a reply. SDK errors become one-line `ModelError`s; retries are the SDK's own
 (`max_retries`, with its backoff and `retry-after` handling), there is no second loop.
 
+`compact()` asks for an on-demand compaction. Every block a reply holds (a `compaction`
+block with its signature and null content, a `thinking` block with its signature, a type
+this module does not know) comes back as the API sent it, and is sent again unchanged.
+
 Left out: streaming, images, extended thinking and batches.
 """
 
@@ -25,8 +29,20 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ..api_context import CONTEXT_EDITING_BETA, context_request, memory_tool
-from ..history import InvalidHistory, check_tools_defined
+from ..api_context import (
+    CONTEXT_EDITING_BETA,
+    ON_DEMAND_BETA,
+    compaction_param,
+    context_request,
+    memory_tool,
+)
+from ..history import (
+    SYSTEM,
+    SYSTEM_KEYS,
+    InvalidHistory,
+    check_tools_defined,
+    opens_with_compaction,
+)
 from ..memory_tool import MEMORY_TOOL_NAME
 from .base import Reply, Usage
 
@@ -44,7 +60,8 @@ _BLOCK_KEYS: dict[str, tuple[str, ...]] = {
     "document": ("type", "source", "title", "context"),
     "thinking": ("type", "thinking", "signature"),
     "redacted_thinking": ("type", "data"),
-    "compaction": ("type", "content"),
+    # SDK `BetaCompactionBlockParam`: every field is sent back as it was returned.
+    "compaction": ("type", "content", "encrypted_content", "signature", "tool_changes"),
 }
 _TOOL_KEYS = ("type", "name", "description", "input_schema", "strict")
 
@@ -59,6 +76,8 @@ class ModelError(RuntimeError):
     `status` is the HTTP status (None when no response came back: timeout, dropped
     connection, unreadable body), `error_type` the API's error type (`rate_limit_error`,
     `overloaded_error`, ...) or ours (`timeout`, `connection_error`, `malformed_response`),
+    `error_code` the body's `error.details.error_code` when it has one (the SDK's
+    `APIStatusError.error_code`, e.g. `compaction_signature_invalid`),
     and `retryable` says whether trying again later can help (the SDK already retried
     `max_retries` times before this was raised).
     """
@@ -71,8 +90,10 @@ class ModelError(RuntimeError):
         error_type: str | None = None,
         retryable: bool = False,
         request_id: str | None = None,
+        error_code: str | None = None,
     ) -> None:
         super().__init__(message)
+        self.error_code = error_code
         self.status = status
         self.error_type = error_type
         self.retryable = retryable
@@ -108,10 +129,15 @@ def _clean_block(block: Any) -> Any:
 
 
 def _clean_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A copy of one message with the keys the API accepts: `role` and `content`, and a
+    mid-conversation system message's `clear_at` and `output_config` (SDK
+    `BetaSystemMessageParam`)."""
     content = message.get("content")
     if isinstance(content, list):
         content = [_clean_block(b) for b in content]
-    return {"role": message.get("role"), "content": content}
+    extra = SYSTEM_KEYS - {"role", "content"} if message.get("role") == SYSTEM else ()
+    return {"role": message.get("role"), "content": content,
+            **{k: copy.deepcopy(message[k]) for k in extra if k in message}}
 
 
 def _clean_tool(tool: dict[str, Any]) -> dict[str, Any]:
@@ -120,17 +146,21 @@ def _clean_tool(tool: dict[str, Any]) -> dict[str, Any]:
     return {k: copy.deepcopy(tool[k]) for k in _TOOL_KEYS if k in tool}
 
 
-def native_tools(tools: list[dict[str, Any]], edits: Sequence[dict[str, Any]] = ()
+def native_tools(tools: list[dict[str, Any]], edits: Sequence[dict[str, Any]] = (),
+                 messages: Sequence[dict[str, Any]] = ()
                  ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """`tools` with our `memory` tool swapped for the API's memory tool definition, and the
     extra keyword arguments (`betas`, `context_management`) that switch it and `edits` on
-    (none when there is neither)."""
+    (none when there is neither). A history that opens with an on-demand `compaction`
+    block goes out under the on-demand beta."""
     memory = any(t.get("name") == MEMORY_TOOL_NAME for t in tools)
-    if not memory and not edits:
+    on_demand = opens_with_compaction(messages) and not edits
+    if not memory and not edits and not on_demand:
         return tools, {}
     tools = [memory_tool() if t.get("name") == MEMORY_TOOL_NAME else t for t in tools]
     request = context_request(list(edits), memory=memory)
-    extra: dict[str, Any] = {"betas": request["betas"] or [CONTEXT_EDITING_BETA]}
+    betas = request["betas"] or ([] if on_demand else [CONTEXT_EDITING_BETA])
+    extra: dict[str, Any] = {"betas": [*betas, *([ON_DEMAND_BETA] if on_demand else [])]}
     if edits:
         extra["context_management"] = request["context_management"]
     return tools, extra
@@ -178,8 +208,8 @@ def _block_to_dict(block: Any) -> dict[str, Any]:
             "name": block.name,
             "input": copy.deepcopy(block.input) if block.input is not None else {},
         }
-    if hasattr(block, "model_dump"):
-        return block.model_dump(mode="json", exclude_none=True)
+    if hasattr(block, "model_dump"):  # every field the API sent, a null one included
+        return block.model_dump(mode="json", exclude_unset=True)
     return dict(block)
 
 
@@ -273,15 +303,42 @@ class AnthropicModel:
         A history with tool blocks and no `tools` is refused here, unsent, as the API
         would refuse it."""
         _check_tools(messages, tools)
-        tools, extra = native_tools(tools, self.edits) if self.native else (tools, {})
+        tools, extra = (native_tools(tools, self.edits, messages) if self.native
+                        else (tools, {}))
         kwargs = build_request(
             system=system, messages=messages, tools=tools,
             cache=self.cache if cache is None else cache,
         )
+        return self._send(max_tokens=max_tokens, **kwargs, **extra)
+
+    def compact(
+        self,
+        *,
+        system: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        instructions: str | None = None,
+        max_tokens: int = 16_000,
+        cache: bool | None = None,
+    ) -> Reply:
+        """Ask for an on-demand compaction of `messages` (beta `compact-2026-09-04`): the
+        reply holds one `compaction` block, to be put first in the next request's messages
+        in place of `messages`; its cost is in `reply.usage.iterations`. The edits are not
+        sent: the API refuses `compaction` with `context_management`."""
+        _check_tools(messages, tools)
+        tools, extra = native_tools(tools, (), messages)
+        kwargs = build_request(system=system, messages=messages, tools=tools,
+                               cache=self.cache if cache is None else cache)
+        betas = [b for b in extra.get("betas", []) if b != ON_DEMAND_BETA]
+        return self._send(max_tokens=max_tokens, **kwargs, betas=[*betas, ON_DEMAND_BETA],
+                          compaction=compaction_param(instructions))
+
+    def _send(self, **request: Any) -> Reply:
+        """One `messages.create()` (the beta one when betas are asked for) as a `Reply`."""
         client = self.client
         try:
-            api = client.beta.messages if extra else client.messages
-            message = api.create(model=self.name, max_tokens=max_tokens, **kwargs, **extra)
+            api = client.beta.messages if "betas" in request else client.messages
+            message = api.create(model=self.name, **request)
         except Exception as err:  # every SDK failure becomes one ModelError
             raise self._error(err) from err
         if not hasattr(message, "content"):  # a 2xx body that was not a Message
@@ -296,7 +353,8 @@ class AnthropicModel:
     ) -> int:
         """The exact input-token count of a request, from the API's count endpoint."""
         _check_tools(messages, tools)
-        tools, extra = native_tools(tools, self.edits) if self.native else (tools, {})
+        tools, extra = (native_tools(tools, self.edits, messages) if self.native
+                        else (tools, {}))
         kwargs = build_request(system=system, messages=messages, tools=tools, cache=False)
         client = self.client
         try:
@@ -357,6 +415,7 @@ class AnthropicModel:
                 error_type=str(kind),
                 retryable=retryable,
                 request_id=err.response.headers.get("request-id"),
+                error_code=getattr(err, "error_code", None),
             )
         if anthropic is not None and isinstance(err, anthropic.APITimeoutError):
             return ModelError(

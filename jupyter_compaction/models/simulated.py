@@ -79,7 +79,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..asked_compaction import COMPACT_TOOL, read_usage_line
-from ..history import Message, blocks, call_key, result_text
+from ..history import Message, blocks, call_key, opens_with_compaction, result_text
 from ..memory_tool import MEMORY_ROOT, MEMORY_TOOL_NAME
 from ..scenarios import load
 from ..scenarios.base import Call, Question, Scenario
@@ -532,8 +532,9 @@ def _retries(errors: list[tuple[tuple[str, str], str]], calls: list[tuple[str, s
 def _task(messages: list[Message]) -> str:
     """The task the request sets: the first message's text (summaries folded into it left
     out); when that message is itself a summary (a server compaction hands one over as
-    the first message), the goal its Goal section states."""
-    text = message_goal(messages[0])
+    the first message), the goal its Goal section states. A history opened by an
+    on-demand compaction block sets its task in the first user message after it."""
+    text = message_goal(messages[1 if opens_with_compaction(messages) else 0])
     return goal_of(text) or text
 
 

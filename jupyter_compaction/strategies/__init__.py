@@ -17,6 +17,7 @@ from .base import (
 from .clear import PLACEHOLDER, ClearToolResults
 from .compact import CompactAll
 from .progressive import Progressive
+from .server_summarize import ServerSummarize
 from .summarize import SummarizeMiddle
 from .trim import TrimTurns
 
@@ -27,6 +28,7 @@ STRATEGIES = {
     "summarize": SummarizeMiddle(),
     "compact": CompactAll(),
     "progressive": Progressive(),
+    "server-summarize": ServerSummarize(),
 }
 
 
@@ -42,7 +44,7 @@ def get(name: str) -> Strategy:
 
 __all__ = [
     "PLACEHOLDER", "STRATEGIES", "ClearToolResults", "CompactAll", "Compaction",
-    "CompressionStuck", "NoCompaction", "Progressive", "Strategy", "SummarizeMiddle",
-    "Summarizer", "TrimTurns", "check_counter", "check_stuck", "configure",
-    "get",
+    "CompressionStuck", "NoCompaction", "Progressive", "ServerSummarize", "Strategy",
+    "SummarizeMiddle", "Summarizer", "TrimTurns", "check_counter", "check_stuck",
+    "configure", "get",
 ]

@@ -59,6 +59,7 @@ class Compaction:
     summary: str | None = None
     note: str = ""  # why nothing happened, or what happened instead
     layers: list[Compaction] = field(default_factory=list)  # what each layer did (progressive)
+    iterations: list[dict] = field(default_factory=list)  # a server summary's usage steps
 
     @property
     def saved(self) -> int:

@@ -17,7 +17,11 @@ speaks enough of the API for `anthropic.Anthropic(base_url=fake.base_url, ...)`:
   documents it (`jupyter_compaction.server_compaction.serve`: what precedes a `compaction`
   block is ignored, a summary is made past the trigger, `pause_after_compaction` stops
   the reply, `usage.iterations` bills each step); the other edits are recorded, not
-  applied.
+  applied. On-demand compaction (the top-level `compaction` parameter, beta
+  `compact-2026-09-04`) answers one signed `compaction` block; every block sent back is
+  checked for its signature and place, and the documented 400s carry the SDK's
+  `error.details.error_code` (`compaction_signature_invalid`, `..._content_mismatch`,
+  `..._block_misplaced`, `..._block_ambiguous`, `..._nothing_to_summarize`, ...).
 - Answers come from a `responder` (request JSON -> partial response JSON); `model_responder`
   turns any `jupyter_compaction` `Model` into one.
 - Usage is deterministic. Tokens are approximated as characters / 4 of a canonical
@@ -34,8 +38,10 @@ speaks enough of the API for `anthropic.Anthropic(base_url=fake.base_url, ...)`:
 
 Left out: streaming, images and documents (accepted, counted as JSON), thinking, batches,
 the 4096-token minimum cacheable prefix (settable with `min_cacheable_tokens`), cache TTLs.
-Deliberately stricter than the real API: consecutive messages with the same role are
-rejected (the API now merges them), which catches broken history surgery early.
+Mid-conversation `system` messages are accepted right after a user message (text only,
+with `clear_at` and `output_config`); the roles around them alternate as if they were
+not there. Deliberately stricter than the real API: consecutive messages with the same
+role are rejected (the API now merges them), which catches broken history surgery early.
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from jupyter_compaction.server_compaction import PAUSED, serve
+from jupyter_compaction.server_compaction import PAUSED, CompactionRefused, serve
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -85,9 +91,10 @@ _MESSAGE_KEYS = {
     "cache_control",
     "service_tier",
     "context_management",
+    "compaction",
 }
 _COUNT_KEYS = {"model", "messages", "system", "tools", "tool_choice", "thinking", "cache_control",
-               "context_management"}
+               "context_management", "compaction"}
 _BLOCK_KEYS: dict[str, set[str]] = {
     "text": {"type", "text", "cache_control", "citations"},
     "image": {"type", "source", "cache_control"},
@@ -96,10 +103,12 @@ _BLOCK_KEYS: dict[str, set[str]] = {
     "tool_result": {"type", "tool_use_id", "content", "is_error", "cache_control"},
     "thinking": {"type", "thinking", "signature"},
     "redacted_thinking": {"type", "data"},
-    "compaction": {"type", "content", "cache_control"},
+    "compaction": {"type", "content", "encrypted_content", "signature", "tool_changes",
+                   "cache_control"},
 }
 _USER_ONLY = {"tool_result"}
 _ASSISTANT_ONLY = {"tool_use", "thinking", "redacted_thinking", "compaction"}
+_SYSTEM_KEYS = {"clear_at", "output_config"}  # what a mid-conversation system message adds
 _TOOL_KEYS = {"type", "name", "description", "input_schema", "cache_control", "strict"}
 MAX_CACHE_BREAKPOINTS = 4
 TOOLS_REQUIRED = "Requests which include `tool_use` or `tool_result` blocks must define tools."
@@ -168,6 +177,8 @@ def _check_block(block: Any, role: str, where: str) -> None:
         raise _Invalid(f"{where}: `{kind}` blocks can only appear in `user` messages")
     if role == "user" and kind in _ASSISTANT_ONLY:
         raise _Invalid(f"{where}: `{kind}` blocks can only appear in `assistant` messages")
+    if role == "system" and kind != "text":
+        raise _Invalid(f"{where}: a `system` message holds text blocks only, not `{kind}`")
     if "cache_control" in block:
         _check_cache_control(block["cache_control"], where)
     if kind == "text":
@@ -181,8 +192,9 @@ def _check_block(block: Any, role: str, where: str) -> None:
             raise _Invalid(f"{where}.name: Field required")
         if not isinstance(block.get("input"), dict):
             raise _Invalid(f"{where}.input: Input should be a valid dictionary")
-    elif kind == "compaction" and not isinstance(block.get("content"), str):
-        raise _Invalid(f"{where}.content: Input should be a valid string")
+    elif kind == "compaction" and not (block.get("content") is None or (
+            isinstance(block["content"], str) and block["content"])):
+        raise _Invalid(f"{where}.content: Input should be a non-empty string or null")
     elif kind == "tool_result":
         if not isinstance(block.get("tool_use_id"), str):
             raise _Invalid(f"{where}.tool_use_id: Field required")
@@ -205,7 +217,9 @@ def _blocks(content: Any) -> list[Any]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
-def _check_pairing(messages: list[dict[str, Any]]) -> None:
+def _check_pairing(messages: list[dict[str, Any]], *, compacting: bool = False) -> None:
+    """`compacting`: a compaction request, whose unfinished last turn is refused by the
+    compaction rules (`compaction_incomplete_turn`) rather than here."""
     seen_ids: set[str] = set()
     for i, message in enumerate(messages):
         blocks = _blocks(message["content"])
@@ -217,7 +231,7 @@ def _check_pairing(messages: list[dict[str, Any]]) -> None:
                         raise _Invalid(f"messages.{i}.content.{j}: `tool_use` ids must be unique")
                     seen_ids.add(block["id"])
                     ids.append(block["id"])
-            if not ids:
+            if not ids or (compacting and i == len(messages) - 1):
                 continue
             following = messages[i + 1] if i + 1 < len(messages) else None
             answered = set()
@@ -331,11 +345,17 @@ def _validate(body: Any, count_tokens: bool) -> None:
         where = f"messages.{i}"
         if not isinstance(message, dict):
             raise _Invalid(f"{where}: Input should be a valid dictionary")
-        extra = set(message) - {"role", "content"}
+        allowed = {"role", "content"} | (_SYSTEM_KEYS if message.get("role") == "system" else set())
+        extra = set(message) - allowed
         if extra:
             raise _Invalid(f"{where}.{sorted(extra)[0]}: Extra inputs are not permitted")
-        if message.get("role") not in ("user", "assistant"):
-            raise _Invalid(f"{where}.role: Input should be 'user' or 'assistant'")
+        if message.get("role") not in ("user", "assistant", "system"):
+            raise _Invalid(f"{where}.role: Input should be 'user', 'assistant' or 'system'")
+        if message["role"] == "system" and (i == 0 or not isinstance(messages[i - 1], dict)
+                                            or messages[i - 1].get("role") != "user"):
+            raise _Invalid(f"{where}: a system message must immediately follow a user message")
+        if message.get("clear_at", "never") not in ("next_user_message", "never"):
+            raise _Invalid(f"{where}.clear_at: Input should be 'next_user_message' or 'never'")
         if "content" not in message:
             raise _Invalid(f"{where}.content: Field required")
         content = message["content"]
@@ -351,15 +371,18 @@ def _validate(body: Any, count_tokens: bool) -> None:
             for j, block in enumerate(content):
                 _check_block(block, message["role"], f"{where}.content.{j}")
 
-    if messages[0]["role"] != "user":
+    first = _blocks(messages[0]["content"])[:1]
+    on_demand = bool(first) and isinstance(first[0], dict) and first[0].get("type") == "compaction"
+    if messages[0]["role"] != "user" and not on_demand:  # an on-demand block comes first
         raise _Invalid('messages: first message must use the "user" role')
-    for previous, message in itertools.pairwise(messages):
+    turns = [m for m in messages if m["role"] != "system"]  # system messages sit between
+    for previous, message in itertools.pairwise(turns):
         if previous["role"] == message["role"]:
             raise _Invalid(
                 'messages: roles must alternate between "user" and "assistant", but found '
                 f'multiple "{message["role"]}" roles in a row'
             )
-    _check_pairing(messages)
+    _check_pairing(messages, compacting="compaction" in body)
     if not tools and any(
         isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result")
         for m in messages for b in _blocks(m["content"])
@@ -400,11 +423,15 @@ _THRESHOLDS = {"trigger": {"input_tokens", "tool_uses"}, "keep": {"tool_uses"},
                "clear_at_least": {"input_tokens"}}
 _THINKING_KEEP = {"thinking_turns"}  # clear_thinking's `keep`: these, or the string "all"
 _MEMORY_TOOL, _MIN_COMPACT_TRIGGER = "memory_20250818", 50_000
+_ON_DEMAND_BETA = "compact-2026-09-04"
 
 
 def check_context_management(body: dict[str, Any], betas: str) -> str | None:
-    """The 400 message for a bad `context_management` or memory tool, else None."""
+    """The 400 message for a bad `context_management`, memory tool or on-demand
+    `compaction` parameter (which needs its beta), else None."""
     enabled = {b.strip() for b in betas.split(",")}
+    if "compaction" in body and _ON_DEMAND_BETA not in enabled:
+        return f"compaction: needs the anthropic-beta header {_ON_DEMAND_BETA}"
     memory = any(isinstance(t, dict) and t.get("type") == _MEMORY_TOOL
                  for t in body.get("tools") or [])
     if memory and "context-management-2025-06-27" not in enabled:
@@ -720,8 +747,9 @@ class FakeMessagesAPI:
             record["status"], record["response"] = status, payload
             self._send(handler, status, json.dumps(payload).encode(), extra)
 
-        def error(status: int, kind: str, message: str, extra: dict[str, str] | None = None):
-            reply(status, _error_body(kind, message), extra)
+        def error(status: int, kind: str, message: str, extra: dict[str, str] | None = None,
+                  code: str | None = None):
+            reply(status, _error_body(kind, message, code), extra)
 
         if handler.command != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
             return error(404, "not_found_error", f"Not found: {handler.command} {path}")
@@ -750,10 +778,13 @@ class FakeMessagesAPI:
         with self._respond_lock:
             try:
                 seen, answer, steps = serve(copy.deepcopy(body), self.responder, approx_tokens)
+            except CompactionRefused as err:
+                return error(400, "invalid_request_error", str(err), code=err.code)
             except Exception as err:  # the responder's bug becomes a 500, and is recorded
                 self.errors.append(f"{type(err).__name__}: {err}")
                 return error(500, "api_error", f"responder failed: {type(err).__name__}: {err}")
-            message = self._billed(self._message(seen, answer), steps)
+            message = self._billed(self._message(seen, answer), steps,
+                                   on_demand="compaction" in body)
             if self.compatible:
                 self._as_compatible(message, record["index"])
             return reply(200, message)
@@ -815,15 +846,17 @@ class FakeMessagesAPI:
                     block["input"] = {}
 
     @staticmethod
-    def _billed(message: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
+    def _billed(message: dict[str, Any], steps: list[dict[str, Any]], *,
+                on_demand: bool = False) -> dict[str, Any]:
         """`message` with server compaction's `usage.iterations`: the summary step, then
-        the reply's own (the top-level counts), or none when it paused after compacting."""
+        the reply's own (the top-level counts), or none when it paused after compacting.
+        An on-demand compaction's cost is in its iteration alone (top-level zeros)."""
         if not steps:
             return message
         usage = message["usage"]
         if message["stop_reason"] == PAUSED:
             usage.update({k: 0 for k in usage if k.endswith("input_tokens")})
-            usage["output_tokens"] = steps[0]["output_tokens"]
+            usage["output_tokens"] = 0 if on_demand else steps[0]["output_tokens"]
             usage["iterations"] = steps[:1]
         else:
             usage["iterations"] = [steps[0], {"type": "message", **usage}]
@@ -882,8 +915,11 @@ class FakeMessagesAPI:
             handler.close_connection = True
 
 
-def _error_body(kind: str, message: str) -> dict[str, Any]:
-    return {"type": "error", "error": {"type": kind, "message": message}}
+def _error_body(kind: str, message: str, code: str | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"type": kind, "message": message}
+    if code:  # what the SDK reads as `APIStatusError.error_code`
+        error["details"] = {"error_code": code}
+    return {"type": "error", "error": error}
 
 
 def _drop(handler: _Handler) -> None:
