@@ -40,7 +40,7 @@ from typing import Any
 from ..history import COMPACTION, Message, blocks, opens_with_compaction
 from ..summaries import instructions_text, without_summaries
 from ..tokens import TokenCounter
-from .base import Compaction, Summarizer, goal_of, measure, require_summarizer, shrunk, unchanged
+from .base import Compaction, Summarizer, measure, require_summarizer, shrunk, unchanged
 from .summarize import SummarizeMiddle
 
 
@@ -53,9 +53,8 @@ class ServerSummarize:
     tools: tuple[dict[str, Any], ...] = ()  # the request's tool definitions
     name: str = "server-summarize"
 
-    def __call__(self, messages: Sequence[Message], *, goal: int | None = None,
-                 counter: TokenCounter, budget: int | None = None) -> Compaction:
-        goal = goal_of(goal, budget)
+    def __call__(self, messages: Sequence[Message], *, goal: int,
+                 counter: TokenCounter) -> Compaction:
         before = measure(messages, counter)
         cut = self.cut(messages, goal, counter)
         first = 1 if opens_with_compaction(messages) else 0  # the task's message
