@@ -39,14 +39,14 @@ def _fail(message: str) -> int:
 
 def _unreadable(path: Path) -> str | None:
     """Why `path` cannot be graded, or None."""
-    import nbformat
+    from .submissions import Unreadable, code_cells_of, shown
 
     if not path.is_file():
-        return f"no such notebook: {path}"
+        return f"no such notebook: {shown(str(path))}"
     try:
-        nbformat.read(path, as_version=4)
-    except Exception as exc:  # nbformat raises several kinds for a file that is not a notebook
-        return f"not a notebook: {path} ({type(exc).__name__})"
+        code_cells_of(path)
+    except Unreadable as exc:
+        return f"not a notebook: {shown(str(path))} ({exc})"
     return None
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..evaluation import eval_summary
-from .base import Case, Exercise, Space, Test, numbered, short
+from .base import Case, Exercise, Space, Test, numbered, same_number, short
 from .histories import random_id
 
 TOLERANCE = 1e-9
@@ -29,11 +29,11 @@ SUMMARY = ("## Progress\n- Order ord-1042 is on waybill VD-88317 (carrier NordFr
 
 def same_as_library(summary: str, must_keep: list[str]) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
+        want = eval_summary(summary, list(must_keep), "").loose_recall  # before the call
         got = fn(summary, list(must_keep))
-        want = eval_summary(summary, list(must_keep), "").loose_recall
         if isinstance(got, bool) or not isinstance(got, int | float):
             return f"returned {short(got)}, expected the number {want}"
-        if abs(got - want) > TOLERANCE:
+        if not same_number(got, want, abs_tol=TOLERANCE):
             return f"fact_recall(summary, {short(must_keep)}) returned {got}, expected {want}"
         return None
     return test

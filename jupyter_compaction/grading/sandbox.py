@@ -65,7 +65,8 @@ BUBBLEWRAP, LIMITS_ONLY = "bubblewrap", "limits only"
 SANDBOX_ENV = "JUPYTER_COMPACTION_SANDBOX"  # "limits": do not use bubblewrap
 STARTUP_S = 20.0  # starting Python and defining the learner's function, on a busy machine
 MEMORY_BYTES = 1 << 30  # address space: a 2 GB allocation fails
-CPU_SECONDS = 60  # per exercise; a case has CASE_TIMEOUT_S of wall time anyway
+CPU_SECONDS = 20  # per exercise, all its cases together (RLIMIT_CPU: load does not matter)
+WALL_SECONDS = 120  # per exercise, all its cases: only a worker that hangs (sleeps) hits it
 FILE_BYTES = 1 << 20
 OPEN_FILES = 64
 EXTRA_PROCESSES = 4  # over what the user already runs (ignored for root)
@@ -78,11 +79,11 @@ class SandboxError(Exception):
     """The worker died, answered nonsense, or sent something that is not plain data."""
 
 
-def _limits() -> None:
+def _limits(cpu_seconds: int = CPU_SECONDS) -> None:
     """Runs in the child between fork and exec (so only what is safe there)."""
     processes = sum(n.isdigit() for n in os.listdir("/proc")) + EXTRA_PROCESSES
     for limit, value in ((resource.RLIMIT_AS, MEMORY_BYTES),
-                         (resource.RLIMIT_CPU, CPU_SECONDS),
+                         (resource.RLIMIT_CPU, max(1, cpu_seconds)),
                          (resource.RLIMIT_NPROC, processes),
                          (resource.RLIMIT_FSIZE, FILE_BYTES),
                          (resource.RLIMIT_NOFILE, OPEN_FILES),
@@ -187,8 +188,11 @@ def isolation() -> dict[str, str]:
 class Sandbox:
     """The learner's function, defined in a sandboxed worker; call it like the function."""
 
-    def __init__(self, source: str, function: str, timeout: float = CASE_TIMEOUT_S):
+    def __init__(self, source: str, function: str, timeout: float = CASE_TIMEOUT_S,
+                 cpu_seconds: int = CPU_SECONDS, wall_seconds: float = WALL_SECONDS):
         self.timeout = timeout
+        self.wall = wall_seconds
+        self.deadline = time.monotonic() + wall_seconds  # every call of this exercise
         self.workdir = Path(tempfile.mkdtemp(prefix="compaction-work-"))
         if isolation()["kind"] == BUBBLEWRAP:
             command = [*bwrap_command(self.workdir, _empty_init()), sys.executable]
@@ -198,7 +202,7 @@ class Sandbox:
         self.process = subprocess.Popen(
             [*command, *PYTHON_FLAGS, "-c", BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, cwd=self.workdir, env=env, start_new_session=True,
-            preexec_fn=_limits)  # noqa: PLW1509 - only setrlimit, between fork and exec
+            preexec_fn=functools.partial(_limits, cpu_seconds))  # noqa: PLW1509 - setrlimit only
         self.buffer = b""
         ready = self._ask({"source": source, "function": function}, STARTUP_S)
         self.callable = bool(ready.get("callable"))
@@ -225,7 +229,7 @@ class Sandbox:
             self.process.stdin.flush()
         except OSError:
             raise SandboxError(self._gone()) from None
-        line = self._read_line(time.monotonic() + timeout, timeout)
+        line = self._read_line(min(time.monotonic() + timeout, self.deadline), timeout)
         try:
             reply = loads(line)
         except (ValueError, NotPlainData) as exc:
@@ -242,6 +246,9 @@ class Sandbox:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.close()
+                if time.monotonic() >= self.deadline:
+                    raise CaseTimeout("hung: the exercise's calls took longer than "
+                                      f"{self.wall:g} s of wall time together")
                 raise CaseTimeout(f"took longer than {timeout:g} s (an endless loop?)")
             ready, _, _ = select.select([out], [], [], left)
             if ready:
