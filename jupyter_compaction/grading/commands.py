@@ -18,6 +18,8 @@ import json
 import sys
 from pathlib import Path
 
+from .seeds import SEEDS_FILE, Seeds, SeedsError, load
+
 USAGE_ERROR = 2
 TAMPERED = 1  # --verify: the gradebook is not the one the grader wrote
 
@@ -64,6 +66,20 @@ def run_verify(folder: str) -> int:
     return 0
 
 
+def _seeds(args: argparse.Namespace) -> Seeds | None:
+    """`--seed`, else the release's per-exercise seeds, else None (a new seed, with a
+    warning: the grade then changes from run to run)."""
+    if args.seed is not None:
+        return args.seed
+    path = Path(args.release) / SEEDS_FILE
+    if path.exists():
+        return load(path)
+    print(f"warning: no {path}: hidden cases come from a new seed this run (recorded in "
+          "gradebook.json); run jupyter-compaction release, or pass --seed, so that "
+          "re-grading gives the same grades", file=sys.stderr)
+    return None
+
+
 def run_grade(args: argparse.Namespace) -> int:
     from .grader import grade, grade_folder, table
     from .sandbox import isolation
@@ -74,8 +90,12 @@ def run_grade(args: argparse.Namespace) -> int:
     if not args.notebooks:
         return _fail("give notebooks, a folder of learners' folders, or --verify FOLDER")
     paths = [Path(p) for p in args.notebooks]
+    try:
+        seed = _seeds(args)
+    except SeedsError as exc:
+        return _fail(str(exc))
     if len(paths) == 1 and paths[0].is_dir():
-        graded = grade_folder(paths[0], args.out, jobs=args.jobs, seed=args.seed)
+        graded = grade_folder(paths[0], args.out, jobs=args.jobs, seed=seed)
         if not graded:
             return _fail(f"no learner folders with notebooks in {paths[0]}; expected "
                          f"{paths[0]}/<learner>/<notebook>.ipynb")
@@ -87,7 +107,7 @@ def run_grade(args: argparse.Namespace) -> int:
             problem = _unreadable(path)
             if problem:
                 return _fail(problem)
-        grades = grade(paths, jobs=args.jobs, seed=args.seed)
+        grades = grade(paths, jobs=args.jobs, seed=seed)
     if args.json:
         print(json.dumps({"notebooks": [g.to_json() for g in grades],
                           "isolation": isolation()}, indent=2))
@@ -129,7 +149,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--out", default="grades", metavar="FOLDER",
                    help="where a folder's gradebook and feedback go (default: %(default)s)")
     g.add_argument("--seed", type=int, default=None,
-                   help="seed of the hidden cases (default: a new one every run)")
+                   help="one seed for every exercise's hidden cases (default: the "
+                        "per-exercise seeds release fixed in RELEASE)")
+    g.add_argument("--release", default=SOURCES, metavar="RELEASE",
+                   help=f"the folder released from, holding {SEEDS_FILE} "
+                        "(default: %(default)s)")
     g.set_defaults(func=run_grade)
 
     r = sub.add_parser("release", help="write learner copies: solutions stubbed, outputs cleared")

@@ -18,7 +18,8 @@ reaches the table, the gradebook or a feedback file is escaped and capped there.
 
 `grade_folder(SUBMISSIONS, OUT)` grades one folder per learner (every notebook in it)
 and then, with every sandbox closed, writes `OUT/gradebook.csv`, `OUT/gradebook.json`
-(which isolation was used, and the SHA-256 of the CSV's rows) and
+(which isolation and hidden-case seeds were used, and the SHA-256 of the CSV's
+rows; no timings, so re-grading a class gives the same files) and
 `OUT/feedback/<learner>.txt`, each by writing a new file and renaming it over the old;
 `verify(OUT)` recomputes the digest and the rows. Up to `jobs` learners are graded at once,
 in as many grading processes.
@@ -48,6 +49,7 @@ from .base import CheckResult, Failure
 from .exercises import EXERCISES
 from .isolated import grade_sources
 from .sandbox import isolation
+from .seeds import Seeds
 from .sources import collect
 from .submissions import Unreadable, code_cells_of, learners_in, message, shown
 
@@ -86,12 +88,15 @@ class NotebookGrade:
     def points(self) -> int:
         return sum(points(r) for r in self.results)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"notebook": self.notebook, "points": self.points,
+    def to_json(self, timing: bool = True) -> dict[str, Any]:
+        """The grade as JSON; without `timing`, only what the submission and the release
+        decide (the gradebook's form, identical on every re-grade)."""
+        data = {"notebook": self.notebook, "points": self.points,
                 "max_points": POINTS * len(self.results), "passed": self.passed,
                 "total": self.total, "exercises": [
                     {**r.to_json(), "points": points(r)} for r in self.results],
-                "problems": self.problems, "seconds": round(self.seconds, 2)}
+                "problems": self.problems}
+        return {**data, "seconds": round(self.seconds, 2)} if timing else data
 
 
 def exercises_in(cells: Sequence[str]) -> list[str]:
@@ -126,7 +131,7 @@ def _clean(result: CheckResult) -> CheckResult:
                        [Failure(message(f.case), message(f.message)) for f in result.failures])
 
 
-def grade_learner(paths: Sequence[Path], seed: int | None = None) -> list[NotebookGrade]:
+def grade_learner(paths: Sequence[Path], seed: Seeds | None = None) -> list[NotebookGrade]:
     """Grade one learner's notebooks (each distinct exercise source once, in a sandbox of
     its own, within the learner's budget)."""
     started = time.monotonic()
@@ -140,7 +145,7 @@ def grade_learner(paths: Sequence[Path], seed: int | None = None) -> list[Notebo
             for path, jobs, problems in found]
 
 
-def _graded(learners: Sequence[list[Path]], jobs: int | None, seed: int
+def _graded(learners: Sequence[list[Path]], jobs: int | None, seed: Seeds
             ) -> list[list[NotebookGrade]]:
     """`grade_learner` for each learner, in order, up to `jobs` learners at once in as many
     grading processes (processes, not threads: comparing results and drawing hidden cases
@@ -153,21 +158,21 @@ def _graded(learners: Sequence[list[Path]], jobs: int | None, seed: int
 
 
 def grade(paths: Sequence[str | Path], jobs: int | None = None,
-          seed: int | None = None) -> list[NotebookGrade]:
+          seed: Seeds | None = None) -> list[NotebookGrade]:
     """Grade every notebook (each its own learner), up to `jobs` at once, in input order."""
     seed = secrets.randbits(63) if seed is None else seed
     return [g[0] for g in _graded([[Path(p)] for p in paths], jobs, seed)]
 
 
 def grade_folder(folder: str | Path, out: str | Path, jobs: int | None = None,
-                 seed: int | None = None) -> dict[str, list[NotebookGrade]]:
+                 seed: Seeds | None = None) -> dict[str, list[NotebookGrade]]:
     """Grade every learner's folder under `folder`; write the gradebook and feedback."""
     seed = secrets.randbits(63) if seed is None else seed
     learners = learners_in(Path(folder))
     graded = dict(zip(_names(learners), _graded(list(learners.values()), jobs, seed),
                       strict=True))
     if graded:  # nothing to grade: write nothing (the caller says so)
-        write_gradebook(graded, Path(out))
+        write_gradebook(graded, Path(out), seed)
     return graded
 
 
@@ -231,15 +236,25 @@ def _write(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 
-def write_gradebook(graded: dict[str, list[NotebookGrade]], out: Path) -> None:
+def seeds_record(seed: Seeds) -> dict[str, Any]:
+    """How the hidden cases were drawn, as `gradebook.json` records it."""
+    if isinstance(seed, int):
+        return {"seed": seed}
+    return {"per_exercise": {e: int(seed[e]) for e in EXERCISES if e in seed}}
+
+
+def write_gradebook(graded: dict[str, list[NotebookGrade]], out: Path,
+                    seed: Seeds | None = None) -> None:
     """`gradebook.csv` (a row per learner, a column per exercise), `gradebook.json` (with
     the isolation used and the SHA-256 of the CSV) and `feedback/<learner>.txt`, each
     written atomically. Called once every sandbox of every learner has been closed."""
     (out / "feedback").mkdir(parents=True, exist_ok=True)
-    book = {"points_per_exercise": POINTS, "isolation": isolation(), "learners": [
+    book = {"points_per_exercise": POINTS, "isolation": isolation(),
+            "hidden_case_seeds": None if seed is None else seeds_record(seed), "learners": [
         {"learner": learner, **dict(zip(("points", "max_points"), learner_points(grades),
                                         strict=True)),
-         "notebooks": [g.to_json() for g in grades]} for learner, grades in graded.items()]}
+         "notebooks": [g.to_json(timing=False) for g in grades]}
+        for learner, grades in graded.items()]}
     rows = _csv(_rows_of_book(book))
     book[DIGEST_KEY] = digest(rows)
     for learner, grades in graded.items():

@@ -15,8 +15,9 @@ Each exercise's worker gets `sandbox.CPU_SECONDS` of CPU time for all its cases,
 call) gets `LEARNER_CPU_S` of CPU time and `LEARNER_WALL_S` of wall time over all
 exercises, and an exercise that starts after either is spent scores 0 and says so.
 
-Hidden cases are drawn for this run from `seed` (a new random seed by default): each
-exercise's own, then inputs generated over its input space (`generated.py`).
+Hidden cases are drawn from `seed` (one per exercise, fixed at release: `seeds.py`; or one
+for all; a new random one by default): each exercise's own, then inputs generated over
+its input space (`generated.py`).
 
 Left out: executing notebooks (`grader.py` reads their sources).
 """
@@ -38,6 +39,7 @@ from .exercises import get
 from .generated import generated_case
 from .sandbox import CPU_SECONDS, WALL_SECONDS, Sandbox, SandboxError
 from .screen import screen
+from .seeds import Seeds, resolve
 
 LEARNER_CPU_S = 120  # CPU seconds of every worker of one learner together
 LEARNER_WALL_S = 600  # wall seconds of one learner's exercises together
@@ -125,17 +127,17 @@ def _reason(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, SandboxError) else one_line(exc)
 
 
-def grade_sources(jobs: Sequence[tuple[str, str | None]], seed: int | None = None) -> list[
-        CheckResult]:
+def grade_sources(jobs: Sequence[tuple[str, str | None]], seed: Seeds | None = None
+                  ) -> list[CheckResult]:
     """Score each `(exercise id, source)` (None: the function was not found), each in a
-    sandbox of its own, in order."""
+    sandbox of its own, in order; `seed`: one for all exercises or one per exercise."""
     seed = secrets.randbits(63) if seed is None else seed
     budget = Budget.start()
-    return [grade_one(with_hidden(get(exercise), seed), source, budget)
+    return [grade_one(with_hidden(get(exercise), resolve(seed, exercise)), source, budget)
             for exercise, source in jobs]
 
 
-def grade_source(exercise_id: str, source: str, seed: int | None = None) -> CheckResult:
+def grade_source(exercise_id: str, source: str, seed: Seeds | None = None) -> CheckResult:
     """Score `source` (a learner's code defining the exercise's function) on the public
     and hidden cases, in a sandbox: `.passed`, `.total`, `.complete`, `.failures`."""
     return grade_sources([(exercise_id, source)], seed)[0]

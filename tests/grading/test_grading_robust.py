@@ -24,6 +24,8 @@ from jupyter_compaction.grading import grade_source, isolated
 from jupyter_compaction.grading.base import same_number
 from jupyter_compaction.grading.ex_preflight import TOOLS
 from jupyter_compaction.grading.grader import grade_folder, verify
+from jupyter_compaction.grading.notebooks import release
+from jupyter_compaction.grading.seeds import SEEDS_FILE, ensure, load
 from jupyter_compaction.grading.submissions import MAX_MESSAGE, message, shown
 from tests.grading.grading_solutions import REFERENCE
 
@@ -137,3 +139,29 @@ def test_a_slow_worker_is_ended_at_its_exercises_wall_cap(monkeypatch):
     result = grade_source("ex3", source, seed=SEED)
     assert not result.complete
     assert any("hung" in f.message or "wall" in f.message for f in result.failures), result
+
+
+def test_regrading_a_class_gives_identical_gradebooks(tmp_path):
+    notebook(tmp_path / "subs" / "ann" / "work.ipynb", REFERENCE["ex3"], REFERENCE["ex7"])
+    notebook(tmp_path / "subs" / "bob" / "work.ipynb", REFERENCE["ex2"].replace(
+        'b["content"] != placeholder', 'b["content"] != PLACEHOLDER'))
+    (tmp_path / "release").mkdir()
+    seeds = load(ensure(tmp_path / "release"))
+    for run in ("first", "second"):
+        grade_folder(tmp_path / "subs", tmp_path / run, jobs=1, seed=seeds)
+    for name in ("gradebook.json", "gradebook.csv", "feedback/ann.txt", "feedback/bob.txt"):
+        assert (tmp_path / "first" / name).read_bytes() == (tmp_path / "second" / name
+                                                             ).read_bytes(), name
+    assert book(tmp_path / "first")["hidden_case_seeds"] == {"per_exercise": seeds}
+    assert ensure(tmp_path / "release") and load(tmp_path / "release" / SEEDS_FILE) == seeds
+
+
+def test_release_fixes_the_seeds_in_the_source_folder_only(tmp_path):
+    source = tmp_path / "lessons"
+    notebook(source / "01.ipynb", "x = 1")
+    release(source, tmp_path / "learn")
+    seeds = load(source / SEEDS_FILE)
+    release(source, tmp_path / "learn2")
+    assert load(source / SEEDS_FILE) == seeds  # fixed once, kept
+    assert not list((tmp_path / "learn").rglob(SEEDS_FILE))
+    assert not list((tmp_path / "learn2").rglob(SEEDS_FILE))
