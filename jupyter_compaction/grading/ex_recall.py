@@ -106,7 +106,8 @@ def recall_inputs():
 
 SPACE = Space(same_as_library, recall_inputs, edges=(
     ("", []), ("", ["ORD-1042"]), (SUMMARY, []), (SUMMARY, ["VD-88317", "VD-88317"]),
-    ("## Progress\n- ord-1042", ["ORD-1042", "ord-1042"])))
+    ("## Progress\n- ord-1042", ["ORD-1042", "ord-1042"]),
+    ("## Progress\n- ord-1042", ["ORD-1042", "ord-1042", "VD-88317"])))  # two facts, one case
 
 
 EXERCISE = Exercise(

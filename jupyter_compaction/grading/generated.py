@@ -13,6 +13,11 @@ A case that times out or ends the sandbox stops the search at once (no shrinking
 try would cost another time limit). hypothesis is imported when a case runs, so the
 exercise modules stay light.
 
+`with_hidden(exercise, seed)` is the exercise with the cases drawn from `seed` after its
+public ones: its own hidden cases, then the generated case. The grade draws them from the
+release's seed; `check()` from a seed of its own, so practice meets the same generators
+without ever seeing the grade's inputs.
+
 Left out: hypothesis's example database (every run draws afresh from its seed).
 """
 
@@ -20,12 +25,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import random
 from collections.abc import Callable
 from typing import Any
 
 from ..history import Message
-from .base import Case, CaseTimeout, Space
+from .base import Case, CaseTimeout, Exercise, Space
 from .codec import one_line
 from .histories import random_history
 
@@ -102,3 +108,13 @@ def _outcome(found: list[str], fatal: list[BaseException], which: str) -> str | 
     if fatal:
         raise fatal[0]
     return f"{which}: {found[-1]}" if found else None
+
+
+def with_hidden(exercise: Exercise, seed: int) -> Exercise:
+    """`exercise` with its cases drawn from `seed` after the public ones: its own hidden
+    cases, then one case of inputs generated over its input space."""
+    draw = f"{seed}:{exercise.id}"
+    hidden = exercise.hidden(random.Random(draw)) if exercise.hidden else ()
+    if exercise.space is not None:
+        hidden += (generated_case(exercise.space, draw),)
+    return dataclasses.replace(exercise, cases=exercise.cases + hidden)

@@ -24,8 +24,6 @@ Left out: executing notebooks (`grader.py` reads their sources).
 
 from __future__ import annotations
 
-import dataclasses
-import random
 import resource
 import secrets
 import time
@@ -36,7 +34,7 @@ from .base import CheckResult, Exercise, Failure
 from .check import missing_message, run_exercise
 from .codec import one_line
 from .exercises import get
-from .generated import generated_case
+from .generated import with_hidden
 from .sandbox import CPU_SECONDS, WALL_SECONDS, Sandbox, SandboxError
 from .screen import screen
 from .seeds import Seeds, resolve
@@ -73,16 +71,6 @@ class Budget:
         if self.wall_left() < 1:
             return f"not run: this learner's {LEARNER_WALL_S} s of wall time were spent"
         return None
-
-
-def with_hidden(exercise: Exercise, seed: int) -> Exercise:
-    """`exercise` with its hidden cases for this seed after the public ones: its own, then
-    one case of inputs generated over its input space."""
-    draw = f"{seed}:{exercise.id}"
-    hidden = exercise.hidden(random.Random(draw)) if exercise.hidden else ()
-    if exercise.space is not None:
-        hidden += (generated_case(exercise.space, draw),)
-    return dataclasses.replace(exercise, cases=exercise.cases + hidden)
 
 
 def zero(exercise: Exercise, case: str, reason: str) -> CheckResult:
