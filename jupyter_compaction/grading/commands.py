@@ -5,8 +5,10 @@ writes a gradebook and feedback files to `--out`); `grade --verify OUT` checks a
 gradebook. Exit codes: 0 when grading or releasing completed (scores are data, so a
 notebook with failures still exits 0) or the gradebook verified; 1 when `--verify` finds
 the gradebook changed; 2 for a usage error, reported on one line: a missing notebook or
-folder, a file that is not a notebook, unbalanced solution markers, or a release into
-the source folder. nbformat and nbclient are imported only when a command runs.
+folder, a file that is not a notebook, unbalanced solution markers, a release into the
+source folder, an unreadable seeds file, or a weak sandbox (no bubblewrap, and a worker
+that would keep privileges) without `--allow-weak-sandbox`. nbformat and nbclient are
+imported only when a command runs.
 
 Left out: uploading grades anywhere; `--json` prints them for whatever comes next.
 """
@@ -82,7 +84,7 @@ def _seeds(args: argparse.Namespace) -> Seeds | None:
 
 def run_grade(args: argparse.Namespace) -> int:
     from .grader import grade, grade_folder, table
-    from .sandbox import isolation
+    from .sandbox import WeakSandbox, isolation, require
 
     if args.verify:
         return _fail("--verify takes only the gradebook folder") if args.notebooks else (
@@ -94,8 +96,13 @@ def run_grade(args: argparse.Namespace) -> int:
         seed = _seeds(args)
     except SeedsError as exc:
         return _fail(str(exc))
+    try:
+        require(args.allow_weak_sandbox)
+    except WeakSandbox as exc:
+        return _fail(str(exc))
     if len(paths) == 1 and paths[0].is_dir():
-        graded = grade_folder(paths[0], args.out, jobs=args.jobs, seed=seed)
+        graded = grade_folder(paths[0], args.out, jobs=args.jobs, seed=seed,
+                              allow_weak=args.allow_weak_sandbox)
         if not graded:
             return _fail(f"no learner folders with notebooks in {paths[0]}; expected "
                          f"{paths[0]}/<learner>/<notebook>.ipynb")
@@ -107,7 +114,7 @@ def run_grade(args: argparse.Namespace) -> int:
             problem = _unreadable(path)
             if problem:
                 return _fail(problem)
-        grades = grade(paths, jobs=args.jobs, seed=seed)
+        grades = grade(paths, jobs=args.jobs, seed=seed, allow_weak=args.allow_weak_sandbox)
     if args.json:
         print(json.dumps({"notebooks": [g.to_json() for g in grades],
                           "isolation": isolation()}, indent=2))
@@ -151,6 +158,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--seed", type=int, default=None,
                    help="one seed for every exercise's hidden cases (default: the "
                         "per-exercise seeds release fixed in RELEASE)")
+    g.add_argument("--allow-weak-sandbox", action="store_true",
+                   help="grade even where no bubblewrap runs and the worker would keep "
+                        "its user's privileges (recorded in gradebook.json)")
     g.add_argument("--release", default=SOURCES, metavar="RELEASE",
                    help=f"the folder released from, holding {SEEDS_FILE} "
                         "(default: %(default)s)")

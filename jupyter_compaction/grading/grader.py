@@ -48,7 +48,7 @@ from typing import Any
 from .base import CheckResult, Failure
 from .exercises import EXERCISES
 from .isolated import grade_sources
-from .sandbox import isolation
+from .sandbox import isolation, require
 from .seeds import Seeds
 from .sources import collect
 from .submissions import Unreadable, code_cells_of, learners_in, message, shown
@@ -158,21 +158,26 @@ def _graded(learners: Sequence[list[Path]], jobs: int | None, seed: Seeds
 
 
 def grade(paths: Sequence[str | Path], jobs: int | None = None,
-          seed: Seeds | None = None) -> list[NotebookGrade]:
-    """Grade every notebook (each its own learner), up to `jobs` at once, in input order."""
+          seed: Seeds | None = None, allow_weak: bool = False) -> list[NotebookGrade]:
+    """Grade every notebook (each its own learner), up to `jobs` at once, in input order;
+    `sandbox.WeakSandbox` where the isolation is weak and `allow_weak` is not given."""
+    require(allow_weak)
     seed = secrets.randbits(63) if seed is None else seed
     return [g[0] for g in _graded([[Path(p)] for p in paths], jobs, seed)]
 
 
 def grade_folder(folder: str | Path, out: str | Path, jobs: int | None = None,
-                 seed: Seeds | None = None) -> dict[str, list[NotebookGrade]]:
-    """Grade every learner's folder under `folder`; write the gradebook and feedback."""
+                 seed: Seeds | None = None, allow_weak: bool = False
+                 ) -> dict[str, list[NotebookGrade]]:
+    """Grade every learner's folder under `folder`; write the gradebook and feedback
+    (`sandbox.WeakSandbox`, before anything runs, as `grade` says)."""
+    require(allow_weak)
     seed = secrets.randbits(63) if seed is None else seed
     learners = learners_in(Path(folder))
     graded = dict(zip(_names(learners), _graded(list(learners.values()), jobs, seed),
                       strict=True))
     if graded:  # nothing to grade: write nothing (the caller says so)
-        write_gradebook(graded, Path(out), seed)
+        write_gradebook(graded, Path(out), seed, allow_weak)
     return graded
 
 
@@ -244,12 +249,13 @@ def seeds_record(seed: Seeds) -> dict[str, Any]:
 
 
 def write_gradebook(graded: dict[str, list[NotebookGrade]], out: Path,
-                    seed: Seeds | None = None) -> None:
+                    seed: Seeds | None = None, allow_weak: bool = False) -> None:
     """`gradebook.csv` (a row per learner, a column per exercise), `gradebook.json` (with
     the isolation used and the SHA-256 of the CSV) and `feedback/<learner>.txt`, each
     written atomically. Called once every sandbox of every learner has been closed."""
     (out / "feedback").mkdir(parents=True, exist_ok=True)
-    book = {"points_per_exercise": POINTS, "isolation": isolation(),
+    book = {"points_per_exercise": POINTS,
+            "isolation": {**isolation(), "weak_sandbox_allowed": allow_weak},
             "hidden_case_seeds": None if seed is None else seeds_record(seed), "learners": [
         {"learner": learner, **dict(zip(("points", "max_points"), learner_points(grades),
                                         strict=True)),
