@@ -69,17 +69,12 @@ def run_verify(folder: str) -> int:
 
 
 def _seeds(args: argparse.Namespace) -> Seeds | None:
-    """`--seed`, else the release's per-exercise seeds, else None (a new seed, with a
-    warning: the grade then changes from run to run)."""
+    """`--seed`, else the release's per-exercise seeds, else None (a new seed: the grade
+    then changes from run to run, which `run_grade` warns about)."""
     if args.seed is not None:
         return args.seed
     path = Path(args.release) / SEEDS_FILE
-    if path.exists():
-        return load(path)
-    print(f"warning: no {path}: hidden cases come from a new seed this run (recorded in "
-          "gradebook.json); run jupyter-compaction release, or pass --seed, so that "
-          "re-grading gives the same grades", file=sys.stderr)
-    return None
+    return load(path) if path.exists() else None
 
 
 def run_grade(args: argparse.Namespace) -> int:
@@ -115,6 +110,10 @@ def run_grade(args: argparse.Namespace) -> int:
             if problem:
                 return _fail(problem)
         grades = grade(paths, jobs=args.jobs, seed=seed, allow_weak=args.allow_weak_sandbox)
+    if seed is None:
+        print(f"warning: no {Path(args.release) / SEEDS_FILE}: the hidden cases came from a "
+              "new seed this run; run jupyter-compaction release, or pass --seed, so that "
+              "re-grading gives the same grades", file=sys.stderr)
     if args.json:
         print(json.dumps({"notebooks": [g.to_json() for g in grades],
                           "isolation": isolation()}, indent=2))

@@ -10,8 +10,8 @@ new draw), and on the first failure lets hypothesis shrink the input; the learne
 the builder's own message for the shrunk input (what was given, what was expected).
 
 A case that times out or ends the sandbox stops the search at once (no shrinking: each
-try would cost another time limit). hypothesis is imported when a case runs, so the
-exercise modules stay light.
+try would cost another time limit). hypothesis is imported when a case is built (outside
+any time limit), so the exercise modules stay light.
 
 `with_hidden(exercise, seed)` is the exercise with the cases drawn from `seed` after its
 public ones: its own hidden cases, then the generated case. The grade draws them from the
@@ -58,6 +58,9 @@ class Stop(Exception):
 
 
 def generated_case(space: Space, seed: str, examples: int = EXAMPLES) -> Case:
+    import hypothesis  # noqa: F401 - imported here, outside any case's time limit (an
+    # import the limit interrupts leaves hypothesis half-initialized for every later case)
+
     def test(fn: Callable[..., Any]) -> str | None:
         from hypothesis import HealthCheck, Phase, given, settings
         from hypothesis import seed as seeded

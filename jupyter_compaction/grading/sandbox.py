@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import re
 import resource
@@ -235,7 +236,7 @@ class Sandbox:
                  cpu_seconds: int = CPU_SECONDS, wall_seconds: float = WALL_SECONDS):
         self.timeout = timeout
         self.wall = wall_seconds
-        self.deadline = time.monotonic() + wall_seconds  # every call of this exercise
+        self.deadline = math.inf  # the start has STARTUP_S of its own
         self.workdir = Path(tempfile.mkdtemp(prefix="compaction-work-"))
         used = isolation()
         drop = used["kind"] != BUBBLEWRAP and used["user"] == "nobody"
@@ -251,6 +252,7 @@ class Sandbox:
             **_as_nobody(drop))
         self.buffer = b""
         ready = self._ask({"source": source, "function": function}, STARTUP_S)
+        self.deadline = time.monotonic() + wall_seconds  # every call of this exercise
         self.callable = bool(ready.get("callable"))
         self.kind = str(ready.get("kind", ""))
 

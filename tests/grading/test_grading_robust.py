@@ -95,7 +95,7 @@ def test_three_copies_of_a_solved_notebook_score_once(tmp_path):
 
 
 def test_messages_are_escaped_and_capped(tmp_path):
-    loud = ("def tail_start(messages, counter, tail_tokens):\n"
+    loud = ("def safe_cut_index(messages, cut):\n"
             "    raise ValueError('\\x1b[2J' + 'x' * 1_000_000)\n")
     notebook(tmp_path / "subs" / "loud" / "work.ipynb", loud)
     out = tmp_path / "out"
@@ -134,7 +134,7 @@ def test_written_back_inputs_reach_neither_the_expected_value_nor_the_next_learn
 
 def test_a_slow_worker_is_ended_at_its_exercises_wall_cap(monkeypatch):
     monkeypatch.setattr(isolated, "WALL_SECONDS", 0.3)  # the calls' wall time together
-    source = ("def tail_start(messages, counter, tail_tokens):\n"
+    source = ("def safe_cut_index(messages, cut):\n"
               "    return sum(range(2_000_000)) and 1\n")
     result = grade_source("ex3", source, seed=SEED)
     assert not result.complete
