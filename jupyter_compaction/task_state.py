@@ -137,7 +137,12 @@ def notes_tools(workspace: Workspace, path: str = NOTES_FILE) -> list[Callable[.
         """Append a decision or finding to the notes file, to read back after compaction."""
         if not text.strip():
             raise ToolError("a note needs some text")
-        workspace.append_text(path, f"- {text.strip()}\n")
+        try:
+            before = workspace.read_text(path)
+        except ToolError:  # no file yet
+            before = ""
+        start = "\n" if before and not before.endswith("\n") else ""  # never glue two notes
+        workspace.append_text(path, f"{start}- {text.strip()}\n")
         return f"Noted in {path}."
 
     @_named(READ_NOTES)

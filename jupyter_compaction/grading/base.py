@@ -23,6 +23,7 @@ Left out: running the checks (`check.py`) and the exercise definitions themselve
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 import signal
 import threading
@@ -180,3 +181,16 @@ def compare(got: Any, expected: Any, what: str = "returned") -> str | None:
     if got == expected and type(got) is type(expected):
         return None
     return f"{what} {short(got)}, expected {short(expected)}"
+
+
+def same_number(got: Any, want: float, rel_tol: float = 0.0, abs_tol: float = 0.0) -> bool:
+    """`got` is an int or float (never a bool) equal to `want` within the tolerances, where
+    NaN matches only NaN and an infinity only the same infinity (`abs(nan - x) > tol` is
+    False, so a plain tolerance check would pass NaN); -0.0 equals 0.0, as in Python."""
+    if isinstance(got, bool) or not isinstance(got, int | float):
+        return False
+    if math.isnan(got) or math.isnan(want):
+        return math.isnan(got) and math.isnan(want)
+    if math.isinf(got) or math.isinf(want):
+        return got == want
+    return math.isclose(got, want, rel_tol=rel_tol, abs_tol=abs_tol)

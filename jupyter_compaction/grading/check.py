@@ -1,14 +1,18 @@
-"""`check("ex3")` in a notebook and `%check ex3`: the public cases, with hints.
+"""`check("ex3")` in a notebook and `%check ex3`: public and practice cases, with hints.
 
-`check()` finds the learner's function by name in the namespace it is given (`%check`
-passes the shell's), else in the IPython user namespace when IPython is running, else
-in `__main__` (a script's globals); it never walks stack frames. It runs every case,
-prints one line per case (PASS/FAIL, and the hint with what went wrong for a failure)
-and returns a `CheckResult`, whose repr is the one-line score. A missing function is a
-one-line message and a score of 0, never an exception; an exception inside the learner's
-function fails only the cases it breaks, shown as one line. A case that hits the time
-limit (`base.CASE_TIMEOUT_S`) fails, and the exercise's remaining cases are not run, so
-an endless loop costs one time limit, not one per case.
+`check()` runs the public cases and then cases from the grade's own generators (each
+exercise's hidden-case maker and its input space, edge values first), drawn from a seed
+of its own: a new one each call, never the release's, so practice predicts the grade
+without showing the inputs it grades on. `check()` finds the learner's function by name
+in the namespace it is given (`%check` passes the shell's), else in the IPython user
+namespace when IPython is running, else in `__main__` (a script's globals); it never
+walks stack frames. It runs every case, prints one line per case (PASS/FAIL, and the
+hint with what went wrong for a failure) and returns a `CheckResult`, whose repr is the
+one-line score. A missing function is a one-line message and a score of 0, never an
+exception; an exception inside the learner's function fails only the cases it breaks,
+shown as one line. A case that hits the time limit (`base.CASE_TIMEOUT_S`) fails, and
+the exercise's remaining cases are not run, so an endless loop costs one time limit, not
+one per case.
 
 `checks_for(namespace)` scores every exercise (or the ones named) on the public cases.
 `register_magics(ip)` adds the `%check` line magic. Grades do not come from here: the
@@ -16,18 +20,20 @@ grader scores the notebook's *source* in another process (`grader.py`, `isolated
 whatever a notebook does to this module changes only what it prints to itself. Output is
 plain text, so it reads the same in JupyterLab and in a terminal.
 
-Left out: HTML tables and widgets (the score is text by design) and hidden cases (only
-the grader runs those).
+Left out: HTML tables and widgets (the score is text by design) and the grade's own
+hidden inputs (only the grader draws those, from the release's seeds).
 """
 
 from __future__ import annotations
 
+import secrets
 import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .base import CheckResult, Exercise, Failure, attempt
 from .exercises import EXERCISES, get
+from .generated import with_hidden
 
 PASS, FAIL = "PASS", "FAIL"
 SKIPPED = "not run"
@@ -93,9 +99,11 @@ def render(exercise: Exercise, result: CheckResult, problems: list[str | None]) 
     return "\n".join([*lines, f"score: {result.passed}/{result.total}"])
 
 
-def check(exercise: str, namespace: Mapping[str, Any] | None = None) -> CheckResult:
-    """Run every case of `exercise` on the learner's function and print the table."""
-    spec = get(exercise)
+def check(exercise: str, namespace: Mapping[str, Any] | None = None,
+          seed: int | None = None) -> CheckResult:
+    """Run every public case of `exercise` on the learner's function, then cases drawn
+    from the grade's generators with `seed` (a new one by default), and print the table."""
+    spec = with_hidden(get(exercise), secrets.randbits(32) if seed is None else seed)
     namespaces = [namespace] if namespace is not None else [
         _ipython_namespace(), vars(sys.modules["__main__"])]
     result, problems = run_exercise(spec, find_function(spec.function, namespaces))

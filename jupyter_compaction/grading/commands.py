@@ -5,8 +5,10 @@ writes a gradebook and feedback files to `--out`); `grade --verify OUT` checks a
 gradebook. Exit codes: 0 when grading or releasing completed (scores are data, so a
 notebook with failures still exits 0) or the gradebook verified; 1 when `--verify` finds
 the gradebook changed; 2 for a usage error, reported on one line: a missing notebook or
-folder, a file that is not a notebook, unbalanced solution markers, or a release into
-the source folder. nbformat and nbclient are imported only when a command runs.
+folder, a file that is not a notebook, unbalanced solution markers, a release into the
+source folder, an unreadable seeds file, or a weak sandbox (no bubblewrap, and a worker
+that would keep privileges) without `--allow-weak-sandbox`. nbformat and nbclient are
+imported only when a command runs.
 
 Left out: uploading grades anywhere; `--json` prints them for whatever comes next.
 """
@@ -17,6 +19,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+from .seeds import SEEDS_FILE, Seeds, SeedsError, load
 
 USAGE_ERROR = 2
 TAMPERED = 1  # --verify: the gradebook is not the one the grader wrote
@@ -39,14 +43,14 @@ def _fail(message: str) -> int:
 
 def _unreadable(path: Path) -> str | None:
     """Why `path` cannot be graded, or None."""
-    import nbformat
+    from .submissions import Unreadable, code_cells_of, shown
 
     if not path.is_file():
-        return f"no such notebook: {path}"
+        return f"no such notebook: {shown(str(path))}"
     try:
-        nbformat.read(path, as_version=4)
-    except Exception as exc:  # nbformat raises several kinds for a file that is not a notebook
-        return f"not a notebook: {path} ({type(exc).__name__})"
+        code_cells_of(path)
+    except Unreadable as exc:
+        return f"not a notebook: {shown(str(path))} ({exc})"
     return None
 
 
@@ -64,9 +68,18 @@ def run_verify(folder: str) -> int:
     return 0
 
 
+def _seeds(args: argparse.Namespace) -> Seeds | None:
+    """`--seed`, else the release's per-exercise seeds, else None (a new seed: the grade
+    then changes from run to run, which `run_grade` warns about)."""
+    if args.seed is not None:
+        return args.seed
+    path = Path(args.release) / SEEDS_FILE
+    return load(path) if path.exists() else None
+
+
 def run_grade(args: argparse.Namespace) -> int:
     from .grader import grade, grade_folder, table
-    from .sandbox import isolation
+    from .sandbox import WeakSandbox, isolation, require
 
     if args.verify:
         return _fail("--verify takes only the gradebook folder") if args.notebooks else (
@@ -74,8 +87,17 @@ def run_grade(args: argparse.Namespace) -> int:
     if not args.notebooks:
         return _fail("give notebooks, a folder of learners' folders, or --verify FOLDER")
     paths = [Path(p) for p in args.notebooks]
+    try:
+        seed = _seeds(args)
+    except SeedsError as exc:
+        return _fail(str(exc))
+    try:
+        require(args.allow_weak_sandbox)
+    except WeakSandbox as exc:
+        return _fail(str(exc))
     if len(paths) == 1 and paths[0].is_dir():
-        graded = grade_folder(paths[0], args.out, jobs=args.jobs, seed=args.seed)
+        graded = grade_folder(paths[0], args.out, jobs=args.jobs, seed=seed,
+                              allow_weak=args.allow_weak_sandbox)
         if not graded:
             return _fail(f"no learner folders with notebooks in {paths[0]}; expected "
                          f"{paths[0]}/<learner>/<notebook>.ipynb")
@@ -87,7 +109,11 @@ def run_grade(args: argparse.Namespace) -> int:
             problem = _unreadable(path)
             if problem:
                 return _fail(problem)
-        grades = grade(paths, jobs=args.jobs, seed=args.seed)
+        grades = grade(paths, jobs=args.jobs, seed=seed, allow_weak=args.allow_weak_sandbox)
+    if seed is None:
+        print(f"warning: no {Path(args.release) / SEEDS_FILE}: the hidden cases came from a "
+              "new seed this run; run jupyter-compaction release, or pass --seed, so that "
+              "re-grading gives the same grades", file=sys.stderr)
     if args.json:
         print(json.dumps({"notebooks": [g.to_json() for g in grades],
                           "isolation": isolation()}, indent=2))
@@ -129,7 +155,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--out", default="grades", metavar="FOLDER",
                    help="where a folder's gradebook and feedback go (default: %(default)s)")
     g.add_argument("--seed", type=int, default=None,
-                   help="seed of the hidden cases (default: a new one every run)")
+                   help="one seed for every exercise's hidden cases (default: the "
+                        "per-exercise seeds release fixed in RELEASE)")
+    g.add_argument("--allow-weak-sandbox", action="store_true",
+                   help="grade even where no bubblewrap runs and the worker would keep "
+                        "its user's privileges (recorded in gradebook.json)")
+    g.add_argument("--release", default=SOURCES, metavar="RELEASE",
+                   help=f"the folder released from, holding {SEEDS_FILE} "
+                        "(default: %(default)s)")
     g.set_defaults(func=run_grade)
 
     r = sub.add_parser("release", help="write learner copies: solutions stubbed, outputs cleared")

@@ -15,14 +15,13 @@ Left out: choosing between the designs (the lesson's table does that with these 
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable
 from typing import Any
 
 from ..models.base import Usage
 from ..pricing import dollars
-from .base import Case, Exercise, Space, Test, numbered, short
+from .base import Case, Exercise, Space, Test, numbered, same_number, short
 
 HIDDEN_CASES = 8
 TOLERANCE = 1e-9  # relative: the order of the sums may differ, rounding may not
@@ -32,10 +31,9 @@ SMALL = {"input": 1.0, "output": 5.0, "cache_write": 1.25, "cache_read": 0.1}
 
 def same_as_library(usages: list[Usage], prices: dict[str, float]) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
+        want = dollars(usages, prices)  # before the learner's code runs
         got = fn([Usage(**u.to_dict()) for u in usages], dict(prices))
-        want = dollars(usages, prices)
-        if (isinstance(got, int | float) and not isinstance(got, bool)
-                and math.isclose(got, want, rel_tol=TOLERANCE, abs_tol=1e-15)):
+        if same_number(got, want, rel_tol=TOLERANCE, abs_tol=1e-15):
             return None
         return f"returned {short(got)}, expected {want!r} (prices {prices})"
     return test

@@ -5,11 +5,12 @@ file outside the context and reads it back later. The learner returns the file's
 text after one note; the expected text is what the library's `write_note` tool
 (`task_state.notes_tools`) leaves in `NOTES.md` of a temporary workspace holding the
 given text (no file when `notes` is None): the note stripped of surrounding whitespace,
-as a `- ` line at the end, every earlier note kept as it was. The tool refuses a blank
-note; then the learner returns `notes` unchanged. The teeth: the `- ` prefix and the
-newline, stripping, appending (not prepending, not replacing), no file yet, an empty
-file, a blank note, a note of several lines, and duplicates kept (a note is a record,
-not a set).
+as a `- ` line of its own at the end (a file that does not end with a newline gets one
+first), every earlier note kept as it was. The tool refuses a blank note; then the
+learner returns `notes` unchanged. The teeth: the `- ` prefix and the newline, a line of
+its own after a file without a final newline, stripping, appending (not prepending, not
+replacing), no file yet, an empty file, a blank note, a note of several lines, and
+duplicates kept (a note is a record, not a set).
 
 Left out: reading notes back (`read_notes` returns the file as it is) and the file's
 size limit (notes here are short).
@@ -61,6 +62,9 @@ CASES = (
          same_as_tool(None, "first finding: VD-311 is the slow vendor")),
     Case("an empty notes file", "an empty file gets the note as its first line",
          same_as_tool("", "INC-88: restart fixed it")),
+    Case("a file without a final newline",
+         "each note is a line of its own: add_note('- a', 'b') returns '- a\\n- b\\n' (add the "
+         "missing newline first, never glue two notes)", same_as_tool("- a", "b")),
     Case("the note is stripped",
          "strip spaces and newlines around the note (text.strip()); spaces inside stay",
          same_as_tool(NOTES, "   decided:  keep   retries at 3 \n\n")),
@@ -115,8 +119,9 @@ EXERCISE = Exercise(
     id="ex6c", lesson=6, function="add_note",
     signature="add_note(notes, text)",
     contract="`notes` is the text of the notes file (None when there is none yet). Return "
-             "its new text with the note appended as the line '- <text stripped>\\n', every "
-             "earlier note kept; a blank note changes nothing (return notes as it was).",
+             "its new text with the note appended as the line '- <text stripped>\\n', a line "
+             "of its own (a file not ending in a newline gets one first), every earlier note "
+             "kept; a blank note changes nothing (return notes as it was).",
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("notes_tools", "append_text", "write_note"),

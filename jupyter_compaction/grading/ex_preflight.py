@@ -22,6 +22,7 @@ request is too long (the agent compacts harder and retries once; `agent.py`).
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from collections.abc import Callable
@@ -118,8 +119,9 @@ def same_as_agent(messages: list[Message], system: str, with_tools: bool,
         tools = TOOLS if with_tools else None
         overhead = tokens().count([], system, tools)
         limit = budget(tokens().count(messages, system, tools), overhead)
-        got = fn(tokens(), [dict(m) for m in messages], system, tools, limit, trigger, target)
         want = expected(tokens(), messages, system, with_tools, limit, trigger, target)
+        got = fn(tokens(), copy.deepcopy(messages), system, copy.deepcopy(tools), limit,
+                 trigger, target)  # copies, so nothing the call does reaches TOOLS
         problem = decision_problem(got, want)
         return problem and (f"preflight(..., budget={limit}, trigger={trigger}, target="
                             f"{target}) {problem}")

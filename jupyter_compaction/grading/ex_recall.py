@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..evaluation import eval_summary
-from .base import Case, Exercise, Space, Test, numbered, short
+from .base import Case, Exercise, Space, Test, numbered, same_number, short
 from .histories import random_id
 
 TOLERANCE = 1e-9
@@ -29,11 +29,11 @@ SUMMARY = ("## Progress\n- Order ord-1042 is on waybill VD-88317 (carrier NordFr
 
 def same_as_library(summary: str, must_keep: list[str]) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
+        want = eval_summary(summary, list(must_keep), "").loose_recall  # before the call
         got = fn(summary, list(must_keep))
-        want = eval_summary(summary, list(must_keep), "").loose_recall
         if isinstance(got, bool) or not isinstance(got, int | float):
             return f"returned {short(got)}, expected the number {want}"
-        if abs(got - want) > TOLERANCE:
+        if not same_number(got, want, abs_tol=TOLERANCE):
             return f"fact_recall(summary, {short(must_keep)}) returned {got}, expected {want}"
         return None
     return test
@@ -106,7 +106,8 @@ def recall_inputs():
 
 SPACE = Space(same_as_library, recall_inputs, edges=(
     ("", []), ("", ["ORD-1042"]), (SUMMARY, []), (SUMMARY, ["VD-88317", "VD-88317"]),
-    ("## Progress\n- ord-1042", ["ORD-1042", "ord-1042"])))
+    ("## Progress\n- ord-1042", ["ORD-1042", "ord-1042"]),
+    ("## Progress\n- ord-1042", ["ORD-1042", "ord-1042", "VD-88317"])))  # two facts, one case
 
 
 EXERCISE = Exercise(

@@ -12,6 +12,7 @@ Left out: what to do when compaction is needed (lessons 2 to 5).
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable
 from typing import Any
@@ -44,8 +45,9 @@ def same_as_agent(messages: list[Message], system: str | None, tools: list[dict]
     """`budget` turns the request's own size into the budget, so edges are exact."""
     def test(fn: Callable[..., Any]) -> str | None:
         limit = budget(tokens().count(messages, system, tools))
-        got = fn(tokens(), [dict(m) for m in messages], system, tools, limit, trigger)
-        want = expected(tokens(), messages, system, tools, limit, trigger)
+        want = expected(tokens(), messages, system, tools, limit, trigger)  # before the call
+        got = fn(tokens(), copy.deepcopy(messages), system, copy.deepcopy(tools), limit,
+                 trigger)
         return compare(got, want, f"needs_compaction(..., budget={limit}, trigger={trigger})"
                                   " returned")
     return test

@@ -10,8 +10,13 @@ new draw), and on the first failure lets hypothesis shrink the input; the learne
 the builder's own message for the shrunk input (what was given, what was expected).
 
 A case that times out or ends the sandbox stops the search at once (no shrinking: each
-try would cost another time limit). hypothesis is imported when a case runs, so the
-exercise modules stay light.
+try would cost another time limit). hypothesis is imported when a case is built (outside
+any time limit), so the exercise modules stay light.
+
+`with_hidden(exercise, seed)` is the exercise with the cases drawn from `seed` after its
+public ones: its own hidden cases, then the generated case. The grade draws them from the
+release's seed; `check()` from a seed of its own, so practice meets the same generators
+without ever seeing the grade's inputs.
 
 Left out: hypothesis's example database (every run draws afresh from its seed).
 """
@@ -20,12 +25,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import random
 from collections.abc import Callable
 from typing import Any
 
 from ..history import Message
-from .base import Case, CaseTimeout, Space
+from .base import Case, CaseTimeout, Exercise, Space
 from .codec import one_line
 from .histories import random_history
 
@@ -52,6 +58,9 @@ class Stop(Exception):
 
 
 def generated_case(space: Space, seed: str, examples: int = EXAMPLES) -> Case:
+    import hypothesis  # noqa: F401 - imported here, outside any case's time limit (an
+    # import the limit interrupts leaves hypothesis half-initialized for every later case)
+
     def test(fn: Callable[..., Any]) -> str | None:
         from hypothesis import HealthCheck, Phase, given, settings
         from hypothesis import seed as seeded
@@ -102,3 +111,13 @@ def _outcome(found: list[str], fatal: list[BaseException], which: str) -> str | 
     if fatal:
         raise fatal[0]
     return f"{which}: {found[-1]}" if found else None
+
+
+def with_hidden(exercise: Exercise, seed: int) -> Exercise:
+    """`exercise` with its cases drawn from `seed` after the public ones: its own hidden
+    cases, then one case of inputs generated over its input space."""
+    draw = f"{seed}:{exercise.id}"
+    hidden = exercise.hidden(random.Random(draw)) if exercise.hidden else ()
+    if exercise.space is not None:
+        hidden += (generated_case(exercise.space, draw),)
+    return dataclasses.replace(exercise, cases=exercise.cases + hidden)

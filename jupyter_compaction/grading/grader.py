@@ -10,10 +10,16 @@ exercise's function.
 
 An exercise earns its points only when every case passes (as an nbgrader test cell
 does), so a table of the public answers earns nothing; `passed/total` counts the cases.
+A learner earns each exercise once, whatever number of notebooks define it (the best of
+them counts, and the same source is graded once). Notebooks are read through
+`submissions.py` (regular files in the learner's own folder only; one that cannot be
+read scores 0 with its reason and the class goes on), and every name and message that
+reaches the table, the gradebook or a feedback file is escaped and capped there.
 
 `grade_folder(SUBMISSIONS, OUT)` grades one folder per learner (every notebook in it)
 and then, with every sandbox closed, writes `OUT/gradebook.csv`, `OUT/gradebook.json`
-(which isolation was used, and the SHA-256 of the CSV's rows) and
+(which isolation and hidden-case seeds were used, and the SHA-256 of the CSV's
+rows; no timings, so re-grading a class gives the same files) and
 `OUT/feedback/<learner>.txt`, each by writing a new file and renaming it over the old;
 `verify(OUT)` recomputes the digest and the rows. Up to `jobs` learners are graded at once,
 in as many grading processes.
@@ -40,18 +46,19 @@ from pathlib import Path
 from typing import Any
 
 from ..scratch import default_signals, scratch
-from .base import CheckResult
+from .base import CheckResult, Failure
 from .exercises import EXERCISES
 from .isolated import grade_sources
-from .sandbox import isolation
+from .sandbox import isolation, require
+from .seeds import Seeds
 from .sources import collect
+from .submissions import Unreadable, code_cells_of, learners_in, message, shown
 
 MAX_JOBS = 4
 POINTS = 1  # what each exercise is worth, here and in the nbgrader metadata
 CHECK_CALL = re.compile(r"""\bcheck\(\s*['"]([\w-]+)['"]|%check\s+([\w-]+)""")
 DEF = re.compile(r"^\s*def\s+(\w+)\s*\(", re.MULTILINE)
 DETAIL = re.compile(r"\[([^\[\]]*)\]$")  # what went wrong, after a failure's hint
-NOTEBOOK_GLOB = "*.ipynb"
 DIGEST_KEY = "gradebook_csv_sha256"
 
 
@@ -82,23 +89,23 @@ class NotebookGrade:
     def points(self) -> int:
         return sum(points(r) for r in self.results)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"notebook": self.notebook, "points": self.points,
+    def to_json(self, timing: bool = True) -> dict[str, Any]:
+        """The grade as JSON; without `timing`, only what the submission and the release
+        decide (the gradebook's form, identical on every re-grade)."""
+        data = {"notebook": self.notebook, "points": self.points,
                 "max_points": POINTS * len(self.results), "passed": self.passed,
                 "total": self.total, "exercises": [
                     {**r.to_json(), "points": points(r)} for r in self.results],
-                "problems": self.problems, "seconds": round(self.seconds, 2)}
+                "problems": self.problems}
+        return {**data, "seconds": round(self.seconds, 2)} if timing else data
 
 
-def code_cells(nb: Any) -> list[str]:
-    return [c.source for c in nb.cells if c.cell_type == "code"]
-
-
-def exercises_in(nb: Any) -> list[str]:
-    """The exercise ids a notebook checks or whose function it defines, in course order."""
+def exercises_in(cells: Sequence[str]) -> list[str]:
+    """The exercise ids a notebook's code cells check or whose function they define, in
+    course order."""
     by_function = {e.function: e.id for e in EXERCISES.values()}
     found: set[str] = set()
-    for source in code_cells(nb):
+    for source in cells:
         found.update(a or b for a, b in CHECK_CALL.findall(source))
         found.update(by_function[name] for name in DEF.findall(source) if name in by_function)
     return [i for i in EXERCISES if i in found]
@@ -106,36 +113,40 @@ def exercises_in(nb: Any) -> list[str]:
 
 def _jobs_of(path: Path) -> tuple[list[tuple[str, str | None]], list[str]]:
     """The `(exercise, source)` pairs of one notebook, and its problems."""
-    import nbformat
-
     try:
-        nb = nbformat.read(path, as_version=4)
-    except Exception as exc:  # nbformat raises several kinds for a file that is not a notebook
-        return [], [f"could not read it: {type(exc).__name__}: {exc}"]
-    ids = exercises_in(nb)
+        cells = code_cells_of(path)
+        ids = exercises_in(cells)
+        jobs = [(i, collect(cells, EXERCISES[i].function)) for i in ids]
+    except Unreadable as exc:
+        return [], [f"could not read it: {exc}"]
+    except (RecursionError, MemoryError, ValueError) as exc:  # a pathological cell
+        return [], [f"could not read its code: {type(exc).__name__}"]
     if not ids:
         return [], ["no exercises found (no check('exN') call, no exercise function)"]
-    cells = code_cells(nb)
-    return [(i, collect(cells, EXERCISES[i].function)) for i in ids], []
+    return jobs, []
 
 
-def grade_learner(paths: Sequence[Path], seed: int | None = None) -> list[NotebookGrade]:
-    """Grade one learner's notebooks (each exercise in a sandbox of its own)."""
+def _clean(result: CheckResult) -> CheckResult:
+    """`result` with every failure's case and message escaped and capped."""
+    return CheckResult(result.exercise, result.passed, result.total,
+                       [Failure(message(f.case), message(f.message)) for f in result.failures])
+
+
+def grade_learner(paths: Sequence[Path], seed: Seeds | None = None) -> list[NotebookGrade]:
+    """Grade one learner's notebooks (each distinct exercise source once, in a sandbox of
+    its own, within the learner's budget)."""
     started = time.monotonic()
-    grades, jobs = [], []
-    for path in paths:
-        found, problems = _jobs_of(path)
-        grades.append((NotebookGrade(str(path), problems=problems), len(found)))
-        jobs += found
-    results = iter(grade_sources(jobs, seed) if jobs else [])
+    found = [(path, *_jobs_of(path)) for path in paths]
+    unique = list(dict.fromkeys(job for _, jobs, _ in found for job in jobs))
+    scored = dict(zip(unique, map(_clean, grade_sources(unique, seed) if unique else []),
+                      strict=True))
     seconds = (time.monotonic() - started) / max(len(paths), 1)
-    for grade, count in grades:
-        grade.results = [next(results) for _ in range(count)]
-        grade.seconds = seconds
-    return [g for g, _ in grades]
+    return [NotebookGrade(shown(str(path)), [scored[job] for job in jobs],
+                         [message(p) for p in problems], seconds)
+            for path, jobs, problems in found]
 
 
-def _graded(learners: Sequence[list[Path]], jobs: int | None, seed: int
+def _graded(learners: Sequence[list[Path]], jobs: int | None, seed: Seeds
             ) -> list[list[NotebookGrade]]:
     """`grade_learner` for each learner, in order, up to `jobs` learners at once in as many
     grading processes (processes, not threads: comparing results and drawing hidden cases
@@ -150,36 +161,54 @@ def _graded(learners: Sequence[list[Path]], jobs: int | None, seed: int
 
 
 def grade(paths: Sequence[str | Path], jobs: int | None = None,
-          seed: int | None = None) -> list[NotebookGrade]:
-    """Grade every notebook (each its own learner), up to `jobs` at once, in input order."""
+          seed: Seeds | None = None, allow_weak: bool = False) -> list[NotebookGrade]:
+    """Grade every notebook (each its own learner), up to `jobs` at once, in input order;
+    `sandbox.WeakSandbox` where the isolation is weak and `allow_weak` is not given."""
+    require(allow_weak)
     seed = secrets.randbits(63) if seed is None else seed
     return [g[0] for g in _graded([[Path(p)] for p in paths], jobs, seed)]
 
 
-def learners_in(folder: Path) -> dict[str, list[Path]]:
-    """Each subfolder that holds notebooks: a learner, by folder name."""
-    found = {}
-    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        notebooks = sorted(sub.rglob(NOTEBOOK_GLOB))
-        notebooks = [p for p in notebooks if ".ipynb_checkpoints" not in p.parts]
-        if notebooks:
-            found[sub.name] = notebooks
-    return found
-
-
 def grade_folder(folder: str | Path, out: str | Path, jobs: int | None = None,
-                 seed: int | None = None) -> dict[str, list[NotebookGrade]]:
-    """Grade every learner's folder under `folder`; write the gradebook and feedback."""
+                 seed: Seeds | None = None, allow_weak: bool = False
+                 ) -> dict[str, list[NotebookGrade]]:
+    """Grade every learner's folder under `folder`; write the gradebook and feedback
+    (`sandbox.WeakSandbox`, before anything runs, as `grade` says)."""
+    require(allow_weak)
     seed = secrets.randbits(63) if seed is None else seed
     learners = learners_in(Path(folder))
-    graded = dict(zip(learners, _graded(list(learners.values()), jobs, seed), strict=True))
+    graded = dict(zip(_names(learners), _graded(list(learners.values()), jobs, seed),
+                      strict=True))
     if graded:  # nothing to grade: write nothing (the caller says so)
-        write_gradebook(graded, Path(out))
+        write_gradebook(graded, Path(out), seed, allow_weak)
     return graded
 
 
-def _scores(grades: Sequence[NotebookGrade]) -> dict[str, CheckResult]:
-    return {r.exercise: r for g in grades for r in g.results}
+def _names(learners: dict[str, list[Path]]) -> list[str]:
+    """Each learner's name as shown (escaped), made unique where two escape alike."""
+    names: list[str] = []
+    for raw in learners:
+        name = shown(raw)
+        while name in names:
+            name += "_"
+        names.append(name)
+    return names
+
+
+def best(grades: Sequence[NotebookGrade]) -> dict[str, CheckResult]:
+    """Each exercise once: the best result of any of the learner's notebooks for it."""
+    found: dict[str, CheckResult] = {}
+    for result in (r for g in grades for r in g.results):
+        held = found.get(result.exercise)
+        if held is None or (points(result), result.passed) > (points(held), held.passed):
+            found[result.exercise] = result
+    return found
+
+
+def learner_points(grades: Sequence[NotebookGrade]) -> tuple[int, int]:
+    """(points, max points) of one learner, each exercise counted once."""
+    scores = best(grades)
+    return sum(points(r) for r in scores.values()), POINTS * len(scores)
 
 
 def _csv(rows: list[tuple[str, dict[str, int], int]]) -> str:
@@ -195,9 +224,13 @@ def _csv(rows: list[tuple[str, dict[str, int], int]]) -> str:
 
 
 def _rows_of_book(book: dict[str, Any]) -> list[tuple[str, dict[str, int], int]]:
-    return [(entry["learner"], {e["exercise"]: e["points"] for nb in entry["notebooks"]
-                                for e in nb["exercises"]}, entry["points"])
-            for entry in book["learners"]]
+    rows = []
+    for entry in book["learners"]:
+        scores: dict[str, int] = {}
+        for e in (e for nb in entry["notebooks"] for e in nb["exercises"]):
+            scores[e["exercise"]] = max(scores.get(e["exercise"], 0), e["points"])
+        rows.append((entry["learner"], scores, entry["points"]))
+    return rows
 
 
 def digest(text: str) -> str:
@@ -211,15 +244,26 @@ def _write(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 
-def write_gradebook(graded: dict[str, list[NotebookGrade]], out: Path) -> None:
+def seeds_record(seed: Seeds) -> dict[str, Any]:
+    """How the hidden cases were drawn, as `gradebook.json` records it."""
+    if isinstance(seed, int):
+        return {"seed": seed}
+    return {"per_exercise": {e: int(seed[e]) for e in EXERCISES if e in seed}}
+
+
+def write_gradebook(graded: dict[str, list[NotebookGrade]], out: Path,
+                    seed: Seeds | None = None, allow_weak: bool = False) -> None:
     """`gradebook.csv` (a row per learner, a column per exercise), `gradebook.json` (with
     the isolation used and the SHA-256 of the CSV) and `feedback/<learner>.txt`, each
     written atomically. Called once every sandbox of every learner has been closed."""
     (out / "feedback").mkdir(parents=True, exist_ok=True)
-    book = {"points_per_exercise": POINTS, "isolation": isolation(), "learners": [
-        {"learner": learner, "points": sum(g.points for g in grades),
-         "max_points": POINTS * sum(len(g.results) for g in grades),
-         "notebooks": [g.to_json() for g in grades]} for learner, grades in graded.items()]}
+    book = {"points_per_exercise": POINTS,
+            "isolation": {**isolation(), "weak_sandbox_allowed": allow_weak},
+            "hidden_case_seeds": None if seed is None else seeds_record(seed), "learners": [
+        {"learner": learner, **dict(zip(("points", "max_points"), learner_points(grades),
+                                        strict=True)),
+         "notebooks": [g.to_json(timing=False) for g in grades]}
+        for learner, grades in graded.items()]}
     rows = _csv(_rows_of_book(book))
     book[DIGEST_KEY] = digest(rows)
     for learner, grades in graded.items():
@@ -256,9 +300,8 @@ def feedback(learner: str, grades: Sequence[NotebookGrade]) -> str:
             lines.append(f"  {r.exercise}: {points(r)}/{POINTS} point ({r.passed}/{r.total} "
                          "cases passed)")
             lines += [f"    FAIL {f.case}: {f.message}" for f in r.failures]
-    total = sum(g.points for g in grades)
-    most = POINTS * sum(len(g.results) for g in grades)
-    return "\n".join([*lines, f"\ntotal: {total}/{most} points"]) + "\n"
+    total, most = learner_points(grades)
+    return "\n".join([*lines, f"\ntotal: {total}/{most} points"]) + "\n"  # each exercise once
 
 
 def failed_cases(result: CheckResult) -> str:

@@ -10,11 +10,14 @@ numbers in the learner copy, and nbval checks both); saved widget state is dropp
 so are nbgrader's autograded test cells (`nbgrader_cells.py`), which fail until the
 exercise is solved.
 `release()` does that for every notebook under a folder and copies the other files (a
-README, data) as they are, keeping the folder layout. The course's learner copies are
-`release("lessons", "learn")`, the defaults of `jupyter-compaction release`.
+README, data) as they are, keeping the folder layout; it also fixes the grade's
+hidden-case seeds in the source folder (`seeds.ensure`), a file it never copies. The
+course's learner copies are `release("lessons", "learn")`, the defaults of
+`jupyter-compaction release`.
 
-Left out: hidden tests inside the notebooks (the hidden cases live in the package) and
-partial solutions (a block is replaced whole).
+Left out: hidden tests inside the notebooks (the hidden cases' generators live in the
+package, their seeds in the source folder) and partial solutions (a block is replaced
+whole).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 from typing import Any
+
+from .seeds import SEEDS_FILE, ensure
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("write your solution here")'
@@ -95,10 +100,12 @@ def release(source: str | Path, target: str | Path) -> list[Path]:
     _guard(source, target)
     files = sorted(p for p in source.rglob("*")
                    if p.is_file() and not SKIP_DIRS.intersection(p.relative_to(source).parts))
+    files = [p for p in files if p.relative_to(source) != Path(SEEDS_FILE)]  # the teacher's
     notebooks = {p: nbformat.read(p, as_version=NB_VERSION)
                  for p in files if p.suffix == ".ipynb"}
     for path, nb in notebooks.items():  # every notebook is checked before anything is written
         release_notebook(nb, str(path.relative_to(source)))
+    ensure(source)
     written = []
     for path in files:
         dest = target / path.relative_to(source)

@@ -19,7 +19,12 @@ name), `CaseTimeout` or `SandboxError`. `close()` lets the worker exit, then kil
 whole process group.
 
 `isolation()` says which isolation this machine gives ("bubblewrap" or "limits only",
-and why); `JUPYTER_COMPACTION_SANDBOX=limits` forces the latter.
+and why, and the worker's user); `JUPYTER_COMPACTION_SANDBOX=limits` forces the latter.
+Without bubblewrap a grader running as root starts the worker as nobody, with no groups
+and so no capabilities, where Python is readable by nobody; `require()` refuses to grade
+where the worker would keep privileges instead, unless the teacher allows it
+(`--allow-weak-sandbox`). Under bubblewrap /tmp is a tmpfs of `TMP_BYTES`, and the
+syscall filter refuses SysV IPC, so nothing the worker creates outlives its memory limit.
 
 Left out: CPU and memory accounting across processes (cgroups): each worker has its own
 limits, and `RLIMIT_NPROC` does not bind root (the seccomp filter is what stops forks).
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import re
 import resource
@@ -65,24 +71,35 @@ BUBBLEWRAP, LIMITS_ONLY = "bubblewrap", "limits only"
 SANDBOX_ENV = "JUPYTER_COMPACTION_SANDBOX"  # "limits": do not use bubblewrap
 STARTUP_S = 20.0  # starting Python and defining the learner's function, on a busy machine
 MEMORY_BYTES = 1 << 30  # address space: a 2 GB allocation fails
-CPU_SECONDS = 60  # per exercise; a case has CASE_TIMEOUT_S of wall time anyway
+CPU_SECONDS = 20  # per exercise, all its cases together (RLIMIT_CPU: load does not matter)
+WALL_SECONDS = 120  # per exercise, all its cases: only a worker that hangs (sleeps) hits it
 FILE_BYTES = 1 << 20
 OPEN_FILES = 64
 EXTRA_PROCESSES = 4  # over what the user already runs (ignored for root)
 SANDBOX_HOME = "/sandbox"
 EXIT_S, EXIT_POLL_S = 1.0, 0.005  # how long close() lets a worker exit on its own
 NAME = re.compile(r"^[A-Za-z_]\w{0,60}$")
+NOBODY = 65534  # the unprivileged uid and gid a worker runs as
+TMP_BYTES = 1 << 20  # the sandbox's /tmp: nothing held there escapes the memory limit
+WEAK = ("the worker would run as {user} with only resource limits and a syscall filter "
+        "({reason}); install bubblewrap (apt-get install bubblewrap, or dnf install "
+        "bubblewrap) so that every worker gets a sandbox of its own, or pass "
+        "--allow-weak-sandbox to grade anyway (gradebook.json records it)")
 
 
 class SandboxError(Exception):
     """The worker died, answered nonsense, or sent something that is not plain data."""
 
 
-def _limits() -> None:
+class WeakSandbox(SandboxError):
+    """Only limits would isolate the workers, as a user with privileges: grading refuses."""
+
+
+def _limits(cpu_seconds: int = CPU_SECONDS) -> None:
     """Runs in the child between fork and exec (so only what is safe there)."""
     processes = sum(n.isdigit() for n in os.listdir("/proc")) + EXTRA_PROCESSES
     for limit, value in ((resource.RLIMIT_AS, MEMORY_BYTES),
-                         (resource.RLIMIT_CPU, CPU_SECONDS),
+                         (resource.RLIMIT_CPU, max(1, cpu_seconds)),
                          (resource.RLIMIT_NPROC, processes),
                          (resource.RLIMIT_FSIZE, FILE_BYTES),
                          (resource.RLIMIT_NOFILE, OPEN_FILES),
@@ -112,7 +129,7 @@ def bwrap_command(workdir: Path, empty_init: Path) -> list[str]:
     grading = PACKAGE / "grading"
     args = [BWRAP, "--unshare-all", "--as-pid-1", "--die-with-parent",
             "--uid", "65534", "--gid", "65534", "--proc", "/proc", "--dev", "/dev",
-            "--tmpfs", "/tmp", *_system_links()]
+            "--size", str(TMP_BYTES), "--tmpfs", "/tmp", *_system_links()]
     for root in _read_only_roots():
         args += ["--ro-bind", str(root), str(root)]
     args += ["--ro-bind", str(PACKAGE), str(PACKAGE), "--tmpfs", str(grading),
@@ -148,13 +165,21 @@ PROBE = ("import sys, types; p = types.ModuleType('jupyter_compaction.grading');
          "from jupyter_compaction.grading.syscalls import forbid; print(forbid() or 'on')")
 
 
-def _run_probe(command: list[str], env: dict[str, str] | None) -> tuple[bool, str]:
+def _as_nobody(drop: bool) -> dict[str, Any]:
+    """Popen's arguments that start the worker as nobody, without groups (so without any
+    capability: they go with the root uid)."""
+    return {"user": NOBODY, "group": NOBODY, "extra_groups": []} if drop else {}
+
+
+def _run_probe(command: list[str], env: dict[str, str] | None,
+               drop: bool = False) -> tuple[bool, str]:
     """(started, the last line it printed or why it did not start)."""
     with tempfile.TemporaryDirectory(prefix="compaction-probe-") as workdir:
         try:
             done = subprocess.run([*command, "-c", PROBE], capture_output=True, text=True,
                                   timeout=STARTUP_S, cwd=workdir, env=env,
-                                  preexec_fn=_limits)  # noqa: PLW1509 - setrlimit only
+                                  preexec_fn=_limits,  # noqa: PLW1509 - setrlimit only
+                                  **_as_nobody(drop))
         except (OSError, subprocess.TimeoutExpired) as exc:
             return False, f"could not start: {exc}"
     lines = (done.stdout if done.returncode == 0 else done.stderr).strip().splitlines()
@@ -162,8 +187,8 @@ def _run_probe(command: list[str], env: dict[str, str] | None) -> tuple[bool, st
 
 
 @functools.cache
-def _probe() -> tuple[str, str, str]:
-    """(kind, why not bubblewrap, the syscall filter: "on" or why not)."""
+def _probe() -> tuple[str, str, str, str]:
+    """(kind, why not bubblewrap, the syscall filter: "on" or why not, the worker's user)."""
     plain = [sys.executable]
     if os.environ.get(SANDBOX_ENV, "").lower() == "limits":
         why = f"{SANDBOX_ENV}=limits"
@@ -176,26 +201,51 @@ def _probe() -> tuple[str, str, str]:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         if started:
-            return BUBBLEWRAP, "", line
+            return BUBBLEWRAP, "", line, "nobody"
         why = f"bwrap cannot run here ({line})"
-    started, line = _run_probe(plain, worker_env(tempfile.gettempdir()))
-    return LIMITS_ONLY, why, line if started else f"the worker cannot start ({line})"
+    env = worker_env(tempfile.gettempdir())
+    if os.geteuid() == 0:  # root: the worker drops to nobody, if Python is readable there
+        started, line = _run_probe(plain, env, drop=True)
+        if started:
+            return LIMITS_ONLY, why, line, "nobody"
+        why += f"; the worker cannot start as nobody ({line})"
+    started, line = _run_probe(plain, env)
+    user = "root" if os.geteuid() == 0 else f"uid {os.geteuid()}"
+    return LIMITS_ONLY, why, line if started else f"the worker cannot start ({line})", user
 
 
 def isolation() -> dict[str, str]:
     """`{"kind": "bubblewrap" | "limits only", "reason": why not bubblewrap,
-    "syscall_filter": "on" or why not}`: what this machine gives every worker."""
-    kind, reason, syscall_filter = _probe()
-    return {"kind": kind, "reason": reason, "syscall_filter": syscall_filter}
+    "syscall_filter": "on" or why not, "user": who the worker runs as}`: what this
+    machine gives every worker."""
+    kind, reason, syscall_filter, user = _probe()
+    return {"kind": kind, "reason": reason, "syscall_filter": syscall_filter, "user": user}
+
+
+def require(allow_weak: bool) -> None:
+    """Raise `WeakSandbox` (saying how to install bubblewrap) where no bubblewrap runs and
+    the worker would keep privileges (not nobody) or go unfiltered, unless `allow_weak`."""
+    used = isolation()
+    weak = used["kind"] != BUBBLEWRAP and (used["user"] != "nobody"
+                                           or used["syscall_filter"] != "on")
+    if weak and not allow_weak:
+        reason = used["reason"] if used["syscall_filter"] == "on" else (
+            f"{used['reason']}; syscall filter: {used['syscall_filter']}")
+        raise WeakSandbox(WEAK.format(user=used["user"], reason=reason))
 
 
 class Sandbox:
     """The learner's function, defined in a sandboxed worker; call it like the function."""
 
-    def __init__(self, source: str, function: str, timeout: float = CASE_TIMEOUT_S):
+    def __init__(self, source: str, function: str, timeout: float = CASE_TIMEOUT_S,
+                 cpu_seconds: int = CPU_SECONDS, wall_seconds: float = WALL_SECONDS):
         self.timeout = timeout
+        self.wall = wall_seconds
+        self.deadline = math.inf  # the start has STARTUP_S of its own
         self.folder, self.workdir, init = _new_folder("compaction-work-")
-        if isolation()["kind"] == BUBBLEWRAP:
+        used = isolation()
+        drop = used["kind"] != BUBBLEWRAP and used["user"] == "nobody"
+        if used["kind"] == BUBBLEWRAP:
             command = [*bwrap_command(self.workdir, init), sys.executable]
             env = None
         else:
@@ -207,11 +257,13 @@ class Sandbox:
                 [*command, *PYTHON_FLAGS, "-c", BOOT], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.workdir, env=env,
                 start_new_session=True,
-                preexec_fn=_limits)  # noqa: PLW1509 - only setrlimit, between fork and exec
+                preexec_fn=functools.partial(_limits, cpu_seconds),  # noqa: PLW1509 - setrlimit
+                **_as_nobody(drop))
             ready = self._ask({"source": source, "function": function}, STARTUP_S)
         except BaseException:  # a worker that did not start leaves no process, no folder
             self.close()
             raise
+        self.deadline = time.monotonic() + wall_seconds  # every call of this exercise
         self.callable = bool(ready.get("callable"))
         self.kind = str(ready.get("kind", ""))
 
@@ -236,7 +288,7 @@ class Sandbox:
             self.process.stdin.flush()
         except OSError:
             raise SandboxError(self._gone()) from None
-        line = self._read_line(time.monotonic() + timeout, timeout)
+        line = self._read_line(min(time.monotonic() + timeout, self.deadline), timeout)
         try:
             reply = loads(line)
         except (ValueError, NotPlainData) as exc:
@@ -253,6 +305,9 @@ class Sandbox:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.close()
+                if time.monotonic() >= self.deadline:
+                    raise CaseTimeout("hung: the exercise's calls took longer than "
+                                      f"{self.wall:g} s of wall time together")
                 raise CaseTimeout(f"took longer than {timeout:g} s (an endless loop?)")
             ready, _, _ = select.select([out], [], [], left)
             if ready:

@@ -14,8 +14,8 @@ line, `refused (rule: <rule>): <what it found>`, or None. The rules:
 - `non-literal attribute name`: `getattr`/`hasattr` with a name that is not a string
   literal (`getattr(m, "tu" + "rns")`);
 - `module through attributes`: an attribute of an imported module or object that is a
-  module it did not import (`jupyter_compaction.tokens.os`), found by looking the chain
-  up on the real, already imported objects;
+  module it did not import (`jupyter_compaction.tokens.os`, `getattr(typing, "sys")`),
+  found by looking the chain up on the real, already imported objects;
 - `frame or code object`: attributes of frames, generators, tracebacks or code objects
   (`f_back`, `gi_frame`, `tb_frame`, `co_consts`, ...);
 - `format-string attribute`: a string whose format fields read attributes or items
@@ -193,7 +193,8 @@ def _node_problem(node: ast.AST, bound: dict[str, Any], getters: set[int]) -> st
         if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
             return refused("non-literal attribute name",
                            f"{node.func.id}() with a name that is not a string literal")
-        return _attribute_problem(name.value, f"{node.func.id}() reads")
+        return _attribute_problem(name.value, f"{node.func.id}() reads") or (
+            _through_modules(ast.Attribute(value=node.args[0], attr=name.value), bound))
     elif isinstance(node, ast.Constant) and isinstance(node.value, str):
         if GRADING in node.value:
             return refused("grading package", f"the string {node.value[:40]!r}")

@@ -356,6 +356,8 @@ REFERENCE["ex6c"] = '''
 def add_note(notes, text):
     if not text.strip():
         return notes
+    if notes and not notes.endswith("\\n"):
+        notes += "\\n"
     return (notes or "") + "- " + text.strip() + "\\n"
 '''
 WRONG += [
@@ -574,6 +576,8 @@ def add_note(notes, text):
     if note == "":
         return notes
     existing = "" if notes is None else notes
+    if existing[-1:] not in ("", "\\n"):
+        existing += "\\n"
     return f"{existing}- {note}\\n"
 ''',
     "ex7": '''

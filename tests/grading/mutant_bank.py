@@ -479,6 +479,8 @@ MUTANTS["ex6c"] += [
         '    if notes and "- " + text.strip() + "\\n" in notes:\n        return notes\n'
         "    if not text.strip():")),
     ("inner newlines joined", EX6C.replace("+ text.strip() +", '+ " ".join(text.split()) +')),
+    ("glues a note onto a file without a final newline",
+     EX6C.replace('    if notes and not notes.endswith("\\n"):\n        notes += "\\n"\n', "")),
 ]
 
 
@@ -616,6 +618,29 @@ EDGE_MUTANTS: dict[str, list[tuple[str, str]]] = {
 }
 for exercise, mutants in EDGE_MUTANTS.items():
     MUTANTS[exercise] += mutants
+
+# the wrong solutions issue 34's red team found the grade rejecting and check() passing
+MUTANTS["ex2"] += [
+    ("a rebuilt block drops is_error", swap(
+        "ex2", '{**b, "content": placeholder}',
+        '{"type": "tool_result", "tool_use_id": b["tool_use_id"], "content": placeholder}')),
+]
+MUTANTS["ex6b"] += [
+    ("recursion without a loop check", '''
+def session_chain(parents, session_id):
+    parent = parents.get(session_id)
+    if parent is None or parent not in parents:
+        return [session_id]
+    return session_chain(parents, parent) + [session_id]
+'''),
+]
+MUTANTS["ex7"] += [
+    ("duplicates found without regard to case", swap(
+        "ex7", "list(dict.fromkeys(must_keep))",
+        "list({f.lower(): f for f in must_keep}.values())")),
+    ("an empty list scores nothing", swap("ex7", "    if not facts:\n        return 1.0\n",
+                                           "    if not facts:\n        return []\n")),
+]
 
 LIBRARY = {
     "ex4c": '''

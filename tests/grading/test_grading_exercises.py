@@ -14,6 +14,7 @@ from jupyter_compaction.grading import EXERCISES, CheckResult, check, checks_for
 from jupyter_compaction.grading import base as grading_base
 from jupyter_compaction.grading.check import run_exercise
 from jupyter_compaction.grading.ex_capstone import MAX_SHARE
+from jupyter_compaction.grading.generated import with_hidden
 from jupyter_compaction.history import cut_points
 from jupyter_compaction.strategies import ClearToolResults, SummarizeMiddle
 from jupyter_compaction.summaries import build_prompt
@@ -37,12 +38,17 @@ def test_every_exercise_has_a_reference_and_two_wrong_solutions():
         assert sum(e == exercise for e, _, _ in WRONG) >= 2, exercise
 
 
+def checked(exercise: str) -> int:
+    """How many cases check() runs: the public ones, then those drawn from its own seed."""
+    return len(with_hidden(EXERCISES[exercise], 0).cases)
+
+
 @pytest.mark.parametrize("exercise", quick_first(REFERENCE, keep=2))
 def test_reference_solution_passes_every_case(exercise, capsys):
     namespace = define(REFERENCE[exercise])
     result = check(exercise, namespace)
     out = capsys.readouterr().out
-    assert result.passed == result.total == len(EXERCISES[exercise].cases) >= 5, out
+    assert result.passed == result.total == checked(exercise) >= 5, out
     assert result.complete and not result.failures
     assert "FAIL" not in out and out.count("PASS") == result.total
     assert repr(result) == f"{exercise}: {result.total}/{result.total} passed"
@@ -67,7 +73,7 @@ def test_wrong_solution_fails_the_case_meant_for_it_and_shows_its_hint(
 def test_a_released_stub_scores_zero_without_a_traceback(exercise, capsys):
     result = check(exercise, define(stub(exercise)))
     out = capsys.readouterr().out
-    assert result.passed == 0 and result.total == len(EXERCISES[exercise].cases)
+    assert result.passed == 0 and result.total == checked(exercise)
     assert "Traceback" not in out
     assert out.count("NotImplementedError: write your solution here") == result.total
     assert all("\n" not in f.message for f in result.failures)
@@ -77,7 +83,7 @@ def test_a_missing_function_is_one_clear_line_and_a_zero(capsys):
     result = check("ex2", {})
     out = capsys.readouterr().out
     assert "define clear_old_results(...) in a cell above, then run check('ex2')" in out
-    assert (result.passed, result.total) == (0, len(EXERCISES["ex2"].cases))
+    assert (result.passed, result.total) == (0, checked("ex2"))
     assert result.failures[0].case == "function missing"
     assert "FAIL" not in out and "Traceback" not in out
 
@@ -100,7 +106,7 @@ def test_check_finds_the_function_in_main_without_a_namespace(monkeypatch, capsy
 
     monkeypatch.setattr(sys.modules["__main__"], "is_stuck", is_stuck, raising=False)
     assert check("ex5").complete
-    assert "score: 9/9" in capsys.readouterr().out
+    assert f"score: {checked('ex5')}/{checked('ex5')}" in capsys.readouterr().out
 
 
 def test_a_function_that_loops_forever_fails_after_the_time_limit(monkeypatch, capsys):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 import time
@@ -29,7 +30,7 @@ from tests.grading.grading_solutions import REFERENCE
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("grading-forge")]
 
 ROOT = Path(__file__).resolve().parents[2]
-HONEST_EXERCISES = ("ex3", "ex5", "ex6b")
+HONEST_EXERCISES = ("ex3", "ex5", "ex6b", "ex5d")  # ex5d: a learner empties its TOOLS
 DETACHED_WAIT_S = 2.0  # longer than the detached child's own wait
 
 ATTACKS: dict[str, tuple[str, str, str]] = {  # name: (exercise, source, the rule or reason)
@@ -187,6 +188,70 @@ def is_stuck(tokens_before, tokens_after, budget):
 ''', "rule: attribute store"),
 }
 
+SYSCALL = '''
+import ctypes
+import os
+
+def is_stuck(tokens_before, tokens_after, budget):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall({nr}, {args}) == -1:
+        raise OSError("{name}: " + os.strerror(ctypes.get_errno()))
+    return tokens_after > budget
+'''
+ATTACKS |= {  # issue 34's red team: each class, as the grader meets it
+    "io_uring_setup opens a ring": ("ex5", SYSCALL.format(nr=425, args="8, 0", name="io_uring"),
+                                    "rule: module not allowed"),
+    "SysV shared memory between learners": ("ex5", SYSCALL.format(
+        nr=29, args="4242, 1 << 20, 0o1666", name="shmget"), "rule: module not allowed"),
+    "open_by_handle_at reads outside": ("ex5", SYSCALL.format(nr=304, args="-100, 0, 0",
+                                                              name="handle"),
+                                        "rule: module not allowed"),
+    "rt_sigqueueinfo kills the grader": ("ex5", SYSCALL.format(
+        nr=129, args="os.getppid(), 9, 0", name="sigqueue"), "rule: module not allowed"),
+    "getattr(typing, 'sys') reaches sys": ("ex5", '''
+import typing
+
+def is_stuck(tokens_before, tokens_after, budget):
+    getattr(typing, "sys").modules.clear()
+    return False
+''', "rule: module through attributes"),
+    "getattr(builtins, 'exec') runs code": ("ex5", '''
+import builtins
+
+def is_stuck(tokens_before, tokens_after, budget):
+    getattr(builtins, "exec")("import os; os.kill(os.getppid(), 9)")
+    return False
+''', "rule: module not allowed"),
+    "NaN recall": ("ex7", '''
+def fact_recall(summary, must_keep):
+    return float("nan")
+''', "returned nan"),
+    "a cleared tools list passes": ("ex1", '''
+def needs_compaction(counter, messages, system, tools, budget, trigger=0.8):
+    if tools:
+        tools.clear()
+    return counter.count(messages, system, tools) > trigger * budget
+''', "returned"),
+    "emptied TOOLS cost later learners": ("ex5d", '''
+def preflight(counter, messages, system, tools, budget, trigger=0.8, target=0.5):
+    if tools:
+        tools.clear()
+    return ("send", None)
+''', "preflight"),
+    "a megabyte of escape sequences": ("ex5", '''
+def is_stuck(tokens_before, tokens_after, budget):
+    raise ValueError("\\x1b[2J\\x1b[31m" + "x" * 1_000_000)
+''', "ValueError"),
+    "a sleep in every call": ("ex5", '''
+import time
+
+def is_stuck(tokens_before, tokens_after, budget):
+    time.sleep(3)
+    return tokens_after > budget and tokens_before - tokens_after < 0.1 * tokens_before
+''', "rule: module not allowed"),
+}
+FILE_ATTACKS = ("fifo", "symlink", "number_source", "deep_expression")  # learner folders
+
 
 def notebook(*sources: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
@@ -208,6 +273,7 @@ def graded(tmp_path_factory):
     (submissions / "honest").mkdir()
     nbformat.write(notebook(*(REFERENCE[e] for e in HONEST_EXERCISES)),
                    submissions / "honest" / "work.ipynb")
+    write_file_attacks(submissions)
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "jupyter_compaction.cli", "grade",
                            str(submissions), "--out", str(out), "--seed", "11", "--jobs", "2"],
@@ -220,6 +286,27 @@ def graded(tmp_path_factory):
     return {"out": out, "book": book, "written": written, "seconds": seconds,
             "rows": {r["learner"]: r for r in csv.DictReader(
                 (out / "gradebook.csv").read_text().splitlines())}}
+
+
+def write_file_attacks(submissions: Path) -> None:
+    """Learners whose notebooks attack the reading: a FIFO named work.ipynb, a symlink to
+    the honest learner's notebook, a cell whose source is a number, a 30,000-deep
+    expression, three copies of a solved notebook, and a folder named with undecodable
+    bytes and an escape sequence."""
+    for name in (*FILE_ATTACKS, "copies"):
+        (submissions / name).mkdir()
+    os.mkfifo(submissions / "fifo" / "work.ipynb")
+    (submissions / "symlink" / "peer.ipynb").symlink_to("../honest/work.ipynb")
+    raw = json.loads(nbformat.writes(notebook(REFERENCE["ex3"])))
+    raw["cells"][0]["source"] = 5
+    (submissions / "number_source" / "work.ipynb").write_text(json.dumps(raw))
+    nbformat.write(notebook("x = a" + "[0]" * 30_000 + "\n" + REFERENCE["ex3"]),
+                   submissions / "deep_expression" / "work.ipynb")
+    for n in range(3):
+        nbformat.write(notebook(REFERENCE["ex3"]), submissions / "copies" / f"c{n}.ipynb")
+    odd = submissions / os.fsdecode(b"odd\xff\x1b[31m")
+    odd.mkdir()
+    nbformat.write(notebook(REFERENCE["ex3"]), odd / "work.ipynb")
 
 
 def exercise_result(book: dict, learner: str, exercise: str) -> dict:
@@ -283,3 +370,25 @@ def test_verify_finds_a_changed_row_even_with_the_digest_recomputed(graded, tmp_
     done = verify(copy)
     assert done.returncode == 1 and "scores" in done.stderr
     assert verify(tmp_path / "nowhere").returncode == 2
+
+
+@pytest.mark.parametrize("learner", FILE_ATTACKS)
+def test_a_notebook_that_cannot_be_read_scores_zero_and_the_class_goes_on(graded, learner):
+    row = graded["rows"][learner]
+    assert row["points"] == "0" and row["max_points"] == "0", row
+    entry = next(e for e in graded["book"]["learners"] if e["learner"] == learner)
+    assert entry["notebooks"][0]["problems"], entry
+
+
+def test_copies_count_once_and_odd_names_are_escaped(graded):
+    assert (graded["rows"]["copies"]["points"], graded["rows"]["copies"]["max_points"]) == (
+        "1", "1")
+    escaped = "odd\\xff\\x1b[31m"
+    assert graded["rows"][escaped]["points"] == "1"
+    assert (graded["out"] / "feedback" / f"{escaped}.txt").is_file()
+
+
+def test_messages_are_capped_and_the_class_finishes_in_its_budget(graded):
+    assert (graded["out"] / "gradebook.json").stat().st_size < 2_000_000
+    assert "\x1b" not in (graded["out"] / "gradebook.json").read_text()
+    assert graded["seconds"] < 600

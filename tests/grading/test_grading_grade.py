@@ -182,11 +182,9 @@ def test_a_missing_notebook_is_a_one_line_usage_error(tmp_path, capsys):
 
 
 def test_exercises_are_found_by_check_calls_and_function_definitions():
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("def tail_start(messages, counter, tail_tokens):\n    ..."),
-        nbformat.v4.new_code_cell("%check ex5\ncheck('ex2')\ncheck( \"ex99\" )"),
-        nbformat.v4.new_markdown_cell("check('ex7')")])
-    assert exercises_in(nb) == ["ex2", "ex4", "ex5"]
+    cells = ["def tail_start(messages, counter, tail_tokens):\n    ...",
+             "%check ex5\ncheck('ex2')\ncheck( \"ex99\" )"]
+    assert exercises_in(cells) == ["ex2", "ex4", "ex5"]
 
 
 def test_the_table_has_a_row_per_notebook_and_exercise():

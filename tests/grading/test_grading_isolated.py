@@ -4,6 +4,8 @@ Rejected: the mutant bank (`mutant_bank.py`, at least fifteen wrong solutions pe
 exercise, edge-value mutants included), solutions that call the library's implementation,
 answer from a table of the public cases, or try to change the grader from inside their
 source. Accepted: the reference and a second, independently written solution.
+Parity: `check()`, with seeds of its own, rejects every mutant the grade rejects and
+passes the reference and the second solution.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from jupyter_compaction.grading import EXERCISES, base, grade_source
-from jupyter_compaction.grading.check import run_exercise
+from jupyter_compaction.grading.check import check, run_exercise
 from jupyter_compaction.grading.isolated import grade_sources, with_hidden
 from jupyter_compaction.grading.screen import screen
 from tests.grading.grading_solutions import REFERENCE, SECOND, define
@@ -20,6 +22,7 @@ from tests.support.quick import quick_first
 
 SEED = 20261130
 MUTANT_CASE_TIMEOUT_S = 1.0
+CHECK_SEEDS = (3, 4)  # check()'s own seeds: never the grade's
 FAST = [e for e in EXERCISES if e != "ex8"]  # ex8 plays whole runs; it has no hidden cases
 
 
@@ -93,6 +96,22 @@ def test_every_mutant_is_rejected(exercise, monkeypatch):
     assert len(bank) >= 15 and all(s != REFERENCE[exercise] for _, s in bank)
     assert passes_here(exercise, REFERENCE[exercise])
     assert not [name for name, source in bank if passes_here(exercise, source)]
+
+
+@pytest.mark.slow  # every mutant, twice, with hypothesis's generated inputs
+@pytest.mark.parametrize("exercise", quick_first(EXERCISES))
+def test_check_predicts_the_grade_on_the_mutant_bank(exercise, capsys):
+    """What `check()` shows a learner agrees with the grade: every mutant the grade
+    rejects fails `check()` too, for each of check()'s seeds (the screen's rejections
+    aside: those are about calling the library, which check() does not judge)."""
+    passing = [("reference", REFERENCE[exercise])] + (
+        [("second", SECOND[exercise])] if exercise in FAST else [])  # as graded below
+    wrong = [(n, src) for n, src in MUTANTS[exercise] if not screen(EXERCISES[exercise], src)]
+    for seed in CHECK_SEEDS:
+        results = {name: check(exercise, define(src), seed=seed).complete
+                   for name, src in passing + wrong}
+        assert [n for n, ok in results.items() if ok] == [n for n, _ in passing], seed
+    capsys.readouterr()
 
 
 @pytest.mark.slow  # a sandbox per exercise

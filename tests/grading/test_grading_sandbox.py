@@ -10,6 +10,7 @@ within the test's limit, and nothing they started is left running.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from pathlib import Path
@@ -186,3 +187,48 @@ def f(hidden_input):
     assert "12345" in seen  # the input it was given, and nothing else of the case:
     for secret in ("20261130", "expected", "hidden case", "seed", "EXERCISES"):
         assert secret not in seen
+
+
+REFUSED_CALLS = '''
+import ctypes, os
+
+def f(calls):
+    libc = ctypes.CDLL(None, use_errno=True)
+    errors = {}
+    for name, nr in calls.items():
+        target = os.getppid() if name in ("kill", "rt_sigqueueinfo") else 0
+        ok = libc.syscall(nr, target, 0, 0, 0, 0)
+        errors[name] = "allowed" if ok != -1 else os.strerror(ctypes.get_errno())
+    return errors
+'''
+
+
+def test_the_allow_list_refuses_io_uring_sysv_handles_and_queued_signals(isolation):
+    """Each call of `DENIED_EXAMPLES` (io_uring, SysV shared memory, messages and
+    semaphores, open_by_handle_at, rt_sigqueueinfo, kill, fork, sleeping, raising limits)
+    gets EPERM from the worker's filter; the grader lives on."""
+    from jupyter_compaction.grading.syscalls import DENIED_EXAMPLES
+
+    errors = run(REFUSED_CALLS, dict(DENIED_EXAMPLES))
+    assert set(errors.values()) == {os.strerror(errno.EPERM)}, errors
+
+
+def test_a_weak_sandbox_is_refused_unless_allowed(monkeypatch):
+    """Limits only, as a user that keeps privileges: grading refuses and names bubblewrap;
+    `allow_weak` grades anyway. As nobody (bubblewrap, or a root grader that can drop)
+    it is not weak."""
+    monkeypatch.setattr(sandbox, "_probe", lambda: (sandbox.LIMITS_ONLY, "no bwrap", "on",
+                                                    "root"))
+    with pytest.raises(sandbox.WeakSandbox, match="install bubblewrap.*--allow-weak-sandbox"):
+        sandbox.require(False)
+    sandbox.require(True)
+    monkeypatch.setattr(sandbox, "_probe", lambda: (sandbox.LIMITS_ONLY, "no bwrap", "on",
+                                                    "nobody"))
+    sandbox.require(False)
+
+
+def test_without_bubblewrap_a_root_grader_runs_the_worker_as_nobody(isolation):
+    if isolation["user"] != "nobody":
+        pytest.skip(f"the worker runs as {isolation['user']} here: {isolation['reason']}")
+    assert run("import os\n\ndef f():\n    return [os.getuid(), os.getgid()]\n") == [
+        sandbox.NOBODY, sandbox.NOBODY]
