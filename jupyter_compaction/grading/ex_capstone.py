@@ -11,9 +11,10 @@ the tokens that `off` sends. Runs are cached per setting (the model is determini
 `MAX_SHARE` is 50 %. Measured on the simulated model (budgets 5,000-7,000, the agent
 compacting from its trigger down to its target), the settings that answer correctly with
 no repeated call send, as a share of `off` with the same task-state setting: trim + task
-state 34-44 %, progressive + task state 39-57 %, compact 48-57 %, progressive without task
-state 56-58 %, summarize 57-61 %; trim without task state never finishes. At 50 % task
-state decides whether progressive passes, and summarizing alone is too expensive.
+state 34-44 %, compact + task state 48-55 %, progressive + task state 49-56 %, progressive
+without task state 56-58 %, summarize 56-60 %; trim without task state never finishes. At
+50 % trimming with task state passes at every budget, compacting and progressive only at
+the lowest, and summarizing alone is too expensive.
 
 A wrong answer's message says which of two causes the run's own data shows: a missing
 word that no tool result the agent was shown contains, in a run whose results were cut to

@@ -140,9 +140,14 @@ def fact_recall(summary, must_keep):
 ''',
     "ex8": '''
 def choose_settings():
-    return {"strategy": "progressive", "budget": 6000, "task_state": True}
+    return {"strategy": "trim", "budget": 6000, "task_state": True}
 ''',
 }
+
+SETTINGS = '''
+def choose_settings():
+    return {{"strategy": {}, "budget": {}, "task_state": {}}}
+'''  # ex8's wrong choices, each missing one target
 
 # (exercise, source, a case it must fail)
 WRONG: list[tuple[str, str, str]] = [
@@ -266,15 +271,13 @@ def fact_recall(summary, must_keep):
 ''', "facts with special characters"),
     ("ex7", REFERENCE["ex7"].replace("    if not facts:\n        return 1.0\n", ""),
      "an empty list"),
-    ("ex8", REFERENCE["ex8"].replace('"task_state": True', '"task_state": False'),
+    ("ex8", SETTINGS.format('"progressive"', 6000, False),
      "sends at most 50% of the tokens of 'off'"),
-    ("ex8", REFERENCE["ex8"].replace('"progressive"', '"off"'),
-     "peak context within the budget"),
-    ("ex8", REFERENCE["ex8"].replace('"progressive"', '"summarize"'),
+    ("ex8", SETTINGS.format('"off"', 6000, True), "peak context within the budget"),
+    ("ex8", SETTINGS.format('"summarize"', 6000, True),
      "sends at most 50% of the tokens of 'off'"),
-    ("ex8", REFERENCE["ex8"].replace('"progressive"', '"trim"').replace(
-        '"task_state": True', '"task_state": False'), "the answer is correct"),
-    ("ex8", REFERENCE["ex8"].replace("6000", "8000"), "budget at most 7000"),
+    ("ex8", SETTINGS.format('"trim"', 6000, False), "the answer is correct"),
+    ("ex8", SETTINGS.format('"trim"', 8000, True), "budget at most 7000"),
     ("ex8", REFERENCE["ex8"].replace('"budget": 6000, ', ""), "returns the three settings"),
 ]
 
@@ -594,7 +597,7 @@ def fact_recall(summary, must_keep):
 ''',
     "ex8": '''
 def choose_settings():
-    return dict(strategy="progressive", budget=6500, task_state=True)
+    return dict(strategy="compact", budget=5500, task_state=True)
 ''',
     "ex9": '''
 def log_overhead(turns):

@@ -141,7 +141,7 @@ def test_the_library_itself_passes_the_prompt_exercise():
 def test_ex8_target_is_met_by_the_documented_settings_and_missed_by_off():
     from jupyter_compaction.grading.ex_capstone import outcome
 
-    best = outcome("progressive", 6000, True)
+    best = outcome("trim", 6000, True)
     off = outcome("off", 6000, True)
     assert best.correct and best.repeats == 0 and best.peak <= 6000
     assert best.sent <= MAX_SHARE * off.sent
