@@ -101,6 +101,7 @@ from typing import Any
 
 from .memory_tool import MEMORY_TOOL_NAME
 from .strategies.clear import ClearToolResults
+from .vocab import COMPACT, SUMMARIZE
 
 CONTEXT_EDITING_BETA = "context-management-2025-06-27"  # context editing and the memory tool
 COMPACTION_BETA = "compact-2026-01-12"
@@ -108,10 +109,8 @@ COMPACTION_BETA = "compact-2026-01-12"
 # (`compact_before_next_turn()` "Requires the `compact-2026-09-04` beta"); docs page
 # build-with-claude/compaction-background (its `betaHeader`).
 ON_DEMAND_BETA = "compact-2026-09-04"
-SUMMARIZE = "summarize"  # SDK `BetaCompactionConfigParam.type`, the parameter's one type
 CLEAR_TOOL_USES = "clear_tool_uses_20250919"
 CLEAR_THINKING = "clear_thinking_20251015"
-COMPACT = "compact_20260112"
 MEMORY_TOOL = "memory_20250818"
 MIN_COMPACT_TRIGGER = 50_000  # the API refuses a smaller compaction trigger
 

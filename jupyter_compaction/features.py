@@ -25,10 +25,10 @@ from .compactor import Compactor
 from .hooks import Feature
 from .memory_tool import MEMORY_FOLDER, Memory, MemoryFolder
 from .models.base import Model
+from .paused import JoinPaused
 from .recorder import Recorder
 from .restore import Reattach
 from .rules import GoingInCircles
-from .server_compaction import JoinPaused
 from .settings import Settings
 from .store import SessionStore
 from .task_state import TaskState, notes_tools

@@ -198,21 +198,7 @@ def validate(messages: Sequence[Message], tools: Sequence[Any] | None = None) ->
         if message["role"] != expected:
             rule = "the first message must come from user" if i == 0 else "roles must alternate"
             raise InvalidHistory(i, rule, f"expected {expected}, got {message['role']}")
-        results = tool_result_ids(message)
-        asked = tool_use_ids(messages[i - 1]) if i else []
-        asked_set, results_set = set(asked), set(results)  # sets: many parallel calls stay linear
-        for tid in results:
-            if tid not in asked_set:
-                raise InvalidHistory(i, "tool_result without a tool_use in the message before", tid)
-        if asked:
-            missing = [tid for tid in asked if tid not in results_set]
-            if missing:
-                raise InvalidHistory(
-                    i, "tool_use not answered by a tool_result in the next message", missing[0]
-                )
-            kinds = [b["type"] for b in blocks(message)]
-            if kinds[: len(results)] != ["tool_result"] * len(results):
-                raise InvalidHistory(i, "tool_result blocks must come first in the message")
+        _check_answers(i, message, tool_use_ids(messages[i - 1]) if i else [])
         for tid in tool_use_ids(message):
             if tid in seen:
                 raise InvalidHistory(i, "duplicate tool_use id", tid)
@@ -221,6 +207,25 @@ def validate(messages: Sequence[Message], tools: Sequence[Any] | None = None) ->
         _check_compaction_place(i, message, opened)
     if tools is not None:
         check_tools_defined(messages, tools)
+
+
+def _check_answers(i: int, message: Message, asked: list[str]) -> None:
+    """Rules 2 and 3: message `i` answers every call of the message before it (`asked`),
+    results first, and answers nothing else."""
+    results = tool_result_ids(message)
+    asked_set, results_set = set(asked), set(results)  # sets: many parallel calls stay linear
+    for tid in results:
+        if tid not in asked_set:
+            raise InvalidHistory(i, "tool_result without a tool_use in the message before", tid)
+    if asked:
+        missing = [tid for tid in asked if tid not in results_set]
+        if missing:
+            raise InvalidHistory(
+                i, "tool_use not answered by a tool_result in the next message", missing[0]
+            )
+        kinds = [b["type"] for b in blocks(message)]
+        if kinds[: len(results)] != ["tool_result"] * len(results):
+            raise InvalidHistory(i, "tool_result blocks must come first in the message")
 
 
 def cut_points(messages: Sequence[Message]) -> list[int]:

@@ -55,19 +55,13 @@ import hashlib
 import hmac
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .api_context import COMPACT
 from .history import COMPACTION, Message, blocks
-from .hooks import Feature
 from .models.base import Model, Reply, Usage
 from .summaries import render_transcript
-from .vocab import PAUSED_AFTER_COMPACTION
+from .vocab import COMPACT, PAUSED_AFTER_COMPACTION, SUMMARIZE
 
-if TYPE_CHECKING:
-    from .run import Run
-
-SUMMARIZE = "summarize"  # the on-demand `compaction` parameter's one type
 DEFAULT_TRIGGER = 150_000  # the API's trigger when the edit names none
 PAUSED = PAUSED_AFTER_COMPACTION  # the stop reason of a reply paused after compacting
 SUMMARY_MAX_TOKENS = 16_000  # the summary step's output cap (ours: the API states none)
@@ -344,25 +338,6 @@ class ServerCompactingModel:
         usage.iterations = steps
         return Reply(answer["content"], answer.get("stop_reason") or last.stop_reason, usage,
                      last.model)
-
-
-class JoinPaused(Feature):
-    """After the API paused a reply once it compacted (a message of `compaction` blocks
-    alone, sent back as the turn's start), the next reply continues that turn: it is
-    joined to it in the live context and the transcript; the store keeps the wire (the
-    pause, then the rest)."""
-
-    def after_reply(self, run: Run, reply: Reply, sent: int) -> bool:
-        last = run.messages[-1] if run.messages else None
-        if not last or last["role"] != "assistant" or not all(
-                b.get("type") == COMPACTION for b in blocks(last)):
-            return False
-        joined = {"role": "assistant", "content": [*blocks(last), *reply.as_message()["content"]]}
-        run.messages[-1] = joined
-        if run.transcript and run.transcript[-1] is last:
-            run.transcript[-1] = joined
-        run.tally = None
-        return True
 
 
 class SummarizingModel:

@@ -28,6 +28,8 @@ SUMMARY_PREFIXES = {"assistant": ASSISTANT_PREFIX, "user": USER_PREFIX}
 # --- what the API says back ---------------------------------------------------------------
 PAUSED_AFTER_COMPACTION = "compaction"  # the stop reason of a reply the API paused after it
 # compacted (`server_compaction.py`): the loop sends the request again to go on
+COMPACT = "compact_20260112"  # server compaction's edit (SDK `BetaCompact20260112EditParam`)
+SUMMARIZE = "summarize"  # SDK `BetaCompactionConfigParam.type`: on-demand compaction's one type
 
 # --- the transcript a summarizer reads -------------------------------------------------
 END_OF_OUTPUT = "[end of tool output]"
