@@ -165,10 +165,14 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # ANSI escape sequences: CSI (ESC [ ... final byte, or the one-byte C1 form \x9b), OSC
 # (ESC ] ... ended by BEL or ST, as OSC 8 hyperlinks and window titles are), other string
 # commands (DCS, SOS, PM, APC) and two-character escapes; then single control characters.
-# A secret split across two lines (a shell line continuation, a wrapped terminal line): a
-# whole next line of key characters right after a redaction is the rest of it.
-CONTINUED = re.compile(r"(?m)(\[REDACTED [^\]\n]+\][ \t]*\\?\n[ \t]*)"
-                       r"[A-Za-z0-9_+/=-]{8,}(?=[\"']?[ \t]*$)")
+# A secret split across two lines: after a redaction, a whole next line of key characters
+# is the rest of it when a shell line continuation (a backslash) joins the two, or when it
+# is long (20 or more: a wrapped terminal line); a short word on the next line ("ORD-1042")
+# is the text after the key.
+_KEY_LINE = r"[A-Za-z0-9_+/=-]{%d,}[\"']?[ \t]*$"
+CONTINUED = re.compile(r"(?m)(\[REDACTED [^\]\n]+\][ \t]*"
+                       rf"(?:\\\n[ \t]*(?={_KEY_LINE % 8})|\n[ \t]*(?={_KEY_LINE % 20})))"
+                       r"[A-Za-z0-9_+/=-]+(?=[\"']?[ \t]*$)")
 
 _ANSI = re.compile(r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
                    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
