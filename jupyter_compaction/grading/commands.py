@@ -78,8 +78,8 @@ def _seeds(args: argparse.Namespace) -> Seeds | None:
 
 
 def run_grade(args: argparse.Namespace) -> int:
-    from .grader import grade, grade_folder, table
-    from .sandbox import WeakSandbox, isolation, require
+    from .grader import grade, grade_folder
+    from .sandbox import WeakSandbox, require
 
     if args.verify:
         return _fail("--verify takes only the gradebook folder") if args.notebooks else (
@@ -114,15 +114,23 @@ def run_grade(args: argparse.Namespace) -> int:
         print(f"warning: no {Path(args.release) / SEEDS_FILE}: the hidden cases came from a "
               "new seed this run; run jupyter-compaction release, or pass --seed, so that "
               "re-grading gives the same grades", file=sys.stderr)
-    if args.json:
+    _report(grades, args.json)
+    return 0
+
+
+def _report(grades: list, as_json: bool) -> None:
+    """Print the grades: as JSON with the isolation used, or as the table and a line."""
+    from .grader import table
+    from .sandbox import isolation
+
+    if as_json:
         print(json.dumps({"notebooks": [g.to_json() for g in grades],
                           "isolation": isolation()}, indent=2))
-    else:
-        print(table(grades))
-        used = isolation()
-        print(f"isolation: {used['kind']}" + (f" ({used['reason']})" if used["reason"] else "")
-              + f"; syscall filter: {used['syscall_filter']}")
-    return 0
+        return
+    print(table(grades))
+    used = isolation()
+    print(f"isolation: {used['kind']}" + (f" ({used['reason']})" if used["reason"] else "")
+          + f"; syscall filter: {used['syscall_filter']}")
 
 
 def run_release(args: argparse.Namespace) -> int:
