@@ -155,11 +155,12 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # A quoted value runs to its closing quote, past an escaped one (`"a\"b"` in a shell
     # command); a bare value never starts with a backslash, so a quote that is escaped (in
     # JSON the rules could not decode) opens a quoted value rather than being taken for one.
-    # A YAML block value (`password: |` and the indented lines below) goes whole.
+    # A YAML block value (`password: |` and the indented lines below) goes whole. A bare
+    # value ends where an earlier rule's redaction begins (`token=abc[REDACTED ...]`).
     ("secret", re.compile(rf"(?i)({_SECRET_KEY}[ \t]*(?:=>|[:=])[ \t]*(?:\\?[\"'])?){_NOT_DONE}"
                           r"(?:[|>][-+]?[ \t]*\n[ \t]+[^\n]+(?:\n[ \t]{4,}[^\n]+)*"
                           rf"|(?<=[\"'])(?:[^\"'\n\\]|\\.)+(?=\\?[\"'])"
-                          rf"|(?<![\"']){_NOT_CODE}[^\s\"'&\\]+)")),
+                          rf"|(?<![\"']){_NOT_CODE}(?:(?!\[REDACTED )[^\s\"'&\\])+)")),
 )
 
 # ANSI escape sequences: CSI (ESC [ ... final byte, or the one-byte C1 form \x9b), OSC
