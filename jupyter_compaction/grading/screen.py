@@ -169,33 +169,48 @@ def _format_problem(text: str) -> str | None:
     return None
 
 
+def _name_problem(node: ast.Name, getters: set[int]) -> str | None:
+    if node.id in NAME_GETTERS and id(node) not in getters:
+        return refused("non-literal attribute name", f"{node.id} used as a value")
+    if node.id in FORBIDDEN_CALLS:
+        return refused("builtin not allowed", f"uses {node.id}()")
+    if _dunder(node.id) and node.id not in ALLOWED_DUNDER_NAMES:
+        return refused("dunder", f"uses the name {node.id}")
+    if node.id == "grading":
+        return refused("grading package", "uses the name grading")
+    return None
+
+
+def _attribute_node_problem(node: ast.Attribute, bound: dict[str, Any]) -> str | None:
+    problem = _attribute_problem(node.attr, "uses") or _through_modules(node, bound)
+    if problem:
+        return problem
+    if isinstance(node.ctx, ast.Store | ast.Del) and not (
+            isinstance(node.value, ast.Name) and node.value.id == "self"):
+        return refused("attribute store", f"assigns to .{node.attr}: build new values "
+                       "instead of changing other objects")
+    return None
+
+
+def _getter_problem(node: ast.Call, bound: dict[str, Any]) -> str | None:
+    """`getattr(x, name)` and its kin: only with a string literal, screened as `x.name`."""
+    name = node.args[1] if len(node.args) > 1 else None
+    if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+        return refused("non-literal attribute name",
+                       f"{node.func.id}() with a name that is not a string literal")
+    return _attribute_problem(name.value, f"{node.func.id}() reads") or (
+        _through_modules(ast.Attribute(value=node.args[0], attr=name.value), bound))
+
+
 def _node_problem(node: ast.AST, bound: dict[str, Any], getters: set[int]) -> str | None:
     if isinstance(node, ast.Name):
-        if node.id in NAME_GETTERS and id(node) not in getters:
-            return refused("non-literal attribute name", f"{node.id} used as a value")
-        if node.id in FORBIDDEN_CALLS:
-            return refused("builtin not allowed", f"uses {node.id}()")
-        if _dunder(node.id) and node.id not in ALLOWED_DUNDER_NAMES:
-            return refused("dunder", f"uses the name {node.id}")
-        if node.id == "grading":
-            return refused("grading package", "uses the name grading")
-    elif isinstance(node, ast.Attribute):
-        problem = _attribute_problem(node.attr, "uses") or _through_modules(node, bound)
-        if problem:
-            return problem
-        if isinstance(node.ctx, ast.Store | ast.Del) and not (
-                isinstance(node.value, ast.Name) and node.value.id == "self"):
-            return refused("attribute store", f"assigns to .{node.attr}: build new values "
-                           "instead of changing other objects")
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+        return _name_problem(node, getters)
+    if isinstance(node, ast.Attribute):
+        return _attribute_node_problem(node, bound)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
             node.func.id in NAME_GETTERS):
-        name = node.args[1] if len(node.args) > 1 else None
-        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
-            return refused("non-literal attribute name",
-                           f"{node.func.id}() with a name that is not a string literal")
-        return _attribute_problem(name.value, f"{node.func.id}() reads") or (
-            _through_modules(ast.Attribute(value=node.args[0], attr=name.value), bound))
-    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return _getter_problem(node, bound)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
         if GRADING in node.value:
             return refused("grading package", f"the string {node.value[:40]!r}")
         return _format_problem(node.value)
