@@ -13,7 +13,9 @@ quoted in a sentence or listed), the lengths it states (words, tokens, lines or 
 `summary_words` words otherwise), whether it asks to keep identifiers or to leave them out,
 and its focus. The summary has those sections, in that order, under those lengths,
 extracted from the transcript and previous summary with the same reader the model acts
-with, and it says only what the turns show:
+with, reading for the question of the task the prompt quotes (or, re-summarizing without
+one, as a server compaction does, of the previous summary's Goal, as the model does), and
+it says only what the turns show:
 - progress: one line per call the turns show made (a call whose result is gone, cleared or
   failed, says so and stays a next step) or that a previous summary or note records; facts
   the task itself gives are not steps;
@@ -124,12 +126,12 @@ def write_summary(prompt: str, scenario: Scenario, read: Reader, *,
     turns = tagged.get("turns", prompt if not tagged else "")
     previous = tagged.get("previous-summary", "")
     steps = _observed(turns)
-    task = tagged.get("task", "")
+    task = tagged.get("task") or goal_of(previous)  # a re-summary's task is the old Goal
     r = read(scenario, task, [previous, _assistant_lines(turns)],
              {k: v for k, v in steps if v is not None})
     lines = _progress(r, steps, read(scenario, task, [], {}).facts, asked)
     parts = {
-        "goal": [(tagged.get("task") or goal_of(previous)).split("\n")[0] or "(unknown)"],
+        "goal": [task.split("\n")[0] or "(unknown)"],
         "next": [f"- {c.label}" for c in r.plan if not r.done(c)][:MAX_NEXT_STEPS]
         or ["- write the answer"],
         "decisions": [f"- {name} = {value}" for name, value in {

@@ -11,7 +11,7 @@ from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.models.simulated_summary import NO_RESULT, OMITTED
 from jupyter_compaction.runner import play
 from jupyter_compaction.summaries import build_prompt
-from jupyter_compaction.vocab import PLACEHOLDER
+from jupyter_compaction.vocab import PLACEHOLDER, tagged
 
 LONG = 200  # more words than any limit below, fewer than the default length
 
@@ -138,3 +138,17 @@ def test_every_scenario_summary_reads_its_default_prompt():
         assert headings(text) == ["Goal", "Progress", "Key Decisions", "Files Modified",
                                   "Next Steps"], name
         assert text.split("## Files Modified\n")[1].startswith("- none"), (name, text)
+
+
+def test_a_summary_of_a_summary_without_the_task_reads_the_question_from_its_goal():
+    """A server compaction sends the previous summary and the newer turns, not the task:
+    the question is its Goal's, so a step recorded with only the facts that question
+    needs (a listing's files, not its sizes) is still done and keeps its record."""
+    spec = scenarios.load("markdown")
+    listed = "- list the workspace: files = markdown/core.py, markdown/util.py"
+    first = f"## Goal\n{spec.task}\n## Progress\n{listed}"
+    prompt = (f"Summarize this conversation. Keep every identifier verbatim.\n\n"
+              f"{tagged('previous-summary', first)}\n\n{tagged('turns', '')}")
+    again = SimulatedModel("markdown").summarize(prompt)
+    assert listed in again.split("## Next Steps")[0], again
+    assert "list the workspace" not in again.split("## Next Steps")[1], again
