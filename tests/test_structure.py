@@ -288,7 +288,7 @@ FEATURE_MODULES = {f"jupyter_compaction.{name}" for name in (
     "restore", "asked_compaction", "server_compaction", "memory_tool", "loop_guard",
     "backoff", "usage_anchor", "store", "recorder", "task_state", "fallback_summary",
     "summarizers")}
-LOOP_SETTINGS = {"max_turns", "max_output_tokens", "with_changes"}  # what the loop reads
+LOOP_SETTINGS = {"max_turns", "max_output_tokens", "result_cap", "with_changes"}  # the loop's own
 MAX_AGENT_LINES = 200
 
 
@@ -386,7 +386,7 @@ STILL_OVER = {
     "replay.py:replay": 25, "replay.py:offline_summary": 22,
     "history.py:drop_old_thinking": 21, "history.py:validate": 18,
     "history.py:_check_block": 17, "history.py:from_openai": 17,
-    "settings.py:Option.check": 22, "restore.py:restore": 20, "restore.py:recent_reads": 16,
+    "restore.py:restore": 20, "restore.py:recent_reads": 16,
     "strategies/progressive.py:Progressive.__call__": 17,
     "strategies/clear.py:ClearToolResults.__call__": 17,
     "strategies/trim.py:TrimTurns.__call__": 18, "scenarios/base.py:Scenario.plan": 17,
