@@ -21,6 +21,7 @@ from jupyter_compaction.store import SessionStore
 from jupyter_compaction.strategies import ClearToolResults
 from jupyter_compaction.tokens import CHARS_PER_TOKEN
 from jupyter_compaction.tools import kept_chars
+from tests.support.scripted import Scripted
 
 
 @pytest.mark.parametrize("name", scenarios.names())
@@ -101,21 +102,6 @@ def test_compacted_event_carries_prompt_summary_and_dropped_facts():
     assert event.tokens_after < event.tokens_before
     assert run.summary_usage, "the summary call's usage is counted"
     assert run.tokens_sent > sum(u.total_input for u in run.usage)
-
-
-class Scripted:
-    """A model that replays fixed replies (to test the loop's edges)."""
-
-    name = "scripted"
-
-    def __init__(self, replies):
-        self.replies = list(replies)
-
-    def create(self, *, system, messages, tools, max_tokens, cache=False):
-        reply = self.replies.pop(0)
-        if isinstance(reply, BaseException):
-            raise reply
-        return reply
 
 
 def call(n, name="shout", text="hi"):
