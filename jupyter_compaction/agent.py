@@ -46,7 +46,7 @@ from .workspace import Workspace
 
 __all__ = ["MAX_RESULT_SHARE", "SYSTEM_PROMPT", "Agent", "Run", "part_of"]
 
-MAX_RESULT_SHARE = 0.25  # one tool result may fill at most this share of the budget
+MAX_RESULT_SHARE = DEFAULTS.result_cap  # the default result cap (`Settings.result_cap`)
 HTTP_BAD_REQUEST, HTTP_TOO_LARGE = 400, 413
 PROMPT_TOO_LONG = "prompt is too long"  # the API's words when a request is over the window
 SYSTEM_PROMPT = (
@@ -189,7 +189,7 @@ class Agent:
                                      len(reply.tool_uses)))
 
     def _run_tools(self, run: Run, assistant: Message, toolbox: Toolbox) -> None:
-        limit = int(self.budget * MAX_RESULT_SHARE) * CHARS_PER_TOKEN
+        limit = int(self.budget * self.settings.result_cap) * CHARS_PER_TOKEN
         results = []
         for call in (b for b in blocks(assistant) if b.get("type") == "tool_use"):
             key = call_key(call["name"], call["input"])

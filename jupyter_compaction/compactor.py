@@ -54,6 +54,7 @@ from .strategies import (
 from .summarizers import SummaryFailed, make_summarizer
 from .tokens import TokenCounter
 from .tools import Toolbox
+from .usage_anchor import UsageAnchor
 
 if TYPE_CHECKING:
     from .run import Run
@@ -91,8 +92,8 @@ class Compactor(Feature):
     def before_request(self, run: Run, schemas: list[dict[str, Any]], overhead: int
                        ) -> Stop | None:
         """Compact when the request is over the trigger (in the API's own count)."""
-        if isinstance(self.strategy, NoCompaction) or not run.anchor.over(
-                overhead + run.tokens(self.counter).total, self.settings.trigger_at):
+        if not due(self.strategy, overhead + run.tokens(self.counter).total,
+                   self.settings.trigger_at, run.anchor):
             return None
         return self.compact(run, schemas, overhead).stop
 
@@ -252,6 +253,15 @@ class Compactor(Feature):
             dropped_facts=tuple(dropped_facts(before, result.messages)),
             summary_prompt=result.summary_prompt, summary=result.summary,
             note="; ".join(n for n in (fallback, result.note) if n), summary_usage=usage))
+
+
+def due(strategy: Strategy, tokens: int, trigger_at: int,
+        anchor: UsageAnchor | None = None) -> bool:
+    """The trigger decision, written once (the compactor and `replay` read it): a strategy
+    that compacts, and a request of `tokens` over `trigger_at`, read through `anchor` (the
+    API's own count so far) where there is one."""
+    return (not isinstance(strategy, NoCompaction)
+            and (anchor or UsageAnchor()).over(tokens, trigger_at))
 
 
 def _role_of(strategy: Strategy, chosen: str | None) -> str:

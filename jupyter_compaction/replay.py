@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from . import strategies
+from .compactor import due
 from .evaluation import dropped_facts
 from .events import Compacted, Event, ModelReplied, TurnStarted
 from .history import Message, block_text, blocks
@@ -290,7 +291,7 @@ def replay(session: RecordedSession, strategy: str = DEFAULTS.strategy,
             if own is not None:
                 out.session_compactions.append(SessionMark(
                     turn, own.trigger, own.tokens_before, counter.count_text(own.summary)))
-            if strategy != "off" and held.total > out.trigger_at:
+            if due(managed, held.total, out.trigger_at):
                 result = managed(context, goal=out.target_at, counter=counter)
                 if result.changed:
                     out.compactions.append(ReplayCompaction(

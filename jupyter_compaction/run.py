@@ -7,6 +7,8 @@ anchor, the summarizer's back-off, the loop guard, and a compaction the model as
 An agent can therefore make any number of runs, one after the other, and none of them
 sees another's state.
 
+`RunRecord` is the record alone (what lesson 8 measures); `Run` adds the per-run state.
+
 Left out: how a run is played (`agent.py`) and how it is stored (`recorder.py`).
 """
 
@@ -36,8 +38,9 @@ def part_of(message: Message) -> str:
 
 
 @dataclass
-class Run:
-    """Everything about one run; `transcript` is never compacted."""
+class RunRecord:
+    """What one run did: its context, transcript, events, usage and answer, and the
+    numbers read from them; `transcript` is never compacted."""
 
     task: str
     messages: list[Message] = field(default_factory=list)
@@ -56,29 +59,9 @@ class Run:
     scenario: str | None = None
     outcome: str | None = None  # against the truth of its workspace: "correct", "wrong (...)"
     question: str | None = None  # the declared question the task was understood as, restated
-    calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
-    tally: Tally | None = field(default=None, repr=False)  # running token count of messages
-    anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
-    backoff: SummaryBackoff = field(default_factory=SummaryBackoff, repr=False)
-    loop_guard: LoopGuard = field(default_factory=LoopGuard, repr=False)  # see loop_guard.py
-    asked: str | None = field(default=None, repr=False)  # the focus of a compaction the
-    # model asked for with the `compact` tool (asked_compaction.py), run before its next turn
 
     def of(self, kind: type[Event]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
-
-    def reopen(self) -> None:
-        """Ready the run to continue: its tally is rebuilt from the (restored) context on
-        the next turn, and the calls it made are read from its transcript."""
-        self.tally = None
-        self.calls_seen = {call_key(b["name"], b["input"]) for m in self.transcript[:-1]
-                           for b in blocks(m) if b.get("type") == "tool_use"}
-
-    def tokens(self, counter: TokenCounter) -> Tally:
-        """The running count of the live context's tokens (rebuilt when it was dropped)."""
-        if self.tally is None:
-            self.tally = Tally(counter, self.messages, part=part_of)
-        return self.tally
 
     @property
     def peak_context(self) -> int:
@@ -109,3 +92,30 @@ class Run:
         asked = f"; Question: {self.question}" if self.question else ""
         return (f"<Run {self.status}{graded}: {self.turn} turns, peak {self.peak_context} "
                 f"tokens, {len(self.compactions)} compactions, {self.repeats} repeats{asked}>")
+
+
+@dataclass(repr=False)  # shown as its record
+class Run(RunRecord):
+    """A run as the agent plays it: the record, and the per-run state the features keep
+    while it plays (each taught in its own lesson)."""
+
+    calls_seen: set[tuple[str, str]] = field(default_factory=set, repr=False)
+    tally: Tally | None = field(default=None, repr=False)  # running token count of messages
+    anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
+    backoff: SummaryBackoff = field(default_factory=SummaryBackoff, repr=False)
+    loop_guard: LoopGuard = field(default_factory=LoopGuard, repr=False)  # see loop_guard.py
+    asked: str | None = field(default=None, repr=False)  # the focus of a compaction the
+    # model asked for with the `compact` tool (asked_compaction.py), run before its next turn
+
+    def reopen(self) -> None:
+        """Ready the run to continue: its tally is rebuilt from the (restored) context on
+        the next turn, and the calls it made are read from its transcript."""
+        self.tally = None
+        self.calls_seen = {call_key(b["name"], b["input"]) for m in self.transcript[:-1]
+                           for b in blocks(m) if b.get("type") == "tool_use"}
+
+    def tokens(self, counter: TokenCounter) -> Tally:
+        """The running count of the live context's tokens (rebuilt when it was dropped)."""
+        if self.tally is None:
+            self.tally = Tally(counter, self.messages, part=part_of)
+        return self.tally

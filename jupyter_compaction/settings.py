@@ -53,9 +53,10 @@ class Option:
     1 unless set, up to `most`), float (a share of the budget), bool (on/off) or str (a
     name from `choices`, or a name starting with `prefix`, one or a tuple, which `also`
     describes; `objects` says which objects are accepted instead of a name, and `accepts`
-    tells them apart). `optional`: None is allowed (and means "not set"). `surfaces`: where
-    a user can type it: "agent" (the `%%agent` magic), "demo" (`jupyter-compaction demo`),
-    "replay" (`%replay` and `jupyter-compaction replay`)."""
+    tells them apart). `between`: a float's range, (low, high]. `optional`: None is allowed
+    (and means "not set"). `surfaces`: where a user can type it: "agent" (the `%%agent`
+    magic), "demo" (`jupyter-compaction demo`), "replay" (`%replay` and
+    `jupyter-compaction replay`)."""
 
     help: str
     kind: type = str
@@ -70,6 +71,7 @@ class Option:
     objects: str = ""
     accepts: Callable[[Any], bool] | None = None
     optional: bool = False
+    between: tuple[float, float] | None = None  # a float's range: low < value <= high
     surfaces: tuple[str, ...] = ("agent", "demo")  # where a user can type it (`exposed`)
 
     def check(self, label: str, value: Any, typed: bool = False) -> None:
@@ -78,17 +80,9 @@ class Option:
         if value is None and self.optional:
             return
         if self.kind is int:
-            if (not isinstance(value, int) or isinstance(value, bool) or value < self.least
-                    or (self.most is not None and value > self.most)):
-                whole = "a positive whole number" if self.least == 1 else (
-                    f"a whole number (at least {self.least})")
-                raise ValueError(f"{label} must be {whole} of {self.unit}"
-                                 + (f", at most {self.most:_} {self.unit}" if self.most else "")
-                                 + f"; got {shown(value)}")
+            self._check_whole(label, value)
         elif self.kind is float:
-            if not isinstance(value, numbers.Real) or isinstance(value, bool):
-                raise ValueError(f"{label} must be a number (a share of the budget, e.g. "
-                                 f"0.5), not {shown(value)}")
+            self._check_share(label, value)
         elif self.kind is bool:
             if not isinstance(value, bool):
                 raise ValueError(f"{label} must be True or False, not {shown(value)}")
@@ -97,6 +91,27 @@ class Option:
                 raise ValueError(self._unknown(label, value, typed))
         elif self.accepts is None or not self.accepts(value):
             raise ValueError(self._unknown(label, value, typed))
+
+    def _check_whole(self, label: str, value: Any) -> None:
+        """An int setting: a whole number from `least` up to `most`."""
+        if (not isinstance(value, int) or isinstance(value, bool) or value < self.least
+                or (self.most is not None and value > self.most)):
+            whole = "a positive whole number" if self.least == 1 else (
+                f"a whole number (at least {self.least})")
+            raise ValueError(f"{label} must be {whole} of {self.unit}"
+                             + (f", at most {self.most:_} {self.unit}" if self.most else "")
+                             + f"; got {shown(value)}")
+
+    def _check_share(self, label: str, value: Any) -> None:
+        """A float setting: a number, within `between` when it is set."""
+        if not isinstance(value, numbers.Real) or isinstance(value, bool):
+            raise ValueError(f"{label} must be a number (a share of the budget, e.g. "
+                             f"0.5), not {shown(value)}")
+        if self.between and not self.between[0] < value <= self.between[1]:
+            low, high = self.between
+            raise ValueError(f"{label} must be a share of the budget in ({low:g}, {high:g}]"
+                             + (", or None" if self.optional else "")
+                             + f", not {shown(value)}")
 
     def _unknown(self, label: str, value: Any, typed: bool) -> str:
         others = [self.also] + ([] if typed else [self.objects])
@@ -164,7 +179,7 @@ class Settings:
     usage_line: bool = knob(
         False, kind=bool, help="tell the model how full its context is after each tool round")
     compact_at: float | None = knob(
-        None, kind=float, metavar="SHARE", optional=True,
+        None, kind=float, metavar="SHARE", optional=True, between=(0, 1),
         help="offer the model a compact tool; it calls it past this share of the budget")
     restore: int = knob(
         0, kind=int, metavar="N", unit="files", least=0,
@@ -178,6 +193,9 @@ class Settings:
         accepts=lambda v: _is_model(v) or callable(v),
         help="who writes summaries: aux (a separate minimal call) or same (the agent's "
              "own model with its prompt and tools, cached)")
+    result_cap: float = knob(
+        0.25, kind=float, metavar="SHARE", between=(0, 1),
+        help="cut each tool result to this share of the budget")
     max_turns: int = knob(
         60, kind=int, metavar="N", unit="turns", help="stop after this many model calls")
     max_output_tokens: int = knob(
@@ -191,9 +209,6 @@ class Settings:
             raise ValueError(f"trigger and target must be shares of the budget with "
                              f"0 < target < trigger <= 1; got target {self.target!r}, "
                              f"trigger {self.trigger!r}")
-        if self.compact_at is not None and not 0 < self.compact_at <= 1:
-            raise ValueError(f"compact_at must be a share of the budget in (0, 1], or None "
-                             f"(no compact tool), not {shown(self.compact_at)}")
 
     @property
     def trigger_at(self) -> int:

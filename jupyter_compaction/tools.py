@@ -83,6 +83,12 @@ def cut_chars(text: str) -> int:
     return int(found.group(1)) if found else 0
 
 
+def kept_chars(text: str) -> int:
+    """How many characters of `text` came through `truncate` (all of an uncut text)."""
+    found = _TRUNCATED.search(text)
+    return found.start() if found else len(text)
+
+
 class Toolbox:
     """A set of tools by name, with their schemas, that turns calls into results."""
 

@@ -19,6 +19,9 @@ from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.runner import play
 from jupyter_compaction.store import SessionStore
 from jupyter_compaction.strategies import ClearToolResults
+from jupyter_compaction.tokens import CHARS_PER_TOKEN
+from jupyter_compaction.tools import kept_chars
+from tests.support.scripted import Scripted
 
 
 @pytest.mark.parametrize("name", scenarios.names())
@@ -101,21 +104,6 @@ def test_compacted_event_carries_prompt_summary_and_dropped_facts():
     assert run.tokens_sent > sum(u.total_input for u in run.usage)
 
 
-class Scripted:
-    """A model that replays fixed replies (to test the loop's edges)."""
-
-    name = "scripted"
-
-    def __init__(self, replies):
-        self.replies = list(replies)
-
-    def create(self, *, system, messages, tools, max_tokens, cache=False):
-        reply = self.replies.pop(0)
-        if isinstance(reply, BaseException):
-            raise reply
-        return reply
-
-
 def call(n, name="shout", text="hi"):
     return {"type": "tool_use", "id": f"t{n}", "name": name, "input": {"text": text}}
 
@@ -177,6 +165,20 @@ def test_oversized_tool_result_is_truncated_with_a_note():
     content = run.transcript[2]["content"][0]["content"]
     assert "more characters truncated" in content and len(content) < 5000
     assert run.of(ToolReturned)[0].truncated
+
+
+@pytest.mark.parametrize("share", [0.1, 0.5])
+def test_the_result_cap_is_the_setting_s_share_of_the_budget(share):
+    def dump() -> str:
+        """Return a huge blob."""
+        return "x" * 100_000
+
+    model = Scripted([Reply([{"type": "tool_use", "id": "t1", "name": "dump", "input": {}}],
+                            "tool_use", Usage(1, 1)),
+                      Reply([{"type": "text", "text": "ok"}], "end_turn", Usage(1, 1))])
+    run = Agent(model, tools=[dump], task_state=False, budget=4000, result_cap=share).run("go")
+    content = run.transcript[2]["content"][0]["content"]
+    assert kept_chars(content) == int(4000 * share) * CHARS_PER_TOKEN
 
 
 def test_a_strategy_that_cannot_shrink_ends_the_run_as_stuck():

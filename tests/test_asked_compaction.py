@@ -11,6 +11,7 @@ from jupyter_compaction.asked_compaction import read_usage_line, usage_line
 from jupyter_compaction.events import Compacted, ToolCalled
 from jupyter_compaction.history import blocks, validate
 from jupyter_compaction.settings import DEFAULTS
+from tests.support.scripted import Scripted
 
 
 def test_the_line_reads_back_what_it_says():
@@ -85,13 +86,7 @@ def test_a_compaction_asked_in_one_run_does_not_fire_in_the_next():
     replies = [Reply([ask], "tool_use", Usage(10, 1)),  # the first run ends here, at max_turns
                Reply([{"type": "text", "text": "done"}], "end_turn", Usage(10, 1))]
 
-    class Scripted:
-        name = "scripted"
-
-        def create(self, **request):
-            return replies.pop(0)
-
-    agent = Agent(Scripted(), task_state=False, compact_at=0.7, strategy=Counting())
+    agent = Agent(Scripted(replies), task_state=False, compact_at=0.7, strategy=Counting())
     first = agent.run("go", max_turns=1)
     assert first.status == "max_turns" and first.asked == "x"
     second = agent.run("go again")

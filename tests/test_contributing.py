@@ -133,3 +133,30 @@ def test_the_lesson_recipe_names_every_file_an_exercise_is_in():
     recipe = named(sections()["Add a lesson"])
     assert len(needed) >= 9 and needed <= recipe, sorted(needed - recipe)
     assert re.search(r"nine with a graded exercise", sections()["Add a lesson"])
+
+
+# --- each module's tests ---------------------------------------------------------------------
+
+def test_every_package_module_is_mapped_to_its_tests():
+    from tests.support.module_tests import OTHERS, PACKAGE, modules, tests_of
+
+    assert len(modules()) > 50
+    unmapped = [str(m.relative_to(PACKAGE)) for m in modules() if not tests_of(m)]
+    assert unmapped == []
+    for module in modules():
+        for path in tests_of(module):
+            assert (ROOT / path).exists(), (module, path)
+    assert all((PACKAGE / name).exists() for name in OTHERS)  # no entry for a module gone
+    assert tests_of(PACKAGE / "settings.py") == ["tests/test_settings.py"]
+    assert tests_of(PACKAGE / "strategies" / "trim.py") == ["tests/strategies/test_trim.py"]
+    assert "tests/support/module_tests.py" in TEXT
+
+
+def test_the_map_prints_a_module_s_pytest_command():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "tests/support/module_tests.py",
+                           "jupyter_compaction/settings.py"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout == "python -m pytest -q tests/test_settings.py\n", done.stderr

@@ -46,6 +46,9 @@ def test_with_changes_overrides_only_what_is_given():
     ({"budget": 0}, "budget must be a positive whole number of tokens"),
     ({"budget": 10**10}, "at most 1_000_000_000 tokens; got 10000000000"),
     ({"budget": 10**400}, "at most 1_000_000_000 tokens; got a 401-digit number"),
+    ({"result_cap": 0}, "result_cap must be a share of the budget in (0, 1], not 0"),
+    ({"result_cap": 1.5}, "result_cap must be a share of the budget in (0, 1], not 1.5"),
+    ({"compact_at": 0}, "compact_at must be a share of the budget in (0, 1], or None, not 0"),
     ({"max_turns": 2.5}, "max_turns must be a positive whole number of turns"),
     ({"max_output_tokens": "1024"}, "max_output_tokens must be a positive whole number"),
     ({"summary_role": "system"}, "unknown summary role 'system': summary_role must be one of "
@@ -153,3 +156,62 @@ def test_a_bad_typed_value_names_its_flag(argv, words):
     with pytest.raises(ValueError) as info:
         read_given(parser.parse_args(argv), NAMES)
     assert words in str(info.value) and "\n" not in str(info.value)
+
+
+# --- one field is all a new setting takes ---------------------------------------------------
+# A fresh interpreter loads a copy of settings.py with one more field (`probe`) in place of
+# the real module, then imports the agent, the command line and both magics as they are.
+ONE_FIELD = r'''
+import contextlib, io, json, pathlib, sys, types
+import jupyter_compaction
+path = pathlib.Path(jupyter_compaction.__file__).with_name("settings.py")
+anchor = "    max_turns: int = knob("
+probe = ('    probe: int = knob(3, kind=int, metavar="N", unit="probes", '
+         'surfaces=("agent", "demo", "replay"), help="a probe")\n')
+source = path.read_text()
+assert anchor in source
+module = types.ModuleType("jupyter_compaction.settings")
+module.__file__, module.__package__ = str(path), "jupyter_compaction"
+sys.modules[module.__name__] = jupyter_compaction.settings = module
+exec(compile(source.replace(anchor, probe + anchor, 1), str(path), "exec"), module.__dict__)
+from jupyter_compaction.agent import Agent
+from jupyter_compaction.cli import main
+from jupyter_compaction.jupyter.magics import CompactionMagics
+from jupyter_compaction.jupyter.replay_magic import ReplayMagics
+from jupyter_compaction.models.simulated import SimulatedModel
+
+
+def said(argv):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        try:
+            main(argv)
+        except SystemExit:
+            pass
+    return out.getvalue()
+
+
+print(json.dumps({
+    "agent": Agent(SimulatedModel("agents"), probe=5).settings.probe,
+    "magic": CompactionMagics.agent.parser.format_help(),
+    "replay_magic": ReplayMagics.replay.parser.format_help(),
+    "demo": said(["demo", "--help"]), "replay": said(["replay", "--help"]),
+    "demo_bad": said(["demo", "--probe", "0"]),
+}))
+'''
+
+
+def test_one_field_on_settings_reaches_every_surface():
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", ONE_FIELD], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["agent"] == 5
+    for surface in ("magic", "replay_magic", "demo", "replay"):
+        assert "--probe N" in seen[surface] and "a probe (default: 3)" in seen[surface], surface
+    assert "--probe must be a positive whole number of probes; got 0" in seen["demo_bad"]
+

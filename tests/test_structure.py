@@ -288,7 +288,7 @@ FEATURE_MODULES = {f"jupyter_compaction.{name}" for name in (
     "restore", "asked_compaction", "server_compaction", "memory_tool", "loop_guard",
     "backoff", "usage_anchor", "store", "recorder", "task_state", "fallback_summary",
     "summarizers")}
-LOOP_SETTINGS = {"max_turns", "max_output_tokens", "with_changes"}  # what the loop reads
+LOOP_SETTINGS = {"max_turns", "max_output_tokens", "result_cap", "with_changes"}  # the loop's own
 MAX_AGENT_LINES = 200
 
 
@@ -386,7 +386,7 @@ STILL_OVER = {
     "replay.py:replay": 25, "replay.py:offline_summary": 22,
     "history.py:drop_old_thinking": 21,
     "history.py:_check_block": 17, "history.py:from_openai": 17,
-    "settings.py:Option.check": 22, "restore.py:restore": 20, "restore.py:recent_reads": 16,
+    "restore.py:restore": 20, "restore.py:recent_reads": 16,
     "strategies/progressive.py:Progressive.__call__": 17,
     "strategies/clear.py:ClearToolResults.__call__": 17,
     "strategies/trim.py:TrimTurns.__call__": 18, "scenarios/base.py:Scenario.plan": 17,
@@ -426,3 +426,46 @@ def test_no_function_is_over_15_by_cyclomatic_complexity():
     fixed = sorted(name for name in STILL_OVER if scores.get(name, 0) <= MAX_COMPLEXITY)
     assert new == {} and grown == {}, "split these functions (radon cc -s)"
     assert fixed == [], "no longer over 15: take them off STILL_OVER"
+
+
+# --- each vocab string is written once ----------------------------------------------------------
+VOCAB = PACKAGE / "vocab.py"
+DISTINCT = 8  # shorter strings ("; ") and plain words ("compaction") have other meanings here
+# Written again where another issue's module is being rewritten; each comes off with it.
+VOCAB_ELSEWHERE = {("models/simulated_summary.py", "(unknown)")}  # issue 33: vocab.UNKNOWN
+
+
+def vocab_strings() -> set[str]:
+    """The formats vocab.py names at its top level (its private regexes, short separators
+    and plain words aside)."""
+    return {node.value.value for node in ast.parse(VOCAB.read_text()).body
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str) and len(node.value.value) >= DISTINCT
+            and not node.value.value.isidentifier()
+            and all(isinstance(t, ast.Name) and not t.id.startswith("_") for t in node.targets)}
+
+
+def literals(tree: ast.Module) -> list[tuple[int, str]]:
+    """The string literals of a module, docstrings aside (they may quote a format)."""
+    docs = {id(body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and (body := node.body) and isinstance(body[0], ast.Expr)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docs]
+
+
+def test_each_vocab_string_is_written_once():
+    strings = vocab_strings()
+    assert len(strings) >= 8
+    found = {(str(path.relative_to(PACKAGE)), text)
+             for path in modules().values() if path != VOCAB
+             for _, literal in literals(ast.parse(path.read_text()))
+             for text in strings if text in literal}
+    assert found - VOCAB_ELSEWHERE == set()
+    assert found >= VOCAB_ELSEWHERE, "written once now: take it off VOCAB_ELSEWHERE"
+
+
+def test_the_vocab_check_sees_a_copy_and_skips_docstrings():
+    tree = ast.parse('"""quotes [end of tool output]"""\nX = "[end of tool output]"\n')
+    assert [text for _, text in literals(tree)] == ["[end of tool output]"]

@@ -116,3 +116,15 @@ def test_stored_turn_events_keep_both_counts(tmp_path):
     rebuilt = [TurnStarted(**{k: v for k, v in e.items() if k != "kind"}) for e in stored]
     assert rebuilt == run.of(TurnStarted)
     assert rebuilt[-1].reported_before == round(rebuilt[-2].tokens * 1.3)
+
+
+def test_the_trigger_decision_reads_the_anchor_and_never_compacts_off():
+    from jupyter_compaction import strategies
+    from jupyter_compaction.compactor import due
+
+    trim, off = strategies.get("trim"), strategies.get("off")
+    assert due(trim, 801, 800) and not due(trim, 800, 800)
+    assert not due(off, 10**6, 800)
+    reported = UsageAnchor()
+    reported.observe(700, 900)  # the API counts more than the local count
+    assert due(trim, 700, 800, reported) and not due(trim, 700, 800)

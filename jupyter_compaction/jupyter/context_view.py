@@ -8,7 +8,8 @@ N tok" for a message that ends with the context-usage line the model was shown. 
 visible "… N more characters"). Under the title, a line compares the last request's two
 sizes: "local N, reported M, ratio r", the local count against the input tokens the
 model's API reported for it, and their running ratio (`usage_anchor.py`). When the agent
-cut tool results to its result cap (`agent.MAX_RESULT_SHARE` of the budget), a line per
+cut tool results to its result cap (the `result_cap` setting: a share of the budget, read
+back from the longest cut result the transcript kept), a line per
 cut result names the turn and the call and says how many characters were left out (and
 about how many tokens, at `CHARS_PER_TOKEN`), read from the transcript, which keeps each
 result as the model first saw it.
@@ -22,14 +23,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from ..agent import MAX_RESULT_SHARE
 from ..asked_compaction import USAGE_LINE
 from ..events import ToolReturned, TurnStarted
 from ..history import Message, block_text, blocks
 from ..strategies import PLACEHOLDER
 from ..summaries import is_summary
 from ..tokens import CHARS_PER_TOKEN, TokenCounter
-from ..tools import cut_chars
+from ..tools import cut_chars, kept_chars
 from .render import Rich, esc, heading, html_table, plain, text_table
 
 FULL_CHARS = 600  # per message, with --full
@@ -54,6 +54,7 @@ class Cut:
     turn: int
     call: str  # e.g. "read_file(path='a.py')"
     chars: int  # characters left out
+    kept: int  # characters the model saw
 
 
 def kinds(message: Message) -> str:
@@ -110,7 +111,8 @@ def cuts(run: Any) -> list[Cut]:
     turns = {e.id: e.turn for e in run.events if isinstance(e, ToolReturned)}
     calls = {b["id"]: call_text(b) for m in run.transcript for b in blocks(m)
              if b.get("type") == "tool_use"}
-    return [Cut(turns.get(b["tool_use_id"], 0), calls.get(b["tool_use_id"], "?"), chars)
+    return [Cut(turns.get(b["tool_use_id"], 0), calls.get(b["tool_use_id"], "?"), chars,
+                kept_chars(b["content"]))
             for m in run.transcript for b in blocks(m)
             if b.get("type") == "tool_result" and isinstance(b.get("content"), str)
             and (chars := cut_chars(b["content"]))]
@@ -122,10 +124,10 @@ def cut_lines(run: Any) -> list[str]:
     if not found:
         return []
     budget = max((e.budget for e in run.events if isinstance(e, TurnStarted)), default=0)
-    cap = int(budget * MAX_RESULT_SHARE)
+    cap = max(c.kept for c in found) // CHARS_PER_TOKEN  # the longest kept is the cap
+    share = f"{cap / budget:.0%} of the budget of {budget}: " if budget else ""
     return ([f"{len(found)} tool result{'s' if len(found) > 1 else ''} cut to the result cap "
-             f"({MAX_RESULT_SHARE:.0%} of the budget of {budget}: {cap} tokens, "
-             f"{cap * CHARS_PER_TOKEN} characters):"]
+             f"({share}{cap} tokens, {cap * CHARS_PER_TOKEN} characters):"]
             + [f"  turn {c.turn} {plain(c.call, CALL_CHARS)}: {c.chars} characters cut "
                f"(about {c.chars // CHARS_PER_TOKEN} tokens)" for c in found])
 

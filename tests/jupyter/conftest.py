@@ -5,19 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 
 from jupyter_compaction.agent import Agent, Run
 from jupyter_compaction.models.base import Reply, Usage
-from tests.support.shell import HOSTILE, fresh_shell
-
-NAMES = ("_agent_run", "_lab", "CONTEXT_BUDGET", "run_a", "not_a_run")
+from tests.support.shell import HOSTILE, ip  # noqa: F401 (ip: the fixture)
 
 
 @pytest.fixture
-def ip(monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
-    """The IPython shell with the extension loaded and our names cleared."""
-    return fresh_shell(monkeypatch, NAMES, text=False)
+def shell_text() -> bool:
+    """The Jupyter layer's tests see rich output."""
+    return False
+
+
+@pytest.fixture
+def shell_names() -> tuple[str, ...]:
+    return ("run_a", "not_a_run")
 
 
 class HostileModel:

@@ -216,6 +216,7 @@ BAD_OPTIONS = {
     "summary_role": ("system", "unknown summary role 'system': --summary-role must be one of"),
     "summarizer": ("cheap", "unknown summarizer 'cheap': --summarizer must be one of aux, same"),
     "compact_at": ("soon", "--compact-at must be a number"),
+    "result_cap": ("2", "--result-cap must be a share of the budget in (0, 1], not 2.0"),
     "restore": ("-1", "--restore must be a whole number (at least 0) of files"),
 }
 

@@ -22,7 +22,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jupyter_compaction.agent import MAX_RESULT_SHARE
 from jupyter_compaction.api_context import MIN_COMPACT_TRIGGER
 from jupyter_compaction.grading.ex_capstone import MAX_BUDGET, MAX_SHARE
 from jupyter_compaction.models.simulated_summary import SUMMARY_WORDS
@@ -50,7 +49,7 @@ CODE: dict[float, str] = {
     percent(1 - DEFAULTS.trigger): "what the trigger leaves for the reply",
     percent(DEFAULTS.target): "the target's default share of the budget (Settings.target)",
     percent(STUCK_RATIO): "the stuck threshold (strategies.base.STUCK_RATIO)",
-    percent(MAX_RESULT_SHARE): "the result cap's share of the budget (agent.MAX_RESULT_SHARE)",
+    percent(DEFAULTS.result_cap): "the result cap's default (Settings.result_cap)",
     MAX_BUDGET: "the capstone's largest budget (ex_capstone.MAX_BUDGET)",
     percent(MAX_SHARE): "the capstone's cost target (ex_capstone.MAX_SHARE)",
     SUMMARY_WORDS: "the simulated summarizer's default word cap",

@@ -22,19 +22,16 @@ from IPython.utils.capture import capture_output  # noqa: E402
 from jupyter_compaction.agent import Agent  # noqa: E402
 from jupyter_compaction.models.simulated import SimulatedModel  # noqa: E402
 from jupyter_compaction.settings import MAX_BUDGET  # noqa: E402
-from tests.support.shell import fresh_shell  # noqa: E402
+from tests.support import shell  # noqa: E402
 
 TASK = "Find the tool dispatch tables under agents/."
 HUGE = "1" + "0" * 400
-NAMES = ("_agent_run", "_lab", "CONTEXT_BUDGET", "bad_run")
+ip, shell_text = shell.ip, shell.shell_text  # the shared fixtures
 
 
 @pytest.fixture
-def ip(monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
-    shell = fresh_shell(monkeypatch, NAMES, text=True)
-    yield shell
-    for name in NAMES:
-        shell.user_ns.pop(name, None)
+def shell_names() -> tuple[str, ...]:
+    return ("bad_run",)
 
 
 def run_cell(ip: InteractiveShell, source: str) -> tuple[BaseException | None, str, str]:

@@ -33,6 +33,7 @@ from jupyter_compaction.agent import Agent, Run
 from jupyter_compaction.models.base import Reply, Usage
 from jupyter_compaction.runner import play
 from jupyter_compaction.store import SessionStore
+from tests.support.scripted import Scripted
 
 REPO = Path(__file__).resolve().parents[2]
 TASK = {"task": "t", "model": "m", "strategy": "s", "budget": 1}
@@ -145,20 +146,10 @@ def test_a_run_whose_last_line_was_torn_resumes_and_keeps_the_rest(tmp_path: Pat
         """Shout."""
         return text.upper()
 
-    def scripted(replies: list[Reply]):
-        class Model:
-            name = "scripted"
-
-            def create(self, **kwargs: Any) -> Reply:
-                reply = replies.pop(0)
-                if isinstance(reply, Exception):
-                    raise reply
-                return reply
-        return Model()
 
     call = {"type": "tool_use", "id": "toolu_1", "name": "shout", "input": {"text": "hi"}}
     store = SessionStore(tmp_path)
-    agent = Agent(scripted([Reply([call], "tool_use", Usage(1, 1)), RuntimeError("down"),
+    agent = Agent(Scripted([Reply([call], "tool_use", Usage(1, 1)), RuntimeError("down"),
                             Reply([{"type": "text", "text": "done"}], usage=Usage(1, 1))]),
                   tools=[shout], task_state=False, store=store)
     run = agent.run("go")
@@ -373,14 +364,8 @@ def test_a_run_reading_files_with_line_separators_is_stored_whole(tmp_path: Path
                        "input": {"path": f"f{n}.js"}}], "tool_use", Usage(1, 1))
                for n in range(3)] + [Reply([{"type": "text", "text": "done"}], usage=Usage(1, 1))]
 
-    class Model:
-        name = "scripted"
-
-        def create(self, **kwargs: Any) -> Reply:
-            return replies.pop(0)
-
     store = SessionStore(tmp_path)
-    run = Agent(Model(), tools=[read], task_state=False, store=store).run("read them")
+    run = Agent(Scripted(replies), tools=[read], task_state=False, store=store).run("read them")
     assert run.status == "finished"
     assert SessionStore(tmp_path).transcript(run.session_id) == run.transcript
     assert len(run.transcript) == 8

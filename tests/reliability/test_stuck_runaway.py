@@ -35,6 +35,7 @@ from jupyter_compaction.strategies import (
     TrimTurns,
 )
 from jupyter_compaction.tokens import CHARS_PER_TOKEN, TokenCounter
+from tests.support.scripted import Scripted
 
 WATCHDOG_S = 30
 COMPACTING = [name for name in STRATEGIES if name != "off"]
@@ -140,13 +141,7 @@ def test_a_tool_result_larger_than_the_budget_is_truncated_with_a_note() -> None
                        "input": {"path": "big.log"}}], "tool_use", Usage(5, 5)),
                Reply([{"type": "text", "text": "Done."}], usage=Usage(5, 5))]
 
-    class TwoReplies:
-        name = "two"
-
-        def create(self, **kwargs: Any) -> Reply:
-            return replies.pop(0)
-
-    run = Agent(TwoReplies(), tools=[dump], budget=budget, task_state=False,
+    run = Agent(Scripted(replies), tools=[dump], budget=budget, task_state=False,
                 strategy="progressive").run("Summarize the log", max_turns=5)
     assert run.status == "finished"
     result = run.transcript[2]["content"][0]

@@ -1,12 +1,13 @@
 """Helpers for tests of the Jupyter layer: a real IPython shell with the extension
-loaded, the one-line UsageError check, and hostile HTML to feed the renderers.
+loaded (`ip`, the one fixture that hands it to a test), the one-line UsageError check,
+and hostile HTML to feed the renderers.
 
 They live here rather than in a conftest so that test modules can import them by name
 (two conftest modules would shadow each other)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pytest
@@ -34,6 +35,33 @@ def fresh_shell(monkeypatch: pytest.MonkeyPatch, names: Iterable[str], *,
         shell.user_ns.pop(name, None)
     shell.magics_manager.registry[MAGICS_CLASS].session = None
     return shell
+
+
+MAGIC_NAMES = ("_agent_run", "_lab", "_replay", "CONTEXT_BUDGET")  # what the magics leave
+
+
+@pytest.fixture
+def shell_text() -> bool:
+    """Whether `ip` forces plain-text output; a conftest or module may override it."""
+    return True
+
+
+@pytest.fixture
+def shell_names() -> tuple[str, ...]:
+    """Names `ip` clears besides the magics'; a conftest or module may override it."""
+    return ()
+
+
+@pytest.fixture
+def ip(monkeypatch: pytest.MonkeyPatch, shell_text: bool,
+       shell_names: tuple[str, ...]) -> Iterator[InteractiveShell]:
+    """The one IPython fixture: `fresh_shell`, its names cleared before and after. A test
+    module imports it with `shell_text` and `shell_names`, which it may override."""
+    names = MAGIC_NAMES + tuple(shell_names)
+    shell = fresh_shell(monkeypatch, names, text=shell_text)
+    yield shell
+    for name in names:
+        shell.user_ns.pop(name, None)
 
 
 def usage_error(call: Any, *args: Any) -> str:
