@@ -143,3 +143,10 @@ def test_the_closure_holds_what_an_extra_brings_and_nothing_else():
     assert {"plotly", "numpy", "anywidget", "ipython"} <= jupyter  # its own and theirs
     assert "pytest" not in jupyter and "anthropic" not in jupyter
     assert {"pytest", "anthropic", "jupyterlite-core"} <= closure("test")
+
+
+def test_binder_installs_what_the_lab_extra_declares():
+    lines = (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+    binder = {_requirement_name(x)[0] for x in lines if x.strip() and not x.startswith("#")}
+    lab = {_requirement_name(r)[0] for r in own_requirements("lab")}
+    assert binder == lab
