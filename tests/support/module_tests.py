@@ -31,6 +31,7 @@ OTHERS = {
     "events.py": ("tests/test_agent.py", "tests/test_resume.py"),
     "features.py": ("tests/test_agent.py", "tests/test_structure.py"),
     "hooks.py": ("tests/test_agent.py",),
+    "paused.py": ("tests/test_server_compaction.py",),
     "recorder.py": ("tests/test_resume.py", "tests/test_agent.py"),
     "rules.py": ("tests/test_agent.py", "tests/test_loop_guard.py"),
     "run.py": ("tests/test_agent.py", "tests/test_resume.py"),
