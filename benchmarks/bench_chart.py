@@ -3,20 +3,19 @@
 Two claims of the Jupyter layer, measured:
 
   (a) chart update: the cost of one `TokenChart` update (one `TurnStarted`, and one
-      `Compacted`) when the chart already holds 10 turns and when it holds 1,000. The chart
-      keeps its own lists and hands plotly typed numpy arrays inside one
-      `fig.batch_update()`, so the ratio should stay near 1. For reference the same
-      update is timed with plain tuples (what a naive chart would assign), whose cost
-      grows with the number of points.
+      `Compacted`) when the chart already holds 10 turns and when it holds 1,000, and the
+      size of what one update sends to the browser. Each update sends the whole figure
+      (plotly's output renderer draws it; see jupyter/chart.py for why not a
+      FigureWidget), so both grow with the points: the question is by how much.
   (b) load time: what `%load_ext jupyter_compaction` adds to a fresh Python process:
       the median, over a few fresh processes, of `import IPython;
       InteractiveShell.instance()` alone, and of the same plus the `load_ext`; and which
       heavy modules (plotly, ipywidgets, anthropic) the `load_ext` imported (none is
       the claim).
 
-Events are synthetic (deterministic); the figure is a real plotly `FigureWidget`, with
-no browser attached, so the numbers are the Python side of an update: validation and
-serialization of the message, not the browser's redraw.
+Events are synthetic (deterministic); the figure is the chart's real widget, with no
+browser attached, so the numbers are the Python side of an update: validation and
+serialization of the figure, not the browser's redraw.
 
     python benchmarks/bench_chart.py [--quick]
 
@@ -41,14 +40,13 @@ except ModuleNotFoundError:  # run as a script from a checkout, without installi
     sys.path.insert(0, str(ROOT))
 
 from jupyter_compaction.events import Compacted, TurnStarted  # noqa: E402
-from jupyter_compaction.jupyter import chart as chart_module  # noqa: E402
-from jupyter_compaction.jupyter.chart import TokenChart  # noqa: E402
+from jupyter_compaction.jupyter.chart import PLOTLY_MIME, TokenChart  # noqa: E402
 
 SIZES = (10, 1_000)
 BUDGET = 20_000
 COMPACT_EVERY = 25  # a synthetic compaction every this many turns
 REPEATS = {"quick": {"updates": 15, "processes": 3}, "full": {"updates": 101, "processes": 7}}
-HEAVY_MODULES = ("plotly", "ipywidgets", "anywidget", "anthropic")
+HEAVY_MODULES = ("plotly", "ipywidgets", "anthropic")
 
 PROBE = """
 import json, sys, time
@@ -85,28 +83,25 @@ def _median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1_000
 
 
-def time_updates(size: int, repeats: int, tuples: bool = False) -> dict[str, float]:
-    """Median ms of one TurnStarted update and one Compacted update at `size` turns."""
-    original = chart_module._array
-    if tuples:
-        chart_module._array = tuple
-    try:
-        chart = TokenChart()
-        _ = chart.figure  # build the widget before timing
-        chart.feed(events(size))
-        turn_samples, mark_samples = [], []
-        for i in range(repeats):
-            n = size + 1 + i
-            start = time.perf_counter()
-            chart(Compacted(n, "progressive", 14_000, 3_000))
-            mid = time.perf_counter()
-            chart(turn_event(n))
-            end = time.perf_counter()
-            mark_samples.append(mid - start)
-            turn_samples.append(end - mid)
-    finally:
-        chart_module._array = original
-    return {"turn_ms": _median_ms(turn_samples), "compaction_ms": _median_ms(mark_samples)}
+def time_updates(size: int, repeats: int) -> dict[str, float]:
+    """Median ms of one TurnStarted update and one Compacted update at `size` turns, and
+    the bytes of the figure one update sends."""
+    chart = TokenChart()
+    _ = chart.figure  # build the widget before timing
+    chart.feed(events(size))
+    turn_samples, mark_samples = [], []
+    for i in range(repeats):
+        n = size + 1 + i
+        start = time.perf_counter()
+        chart(Compacted(n, "progressive", 14_000, 3_000))
+        mid = time.perf_counter()
+        chart(turn_event(n))
+        end = time.perf_counter()
+        mark_samples.append(mid - start)
+        turn_samples.append(end - mid)
+    sent = len(json.dumps(chart.figure.outputs[0]["data"][PLOTLY_MIME]))
+    return {"turn_ms": _median_ms(turn_samples), "compaction_ms": _median_ms(mark_samples),
+            "kb_sent": sent / 1_000}
 
 
 def time_load_ext(processes: int) -> dict[str, Any]:
@@ -134,15 +129,13 @@ def time_load_ext(processes: int) -> dict[str, Any]:
 def run(quick: bool = False) -> dict:
     """Every number of the benchmark, as a dict (see the module docstring)."""
     repeats = REPEATS["quick" if quick else "full"]
-    chart: dict[str, Any] = {"sizes": list(SIZES), "repeats": repeats["updates"]}
-    for kind, tuples in (("arrays", False), ("tuples", True)):
-        by_size = {str(size): time_updates(size, repeats["updates"], tuples) for size in SIZES}
-        small, large = (by_size[str(s)] for s in SIZES)
-        chart[kind] = {
-            "by_size": by_size,
-            "turn_ratio": large["turn_ms"] / small["turn_ms"],
-            "compaction_ratio": large["compaction_ms"] / small["compaction_ms"],
-        }
+    by_size = {str(size): time_updates(size, repeats["updates"]) for size in SIZES}
+    small, large = (by_size[str(s)] for s in SIZES)
+    chart: dict[str, Any] = {
+        "sizes": list(SIZES), "repeats": repeats["updates"], "by_size": by_size,
+        "turn_ratio": large["turn_ms"] / small["turn_ms"],
+        "compaction_ratio": large["compaction_ms"] / small["compaction_ms"],
+    }
     return {"quick": quick, "chart": chart, "load_ext": time_load_ext(repeats["processes"])}
 
 
@@ -151,16 +144,17 @@ def table(result: dict) -> str:
     lines = [
         f"Chart update cost (median of {result['chart']['repeats']} updates, ms)",
         "",
-        f"| values given to plotly | update | at {small} turns | at {large} turns | ratio |",
-        "|---|---|---:|---:|---:|",
+        f"| update | at {small} turns | at {large} turns | ratio |",
+        "|---|---:|---:|---:|",
     ]
-    for kind in ("arrays", "tuples"):
-        data = result["chart"][kind]
-        label = "typed arrays (TokenChart)" if kind == "arrays" else "tuples (naive)"
-        for update, key, ratio in (("turn", "turn_ms", "turn_ratio"),
-                                   ("compaction", "compaction_ms", "compaction_ratio")):
-            lines.append(f"| {label} | {update} | {data['by_size'][small][key]:.2f} | "
-                         f"{data['by_size'][large][key]:.2f} | {data[ratio]:.2f}x |")
+    data = result["chart"]
+    for update, key, ratio in (("turn (ms)", "turn_ms", "turn_ratio"),
+                               ("compaction (ms)", "compaction_ms", "compaction_ratio")):
+        lines.append(f"| {update} | {data['by_size'][small][key]:.2f} | "
+                     f"{data['by_size'][large][key]:.2f} | {data[ratio]:.2f}x |")
+    kb = [data["by_size"][s]["kb_sent"] for s in (small, large)]
+    lines.append(f"| figure sent per update (kB) | {kb[0]:.1f} | {kb[1]:.1f} | "
+                 f"{kb[1] / kb[0]:.2f}x |")
     load = result["load_ext"]
     lines += [
         "",

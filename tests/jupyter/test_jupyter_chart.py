@@ -7,11 +7,10 @@ import subprocess
 import sys
 import textwrap
 
-import numpy
-
 from jupyter_compaction.events import Compacted, Finished, ModelReplied, ToolCalled, TurnStarted
 from jupyter_compaction.jupyter.chart import (
     PARTS,
+    PLOTLY_MIME,
     REPORTED_LABEL,
     SAME_COUNT_SHARE,
     TITLE,
@@ -136,31 +135,48 @@ def test_no_reported_counts_no_line_and_no_caption():
     assert fig.layout.title.subtitle.text == ""
 
 
-def test_trace_names_are_never_restyled():
-    """A name restyled in a batch across traces cost the others theirs in the browser."""
-    chart = TokenChart()
-    fig = chart.figure
-    sent = []
-    fig.observe(lambda change: sent.append(change["new"]),
-                names=["_py2js_update", "_py2js_restyle"])
-    chart.feed(play("agents", model=Reporting("agents", scaled(1.3)), budget=8_000,
-                    max_turns=4).events)
-    chart.feed(play("agents", budget=8_000, max_turns=4).events)
-    styles = [m.get("style_data") or m.get("restyle_data") or {} for m in sent if m]
-    assert styles and not any("name" in style for style in styles)
+def shown(chart: TokenChart) -> dict:
+    """The plotly figure the chart's widget shows now, as the browser receives it."""
+    (output,) = chart.figure.outputs
+    assert output["output_type"] == "display_data"
+    return output["data"][PLOTLY_MIME]
 
 
-def test_a_view_made_later_gets_the_current_points_and_title():
-    """A reloaded page or reconnected frontend asks for the full state: it is current."""
-    run = play("agents", budget=8_000, max_turns=6)
+def test_the_widget_shows_the_current_figure_after_every_update():
+    """What a reloaded page or a second view draws: the Output's outputs, kept in the
+    kernel, hold every point, every trace's name and the title."""
     chart = TokenChart()
-    fig = chart.figure
-    chart.feed(run.events)
-    state = fig.get_state()
-    assert state["_widget_layout"]["title"]["text"] == TITLE
-    stack = state["_widget_data"][0]["x"]
-    assert stack["shape"] == (len(chart.turns),)
-    assert bytes(stack["buffer"]) == numpy.asarray(chart.turns, dtype="int32").tobytes()
+    _ = chart.figure
+    run = play("agents", model=Reporting("agents", scaled(1.3)), budget=8_000, max_turns=6)
+    for event in run.events:
+        chart(event)
+        spec = shown(chart)
+        assert list(spec["data"][0].get("x", [])) == chart.turns
+    assert spec["layout"]["title"]["text"] == TITLE
+    assert [t["name"] for t in spec["data"]] == [t.name for t in chart.figure.data]
+    assert [t["uid"] for t in spec["data"]] == list(UIDS)
+    reported = spec["data"][UIDS.index("reported")]
+    assert reported["visible"] is True and reported["y"] == [y for _, y in chart.reported]
+
+
+def test_the_chart_needs_no_anywidget():
+    """plotly's FigureWidget is an anywidget that must load within 2 seconds in the
+    browser; the chart is drawn by plotly's own output renderer instead."""
+    code = textwrap.dedent("""
+        import sys
+        from jupyter_compaction.events import TurnStarted
+        from jupyter_compaction.jupyter.chart import TokenChart
+        from jupyter_compaction.jupyter.compare import compare
+        from jupyter_compaction.settings import DEFAULTS
+        chart = TokenChart()
+        chart(TurnStarted(1, 10, 100, 80, {"system": 10}))
+        chart.figure
+        compare("agents", DEFAULTS.with_changes(budget=8000), "trim", "off").figure()
+        print("ANYWIDGET", "anywidget" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=True)
+    assert "ANYWIDGET False" in out.stdout
 
 
 def test_uids_are_fixed_and_no_random_ids_appear():
