@@ -39,18 +39,20 @@ memory tool it does the same in `/memories/findings.md`, viewing the folder firs
 the `compact` tool, it calls it (with its task's first sentence as the focus) when the
 newest context-usage line says it is past the share the line gives.
 
-Asked for a summary (recognised by what the request asks, in any wording), it writes
-the sections the prompt names, in that order, under the length the prompt states
-(`summary_words` otherwise), extracting from the transcript and previous summary it is
-given. A prompt that does not ask to keep identifiers verbatim gets a lossier summary:
-only the newest steps keep their values. The request comes either alone (one user message
-holding the prompt and the transcript) or appended to the conversation itself, as the last
-text block of its last user message, naming the messages to cover ("Summarize messages 3
-to 9 of this conversation"); then it reads those messages of the conversation it was sent
-(and the task, message 1), exactly as it would read them in a transcript. A prompt that names
-a focus ("focus on: X") keeps the steps whose line mentions a word of it: they keep their
-values in a lossy summary, and under the length cap they lose them last (the others erode
-first).
+Asked for a summary (recognised by what the request asks, in any wording), it writes the
+sections the prompt names, in that order, under the length the prompt states
+(`summary_words` otherwise), keeping or leaving out the kinds of fact it names, extracting
+from the turns (transcript lines, JSON messages or prose) and previous summary it is
+given; `write_summary(prompt)` returns the summary with what it followed and the words of
+the prompt it did not understand (`simulated_summary.py`). A prompt that asks to keep no kind
+of fact verbatim gets a lossier summary: only the newest steps keep their values. The
+request comes either alone (one user message holding the prompt and the transcript) or
+appended to the conversation itself, as the last text block of its last user message,
+naming the messages to cover ("Summarize messages 3 to 9 of this conversation"); then it
+reads those messages of the conversation it was sent (and the task, message 1), exactly as
+it would read them in a transcript. A prompt that names a focus ("focus on: X") keeps the
+steps whose line mentions a word of it: they keep their values in a lossy summary, and
+under the length cap they lose them last (the others erode first).
 
 The one assumption about model behaviour, `user_summary`, is how far it trusts a
 summary written in the *user* role (assistant-role summaries are always trusted):
@@ -100,7 +102,13 @@ from ..vocab import (
     read_facts,
 )
 from .base import Reply, Usage
-from .simulated_summary import SUMMARY_WORDS, goal_of, summary_prompt, write_summary
+from .simulated_summary import (
+    SUMMARY_WORDS,
+    WrittenSummary,
+    goal_of,
+    summary_prompt,
+    write_summary,
+)
 
 MAX_SAME_CALL = 2  # an identical call with an identical result, at most this many in a row
 FOCUS_CHARS = 120  # the focus it gives `compact`: its task's first sentence, cut to this
@@ -402,6 +410,11 @@ class SimulatedModel:
     # --- summarizing --------------------------------------------------------------------
     def summarize(self, prompt: str) -> str:
         """A summary with the sections `prompt` names, under the length it states."""
+        return self.write_summary(prompt).text
+
+    def write_summary(self, prompt: str) -> WrittenSummary:
+        """`summarize`'s summary with what it followed and the words of the prompt it did
+        not understand."""
         return write_summary(prompt, self.scenario, read, summary_words=self.summary_words,
                              count_tokens=self.counter.count_text)
 
