@@ -22,7 +22,9 @@ that consume everything, the one that consumes most wins.
 Pure Python (regular expressions only): it runs offline and in the browser build.
 
 Left out: synonyms a grammar does not declare, spelling mistakes, and several questions in
-one task (the second question's words stay unconsumed, so the task is refused).
+one task: a parse reads one question (the second question's words stay unconsumed);
+`Scenario.parts` splits a task of several ("X? and Y?") and parses each part. `Reader`
+is shared with the summary prompt's reader (`models/summary_instructions.py`).
 """
 
 from __future__ import annotations
