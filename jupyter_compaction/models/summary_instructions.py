@@ -66,9 +66,12 @@ SECTION_WORD = re.compile(r"\b(?:sections?|headings?|headers?)\b", re.I)
 # The words that name the sections once their names are read: "exactly two Markdown sections".
 SECTION_PHRASE = bounded(rf"(?:exactly\s+)?(?:these\s+|the\s+following\s+)?(?:(?:{NUMBER})\s+)?"
                          r"(?:markdown\s+)?"
-                         r"(?:sections?|headings?|headers?)")
+                         r"(?:sections?|headings?|headers?)(?:\s+(?:named|called))?")
 QUOTED = re.compile(r"(?<!\w)['\"‘“`]#{0,6}\s*([^'\"‘’“”`\n]{1,40}?)['\"’”`](?!\w)")
-LISTED = re.compile(r"\b(?:sections?|headings?|headers?)\b[^:\n]*:[ \t]*([^\n]*)", re.I)
+# Names listed after the word: after a colon (any names), or after a comma, "named" or
+# "called" (capitalised names only: "two sections, Goal and Next Steps, under 80 words").
+LISTED = re.compile(r"\b(?:sections?|headings?|headers?)\b(?:[^:\n]*(:)|,|\s+named|\s+called)"
+                    r"[ \t]*([^\n]*)", re.I)
 LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+?)\s*$")
 LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|\s+and\s+|\s+then\s+)\s*", re.I)
 SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|,\s+but\s+", re.I)
@@ -208,16 +211,26 @@ def _sections(reader: Reader) -> tuple[str, ...]:
         if SECTION_WORD.search(text, start, end) and len(QUOTED.findall(text, start, end)) > 1:
             found = [m.group(1).strip() for m in reader.matches(QUOTED, start, end)]
     for match in [] if found else LISTED.finditer(text):
-        inline = re.split(r"\.(?:\s|$)|;", match.group(1))[0]  # one sentence
-        if inline.strip():
-            reader.matches(re.compile(re.escape(inline)), match.start(1))
-            found = [name.strip(" '\"") for name in LIST_SPLIT.split(inline.strip()) if name]
-        else:
-            found = _items_below(reader, match.end())
-        break
+        if found := _listed(reader, match):
+            break
     if found:
         reader.matches(SECTION_PHRASE)
     return tuple(found)
+
+
+def _listed(reader: Reader, match: re.Match[str]) -> list[str]:
+    """The names a `LISTED` match lists, in its sentence or (after a colon) one per line
+    below it; consumed."""
+    inline = re.split(r"\.(?:\s|$)|;", match.group(2))[0].strip()  # one sentence
+    if not inline:
+        return _items_below(reader, match.end()) if match.group(1) else []
+    names = [name.strip(" '\"") for name in LIST_SPLIT.split(inline) if name]
+    if not match.group(1):  # no colon: the capitalised names that open the list
+        names = names[:next((n for n, name in enumerate(names) if not name[:1].isupper()),
+                            len(names))]
+    for name in names:
+        reader.matches(re.compile(re.escape(name)), match.start(2), once=True)
+    return names
 
 
 def _items_below(reader: Reader, at: int) -> list[str]:

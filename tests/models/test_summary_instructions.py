@@ -26,6 +26,8 @@ TWO = ("Goal", "Next Steps")
     "Use the sections: Goal, Next Steps; keep it short.",
     "Use these sections:\n- Goal\n- Next Steps\n\nThen stop.",
     "Use these headings:\n1. Goal\n2. Next Steps\nWrite plainly.",
+    "Summarize in two sections, Goal and Next Steps, in under 80 words.",
+    "Use two headings named Goal and Next Steps.",
 ])
 def test_sections_named_as_headings_quoted_or_listed(prompt):
     assert sections(prompt) == TWO
