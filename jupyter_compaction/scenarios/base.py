@@ -370,11 +370,12 @@ class Scenario:
 
     def parts(self, task: str) -> list[tuple[str, tuple[Question, dict[str, str]] | None]]:
         """The task's questions, each with how it is understood (None: not understood):
-        the whole task when a question reads it whole or it asks one question, else each
-        question it asks ("X? and Y?")."""
+        the whole task when a question reads it whole or it is not a run of questions,
+        else each question it asks ("X? and Y?", every part ending with a question mark:
+        "X? Then do Z." is one task, refused whole when not understood)."""
         whole = self.understand(task)
         split = [part.strip() for part in PART_BREAK.split(task) if part.strip()]
-        if whole is not None or len(split) < 2:
+        if whole is not None or len(split) < 2 or not all(p.endswith("?") for p in split):
             return [(task, whole)]
         return [(part, self.understand(part)) for part in split]
 

@@ -18,7 +18,7 @@ BOTH = [  # (scenario, first question, second question): each alone is a declare
     ("agents", "Does agents/router.py define a retry policy?",
      "Which files in agents/ define a tool dispatch table?"),
     ("audit", "Which licence exceptions are recorded in policy/?",
-     "Also, list the dependency manifests under services/."),
+     "Also, what are the dependency manifests under services/?"),
 ]
 
 
@@ -66,7 +66,11 @@ def test_a_task_none_of_whose_parts_is_understood_is_refused_at_turn_one():
     assert '"poem"' in run.answer and run.question is None
 
 
-def test_a_task_read_whole_is_not_split():
+@pytest.mark.parametrize("task", [
+    "Why is checkout failing? Find the root cause.",  # one declared question, read whole
+    "Which inventory-service version is deployed in production? Then roll it back.",
+])
+def test_a_task_read_whole_or_not_a_run_of_questions_is_not_split(task):
     spec = scenarios.load("debug")
-    task = "Why is checkout failing? Find the root cause."  # one declared question
     assert spec.parts(task) == [(task, spec.understand(task))]
+    assert spec.answerable(task) is (spec.understand(task) is not None)
