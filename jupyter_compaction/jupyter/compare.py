@@ -2,9 +2,10 @@
 
 `compare()` plays the scenario once per strategy with the same knobs and returns a
 `Comparison`: per strategy the peak context, tokens sent, compactions, repeated tool
-calls, whether the answer is right, and the recall of the scenario's must-keep facts in
-the *final context*: the system prompt and the messages the model saw when it answered
-(the answer itself is left out, or every finished run would score 100 %).
+calls, whether the answer is right, the question the task was understood as (with its
+slots and operators: the answer is graded against it), and the recall of the scenario's
+must-keep facts in the *final context*: the system prompt and the messages the model saw
+when it answered (the answer itself is left out, or every finished run would score 100 %).
 
 Left out: more than two strategies at once (call it again), and real-model runs (the
 lab plays the offline simulated model).
@@ -26,7 +27,8 @@ from .chart import figure_output
 from .render import Rich, heading, html_table, text_table
 
 HEADERS = ("strategy", "peak tokens", "tokens sent", "compactions", "repeats",
-           "must-keep recall", "answer")
+           "must-keep recall", "answer", "question")
+FREE = "none: a free question, not graded"  # a run whose task no declared question reads
 COLORS = ("#4c78a8", "#e45756", "#54a24b", "#b279a2")
 TITLE = "Tokens per turn, two strategies"
 HEIGHT = 300  # with the table and the lab's controls, fits a 900-pixel-high window
@@ -84,7 +86,7 @@ def row(name: str, run: Run, must_keep: Sequence[str], correct: Callable[[str], 
     answer = run.outcome or ("correct" if run.answer and correct(run.answer)
                              else "wrong" if run.answer else run.status)
     return (name, run.peak_context, run.tokens_sent, len(run.compactions), run.repeats,
-            f"{recall(run, must_keep):.0%}", answer)
+            f"{recall(run, must_keep):.0%}", answer, run.question or FREE)
 
 
 def compare(scenario: str, settings: Settings, a: str, b: str,

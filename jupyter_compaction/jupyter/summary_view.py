@@ -10,6 +10,11 @@ beside it), then the facts that compaction dropped (`Compacted.dropped_facts`: w
 paths and figures visible before it and gone after it), the count first, grouped by kind,
 each group cut to its first `SHOWN_FACTS` with a count of the rest.
 
+Then what the simulated summarizer read in the prompt (`simulated_summary.understand`,
+the same reading it writes its summaries with): how it read the turns, the instructions
+it followed, and the words of the instructions it did not understand (a real model reads
+the prompt itself; these lines say what the offline one does with it).
+
 Left out: earlier summaries (pass the run's `Compacted` events to see them all).
 """
 
@@ -22,6 +27,7 @@ from typing import Any
 from .. import scenarios
 from ..evaluation import by_kind, eval_summary
 from ..events import Compacted
+from ..models.simulated_summary import understand
 from ..summaries import END_OF_OUTPUT
 from ..tokens import TokenCounter
 from .render import CELL_STYLE, PRE_STYLE, TABLE_STYLE, Rich, esc, heading, plain
@@ -110,6 +116,16 @@ def dropped_lines(facts: Sequence[str]) -> list[str]:
     return lines
 
 
+def reading_lines(prompt: str) -> list[str]:
+    """What the simulated summarizer followed in `prompt`, and what it did not understand."""
+    if not prompt:
+        return []
+    read = understand(prompt)
+    words = ", ".join(read.not_understood) or "nothing"
+    return [f"simulated summarizer followed: {'; '.join(read.followed())}",
+            f"simulated summarizer did not understand: {words}"]
+
+
 def view(run: Any, name: str = "_agent_run") -> Rich:
     event = last_summary(run)
     if event is None:
@@ -126,7 +142,8 @@ def view(run: Any, name: str = "_agent_run") -> Rich:
              f"{event.tokens_before} -> {event.tokens_after} tokens of messages")
     note = f"note: {event.note}" if event.note else ""
     notes = [line for line in (recall_line(run, summary, prompt),
-                               *dropped_lines(event.dropped_facts), note) if line]
+                               *dropped_lines(event.dropped_facts), note,
+                               *reading_lines(prompt)) if line]
     parts = prompt_parts(prompt)
     p_head, s_head = f"summary prompt ({p_tokens} tokens)", f"summary ({s_tokens} tokens)"
     text = "\n".join([title, *notes, f"--- {p_head} ---", prompt_text(parts),

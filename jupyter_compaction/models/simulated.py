@@ -10,7 +10,11 @@ it was given, and nothing else:
   its first text restates the question it understood. A task it does not fully
   understand gets, at once, an honest "I cannot do this offline" naming the words it did
   not understand, the nearest questions it can answer and how to use a real model, with
-  the stop reason "refusal" (the run ends `unsupported`);
+  the stop reason "refusal" (the run ends `unsupported`). A task of several questions
+  ("X? and Y?") that no question reads whole is read part by part (`Scenario.parts`):
+  it plans every understood part in turn, each with its own slots (`merged`), and answers
+  one line per part, saying which part it cannot answer and why; it refuses only a task
+  none of whose parts it understands;
 
 - known facts: the `given` facts in the task text; facts recorded in the request as
   "name = value" lines (its own notes in assistant text, summaries, todo notes in the
@@ -39,18 +43,20 @@ memory tool it does the same in `/memories/findings.md`, viewing the folder firs
 the `compact` tool, it calls it (with its task's first sentence as the focus) when the
 newest context-usage line says it is past the share the line gives.
 
-Asked for a summary (recognised by what the request asks, in any wording), it writes
-the sections the prompt names, in that order, under the length the prompt states
-(`summary_words` otherwise), extracting from the transcript and previous summary it is
-given. A prompt that does not ask to keep identifiers verbatim gets a lossier summary:
-only the newest steps keep their values. The request comes either alone (one user message
-holding the prompt and the transcript) or appended to the conversation itself, as the last
-text block of its last user message, naming the messages to cover ("Summarize messages 3
-to 9 of this conversation"); then it reads those messages of the conversation it was sent
-(and the task, message 1), exactly as it would read them in a transcript. A prompt that names
-a focus ("focus on: X") keeps the steps whose line mentions a word of it: they keep their
-values in a lossy summary, and under the length cap they lose them last (the others erode
-first).
+Asked for a summary (recognised by what the request asks, in any wording), it writes the
+sections the prompt names, in that order, under the length the prompt states
+(`summary_words` otherwise), keeping or leaving out the kinds of fact it names, extracting
+from the turns (transcript lines, JSON messages or prose) and previous summary it is
+given; `write_summary(prompt)` returns the summary with what it followed and the words of
+the prompt it did not understand (`simulated_summary.py`). A prompt that asks to keep no kind
+of fact verbatim gets a lossier summary: only the newest steps keep their values. The
+request comes either alone (one user message holding the prompt and the transcript) or
+appended to the conversation itself, as the last text block of its last user message,
+naming the messages to cover ("Summarize messages 3 to 9 of this conversation"); then it
+reads those messages of the conversation it was sent (and the task, message 1), exactly as
+it would read them in a transcript. A prompt that names a focus ("focus on: X") keeps the
+steps whose line mentions a word of it: they keep their values in a lossy summary, and
+under the length cap they lose them last (the others erode first).
 
 The one assumption about model behaviour, `user_summary`, is how far it trusts a
 summary written in the *user* role (assistant-role summaries are always trusted):
@@ -100,7 +106,13 @@ from ..vocab import (
     read_facts,
 )
 from .base import Reply, Usage
-from .simulated_summary import SUMMARY_WORDS, goal_of, summary_prompt, write_summary
+from .simulated_summary import (
+    SUMMARY_WORDS,
+    WrittenSummary,
+    goal_of,
+    summary_prompt,
+    write_summary,
+)
 
 MAX_SAME_CALL = 2  # an identical call with an identical result, at most this many in a row
 FOCUS_CHARS = 120  # the focus it gives `compact`: its task's first sentence, cut to this
@@ -126,11 +138,28 @@ class Reading:
     failed: set[tuple[str, str]] = field(default_factory=set)  # calls that answered an error
     told: set[tuple[str, str]] = field(default_factory=set)  # errors that say a record is missing
     retry: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # calls to retry
+    parts: dict[str, Reading] = field(default_factory=dict)  # a task of several questions:
+    # each understood part's own reading (its slots, facts and plan), by its text
 
     def done(self, call: Call) -> bool:
         """Its result is visible, its facts are known, or it failed (the answer then says
-        what could not be found)."""
+        what could not be found); with parts, done for every part that plans it."""
+        if self.parts:
+            return all(part.done(call) for part in self.parts.values()
+                       if call.key in {c.key for c in part.plan})
         return call.key in self.seen or call.known(self.facts) or call.key in self.failed
+
+
+def merged(parts: dict[str, Reading]) -> Reading:
+    """One reading for a task of several questions: every part's plan in turn (each call
+    once), their facts, failures and retries; `done` asks the parts."""
+    plan = list({c.key: c for r in parts.values() for c in r.plan}.values())
+    first = next(iter(parts.values()))
+    facts = {k: v for r in reversed(parts.values()) for k, v in r.facts.items()}
+    return Reading(facts, first.seen, plan, first.extra, first.question,
+                   set().union(*(r.failed for r in parts.values())), first.told,
+                   [t for r in parts.values() for t in r.retry if t not in first.retry]
+                   + first.retry, parts)
 
 
 def read(scenario: Scenario, task: str, records: list[str],
@@ -201,7 +230,7 @@ class SimulatedModel:
         stop = ""
         if (prompt := summary_prompt(messages)) is not None:
             content = [self._text(self.summarize(prompt))]
-        elif self.scenario.understand(task := _task(messages)) is None:
+        elif not self.scenario.answerable(task := _task(messages)):
             content, stop = [self._text(self.out_of_scope(task))], OUT_OF_SCOPE
         else:
             content = self.act(system, messages, offered, max_tokens, _visible(system, messages,
@@ -228,9 +257,9 @@ class SimulatedModel:
                 f"set) can take any task.")
 
     # --- reading a request ----------------------------------------------------------------
-    def reading(self, system: str, messages: list[Message], visible: str | None = None
-                ) -> Reading:
-        """What `system` and `messages` show (see the module docstring)."""
+    def reading(self, system: str, messages: list[Message], task: str,
+                visible: str | None = None) -> Reading:
+        """What `system` and `messages` show (see the module docstring), read for `task`."""
         records, seen, names = [system], {}, {}
         errors: list[tuple[tuple[str, str], str]] = []  # (call, error text), in order
         for message in messages:
@@ -252,7 +281,7 @@ class SimulatedModel:
         for failed, retry in retried.items():  # a retry's result stands for the failed call
             if retry in seen:
                 seen[failed] = seen[retry]
-        r = read(self.scenario, _task(messages), records, seen, visible, dict(errors))
+        r = read(self.scenario, task, records, seen, visible, dict(errors))
         failures = Counter(key for key, _ in errors)  # a passing error is tried again
         r.failed = {key for key, text in errors if failures[key] >= MAX_SAME_CALL
                     or _listed(text) or key in r.told} - set(seen)
@@ -272,7 +301,7 @@ class SimulatedModel:
     # --- acting -----------------------------------------------------------------------
     def act(self, system: str, messages: list[Message], offered: set[str],
             max_tokens: int = 10**6, visible: str | None = None) -> list[dict]:
-        r = self.reading(system, messages, visible)
+        r = self._read_parts(system, messages, visible)
         news = self._news(messages, r)
         said = f"Noted: {fact_line(news)}\n" if news else ""
         if not any(m["role"] == "assistant" for m in messages) and r.question:
@@ -299,7 +328,24 @@ class SimulatedModel:
             if not any(b["type"] == "tool_use" for b in [*book, *action]):
                 action = [self._call(todo[0].tool, dict(todo[0].args))]
             return [*head, *book, *action]
-        return [self._text(self.scenario.answer(r.facts, r.question))]
+        return [self._text(self._answer(_task(messages), r))]
+
+    def _answer(self, task: str, r: Reading) -> str:
+        """The answer from what `r` knows: one line per part for a task of several."""
+        if not r.parts:
+            return self.scenario.answer(r.facts, r.question)
+        return self.scenario.combine(task, {part: self.scenario.answer(p.facts, p.question)
+                                            for part, p in r.parts.items()})
+
+    def _read_parts(self, system: str, messages: list[Message], visible: str | None
+                    ) -> Reading:
+        """The request read for its task, or, for a task of several questions, for each
+        part it understands (`merged`)."""
+        found = self.scenario.parts(task := _task(messages))
+        if len(found) == 1:
+            return self.reading(system, messages, task, visible)
+        return merged({part: self.reading(system, messages, part, visible)
+                       for part, understood in found if understood})
 
     def _news(self, messages: list[Message], r: Reading) -> dict[str, str]:
         """Facts read from the results in the last message (what to note down now)."""
@@ -402,6 +448,11 @@ class SimulatedModel:
     # --- summarizing --------------------------------------------------------------------
     def summarize(self, prompt: str) -> str:
         """A summary with the sections `prompt` names, under the length it states."""
+        return self.write_summary(prompt).text
+
+    def write_summary(self, prompt: str) -> WrittenSummary:
+        """`summarize`'s summary with what it followed and the words of the prompt it did
+        not understand."""
         return write_summary(prompt, self.scenario, read, summary_words=self.summary_words,
                              count_tokens=self.counter.count_text)
 

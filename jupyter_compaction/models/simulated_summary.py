@@ -8,28 +8,34 @@ user message, naming the messages to cover ("Summarize messages 3 to 9 of this
 conversation"); then the prompt is made of those messages of the conversation (and the
 task, message 1), rendered as the transcript it would have been sent.
 
-The prompt is read by `summary_instructions.py`: the sections it names (as heading lines,
-quoted in a sentence or listed), the lengths it states (words, tokens, lines or bullets;
-`summary_words` words otherwise), whether it asks to keep identifiers or to leave them out,
-and its focus. The summary has those sections, in that order, under those lengths,
-extracted from the transcript and previous summary with the same reader the model acts
-with, reading for the question of the task the prompt quotes (or, re-summarizing without
-one, as a server compaction does, of the previous summary's Goal, as the model does), and
-it says only what the turns show:
+The prompt is cut into instructions and material by `summary_material.py` (the task, a
+previous summary, and the turns, given as the library's transcript lines, as JSON
+messages or as prose, which is read only for its `name = value` facts; prose without any
+gets an honest "I cannot summarize these turns offline"). The instructions are parsed by
+`summary_instructions.py`: the sections it names (as heading lines, quoted in a sentence
+or listed), the lengths it states (words, tokens, sentences, lines or bullets;
+`summary_words` words otherwise), which kinds of fact to keep or leave out (ids, paths,
+names, numbers) and its focus; the words no rule reads are reported, not followed.
+`write_summary` returns a `WrittenSummary`: the text, with what it followed and the words
+it did not understand. The summary has those sections, in that order, under those
+lengths, extracted from the turns and previous summary with the same reader the model
+acts with, reading for the question of the task the prompt quotes (or, re-summarizing
+without one, as a server compaction does, of the previous summary's Goal, as the model
+does), and it says only what the turns show:
 - progress: one line per call the turns show made (a call whose result is gone, cleared or
   failed, says so and stays a next step) or that a previous summary or note records; facts
   the task itself gives are not steps;
 - next steps: the planned calls not done yet; files modified: only the files the agent
   wrote (a writing tool's path argument, or the file its output says it wrote), and those
   the previous summary lists; none in a read-only run.
-A prompt that does not ask to keep identifiers verbatim gets a lossier summary: only the
-newest steps keep their values; one that asks to leave them out gets every identifier,
-path and figure replaced by `OMITTED`. A prompt that names a focus ("focus on: X") keeps
-the steps whose line mentions a word of it: they keep their values in a lossy summary,
-and under the length cap they lose them last.
+A prompt that asks to keep no kind of fact verbatim gets a lossier summary: only the
+newest steps keep their values; every fact of a kind it asks to leave out (an id, a path,
+a name in code, a number) is replaced by `OMITTED`. A prompt that names a focus ("focus
+on: X") keeps the steps whose line mentions a word of it: they keep their values in a
+lossy summary, and under the length cap they lose them last.
 
-Left out: language understanding; the prompt is read with regular expressions, and the
-only files it knows written are those a tool call names as written.
+Left out: language understanding beyond those small grammars, and files written other
+than as a tool call names them.
 """
 
 from __future__ import annotations
@@ -37,9 +43,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from ..evaluation import IDENTIFIER
+from ..evaluation import IDENTIFIER, kind
 from ..history import Message, blocks, call_key
 from ..scenarios.base import Scenario
 from ..summaries import SECTIONS, message_goal, render_transcript, strip_prefix
@@ -47,15 +54,16 @@ from ..tokens import CHARS_PER_TOKEN
 from ..vocab import (
     PLACEHOLDER,
     READ_NOTES,
+    UNKNOWN,
     fact_line,
     read_cover,
     read_cover_phrase,
-    read_tagged,
+    read_facts,
     read_transcript,
-    untagged,
 )
 from ..vocab import tagged as section
 from .summary_instructions import HEADING, Instructions, read_instructions
+from .summary_material import Material, read_material
 
 SUMMARY_WORDS = 200  # the summary's word cap when the prompt states none
 LOSSY_KEEP = 3  # a prompt not asking for verbatim identifiers keeps values of this many steps
@@ -70,7 +78,13 @@ PATH_ARGS = ("path", "file", "file_path", "filename", "dest", "destination", "ta
 WROTE = re.compile(r"\b(?:[Ww]rote|[Ww]ritten|[Ss]aved|[Nn]oted|[Aa]ppended|[Cc]reated|"
                    r"[Ee]dited|[Mm]odified)\s+(?:to\s+|in\s+|into\s+)?`?([\w/-]+(?:\.[\w-]+)+)")
 NO_RESULT = "(called; its result is gone)"  # a call whose result was cleared or failed
-OMITTED = "[omitted]"  # what an identifier becomes when the prompt asks to leave them out
+OMITTED = "[omitted]"  # what a fact becomes when the prompt asks to leave its kind out
+# A name in code or data (TOOL_HANDLERS, RetryPolicy, use_reservation_index, DISPATCH):
+# snake_case, CamelCase, or a capitalised word of three letters or more.
+NAME = r"\b(?:[A-Za-z][A-Za-z0-9]*_\w+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z]{3,})\b"
+FACT = re.compile(f"{IDENTIFIER.pattern}|{NAME}")  # every fact a prompt can ask to leave out
+CANNOT_READ = ("I cannot summarize these turns offline: they are prose, and I read only the "
+               "library's transcript lines, JSON messages and facts written as 'name = value'.")
 # Section names, by what they ask for (first match wins; anything else lists facts).
 SECTION_KINDS = (("goal", r"goal|task|objective"), ("next", r"next|todo|remaining|open|pending"),
                  ("decisions", r"decision|conclusion"), ("files", r"file|path"))
@@ -106,8 +120,8 @@ def _progress(r: Any, steps: list[tuple[tuple[str, str], str | None]],
             lines.append(f"- {call.label} {NO_RESULT}")
             continue
         line = f"- {call.label}: {fact_line(facts)}" if facts else f"- {call.label}"
-        keep = asked.identifiers or n >= len(done) - LOSSY_KEEP or _about(line, asked.focus)
-        lines.append(line if keep and asked.identifiers is not False else f"- {call.label}")
+        keep = asked.verbatim or n >= len(done) - LOSSY_KEEP or _about(line, asked.focus)
+        lines.append(line if keep else f"- {call.label}")
     return lines
 
 
@@ -116,44 +130,70 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
+@dataclass(frozen=True)
+class WrittenSummary:
+    """A summary's text with what its writer read in the prompt: the instructions it
+    followed, the words it did not understand, and the form of the turns."""
+
+    text: str
+    asked: Instructions
+    material: Material
+
+    def followed(self) -> list[str]:
+        """What it followed, one line each: how it read the turns first."""
+        return [self.material.described(), *self.asked.followed()]
+
+    @property
+    def not_understood(self) -> tuple[str, ...]:
+        return self.asked.not_understood
+
+
+def understand(prompt: str) -> WrittenSummary:
+    """What a summary prompt asks and hands over, before any summary is written."""
+    material = read_material(prompt)
+    return WrittenSummary("", read_instructions(material.instructions), material)
+
+
+SIZES: dict[str, Callable[[str], int]] = {  # how a summary is measured, per unit of a limit
+    "words": lambda text: len(text.split()),
+    "sentences": lambda text: sum(max(1, len(re.findall(r"[.!?](?=\s|$)", line)))
+                                  for line in text.split("\n")
+                                  if line.strip() and not line.startswith("#")),
+    "lines": lambda text: len([ln for ln in text.split("\n") if ln.strip()]),
+    "bullets": lambda text: len(re.findall(r"^- ", text, re.M)),
+}
+
+
 def write_summary(prompt: str, scenario: Scenario, read: Reader, *,
                   summary_words: int = SUMMARY_WORDS,
-                  count_tokens: Callable[[str], int] = estimate_tokens) -> str:
+                  count_tokens: Callable[[str], int] = estimate_tokens) -> WrittenSummary:
     """A summary with the sections `prompt` names, under the lengths it states, of what
-    `read` finds in its transcript."""
-    tagged = read_tagged(prompt)
-    asked = read_instructions(untagged(prompt))
-    turns = tagged.get("turns", prompt if not tagged else "")
-    previous = tagged.get("previous-summary", "")
-    steps = _observed(turns)
-    task = tagged.get("task") or goal_of(previous)  # a re-summary's task is the old Goal
-    r = read(scenario, task, [previous, _assistant_lines(turns)],
-             {k: v for k, v in steps if v is not None})
-    lines = _progress(r, steps, read(scenario, task, [], {}).facts, asked)
-    parts = {
-        "goal": [task.split("\n")[0] or "(unknown)"],
-        "next": [f"- {c.label}" for c in r.plan if not r.done(c)][:MAX_NEXT_STEPS]
-        or ["- write the answer"],
-        "decisions": [f"- {name} = {value}" for name, value in {
-            f.name: r.facts[f.name] for c in r.plan + r.extra for f in c.facts
-            if f.decision and f.name in r.facts}.items()] or ["- none yet"],
-        "files": [f"- {path}" for path in _written(steps, previous)] or ["- none"],
-    }
+    `read` finds in its turns, with what it followed and did not understand."""
+    reading = understand(prompt)
+    material, asked = reading.material, reading.asked
+    if not material.readable:
+        return WrittenSummary(CANNOT_READ, asked, material)
+    steps = _observed(material.turns)
+    task = material.task or goal_of(material.previous)  # a re-summary's task is the old Goal
+    r = read(scenario, task, [material.previous, _assistant_lines(material.turns),
+                              material.prose], {k: v for k, v in steps if v is not None})
+    parts = _parts(r, task, steps, material.previous)
     names = list(asked.sections or SECTIONS)
     limits = {"words": summary_words, **asked.limits}
-    sizes = {"words": lambda text: len(text.split()), "tokens": count_tokens,
-             "lines": lambda text: len([ln for ln in text.split("\n") if ln.strip()]),
-             "bullets": lambda text: len(re.findall(r"^- ", text, re.M))}
+    sizes = {**SIZES, "tokens": count_tokens}
 
     def render(progress: list[str]) -> str:
         body = {name: parts.get(_kind(name), progress or ["- nothing done yet"])
                 for name in names}
-        text = "\n".join(f"## {name}\n" + "\n".join(body[name]) for name in names)
-        return _without_identifiers(text) if asked.identifiers is False else text
+        return _without("\n".join(f"## {name}\n" + "\n".join(body[name]) for name in names),
+                        asked.dropped)
 
     def too_long(text: str) -> bool:
         return any(sizes[unit](text) > limit for unit, limit in limits.items())
 
+    lines = _progress(r, steps, read(scenario, task, [], {}).facts, asked)
+    if noted := {name: value for _, name, value in read_facts(material.prose)}:
+        lines.insert(0, f"- noted: {fact_line(noted)}")  # prose: the facts it states
     summary = render(lines)
     while too_long(summary) and lines:
         lines = _erode(lines, asked.focus)
@@ -161,7 +201,21 @@ def write_summary(prompt: str, scenario: Scenario, read: Reader, *,
     kept = summary.split("\n")
     while len(kept) > 1 and too_long("\n".join(kept)):
         kept.pop()  # still too long: whole lines go from the end, never half a record
-    return "\n".join(kept)
+    return WrittenSummary("\n".join(kept), asked, material)
+
+
+def _parts(r: Any, task: str, steps: list[tuple[tuple[str, str], str | None]],
+           previous: str) -> dict[str, list[str]]:
+    """The lines of every section kind but progress."""
+    return {
+        "goal": [task.split("\n")[0] or UNKNOWN],
+        "next": [f"- {c.label}" for c in r.plan if not r.done(c)][:MAX_NEXT_STEPS]
+        or ["- write the answer"],
+        "decisions": [f"- {name} = {value}" for name, value in {
+            f.name: r.facts[f.name] for c in r.plan + r.extra for f in c.facts
+            if f.decision and f.name in r.facts}.items()] or ["- none yet"],
+        "files": [f"- {path}" for path in _written(steps, previous)] or ["- none"],
+    }
 
 
 def _written(steps: list[tuple[tuple[str, str], str | None]], previous: str) -> list[str]:
@@ -188,20 +242,30 @@ def _section(summary: str, kind: str) -> list[str]:
     return items
 
 
-def _without_identifiers(text: str) -> str:
-    """`text` with every identifier, path and figure replaced by OMITTED."""
-    return "\n".join(line if line.startswith("#") else
-                     re.sub(IDENTIFIER, OMITTED, line) for line in text.split("\n"))
+def _without(text: str, kinds: frozenset[str]) -> str:
+    """`text` with every fact of the `kinds` left out (ids, paths, names, numbers)
+    replaced by OMITTED; headings stay."""
+    if not kinds:
+        return text
+    def omit(found: re.Match[str]) -> str:
+        return OMITTED if fact_kind(found.group(0)) in kinds else found.group(0)
+    return "\n".join(line if line.startswith("#") else FACT.sub(omit, line)
+                     for line in text.split("\n"))
+
+
+def fact_kind(found: str) -> str:
+    """Which of `summary_instructions.KINDS` a fact `FACT` found is."""
+    return kind(found) if IDENTIFIER.fullmatch(found) else "names"
 
 
 def _is_summary_request(messages: list[Message]) -> bool:
-    """One user message that hands over turns to summarize (a tagged `turns` section) and
-    asks, outside that material, for a summary. A task that merely says "summarize" hands
-    over no turns: it is a task."""
+    """One user message that hands over turns to summarize (a tagged `turns` section,
+    JSON messages or transcript lines) and asks, outside that material, for a summary. A
+    task that merely says "summarize" hands over no turns: it is a task."""
     if len(messages) != 1:
         return False
-    asked = message_goal(messages[0])
-    return "turns" in read_tagged(asked) and bool(SUMMARY_ASK.search(untagged(asked)))
+    material = read_material(message_goal(messages[0]))
+    return material.given and bool(SUMMARY_ASK.search(material.instructions))
 
 
 def _appended_ask(messages: list[Message]) -> str | None:
@@ -237,8 +301,8 @@ def _observed(turns: str) -> list[tuple[tuple[str, str], str | None]]:
     outputs = [("error" if e.error else "output", e.body) for e in entries
                if e.kind == "output"]
     out = []
-    for (name, args), (kind, text) in zip(calls, outputs, strict=False):
-        visible = kind == "output" and text != PLACEHOLDER and name != READ_NOTES
+    for (name, args), (made, text) in zip(calls, outputs, strict=False):
+        visible = made == "output" and text != PLACEHOLDER and name != READ_NOTES
         out.append((call_key(name, args), text if visible else None))
     return out
 

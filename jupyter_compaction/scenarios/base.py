@@ -26,6 +26,12 @@ replays the model's own steps; `expected_for()` answers a hand-labelled question
 truth, without the parser, so a misparse is graded wrong. `grade()` tells a correct answer
 from a wrong or a partial one, `outcome()`/`verdict()` how a run ended.
 
+A task of several questions ("X? and Y?") that no question reads whole is read part by
+part (`parts()`): each part is understood on its own; the answer (`combine()`) gives one
+line per part, "Part 2 ("Y?"): ...", and says which part it cannot answer and why; the
+truth is written the same way, and the grade covers every part (a part it cannot answer
+makes the run partial at best).
+
 This module also holds the file tools several scenarios share (`list_files`, `read_file`,
 `grep`), built as closures over a `Workspace`.
 
@@ -58,6 +64,8 @@ from jupyter_compaction.workspace import Workspace
 WORKSPACES_DIR = Path(__file__).resolve().parent.parent / "scenario-data"
 MAX_GREP_LINES = 200  # more matches than this are counted, not shown
 LIST_SEPARATOR = ", "  # how the items of a list fact are joined into one value
+PART_BREAK = re.compile(r"(?<=\?)\s+(?=\S)")  # where one question of a task ends
+PART_LINE = re.compile(r'^Part (\d+) \(".*?"\): ', re.M)  # how each part's answer starts
 ITEM = "item"  # the name a step with `each` gives the current item in its templates
 EXCLUDE = "exclude"  # a slot: items of a list fact the task asks to leave out
 OPERATORS = "operators"  # a slot: the operators the task applies ("count, not")
@@ -279,6 +287,24 @@ _WORD = re.compile(r"[\w@/+-]+(?:[.,:][\w@/+-]+)*")
 _UNKNOWN_WORDS = set(_WORD.findall(UNKNOWN))
 
 
+def _compare(answer: str | None, truth: str) -> Grade:
+    """How `answer` compares with the right answer `truth` (see `Scenario.grade`)."""
+    truth, answer = truth.strip(), (answer or "").strip()
+    if answer == truth:
+        return Grade("correct")
+    wrong = _words(answer) - _words(truth) - _UNKNOWN_WORDS
+    missing = _words(truth) - _words(answer)
+    return Grade("wrong" if wrong else "partial", tuple(sorted(wrong)), tuple(sorted(missing)))
+
+
+def _part_answers(answer: str) -> dict[int, str]:
+    """Part number -> its answer, from an answer written by `Scenario.combine`."""
+    starts = list(PART_LINE.finditer(answer))
+    ends = [m.start() for m in starts[1:]] + [len(answer)]
+    return {int(m.group(1)): answer[m.end():end].strip() for m, end in zip(starts, ends,
+                                                                          strict=True)}
+
+
 def _words(text: str) -> set[str]:
     return set(_WORD.findall(text))
 
@@ -328,14 +354,45 @@ class Scenario:
     def canonical(self, task: str | None) -> str | None:
         """The question `task` asks, restated with its slots and operators; None when
         it asks none."""
-        understood = self.understand(self.task if task is None else task)
-        return understood[0].canonical(understood[1]) if understood else None
+        found = self.parts(self.task if task is None else task)
+        if not any(understood for _, understood in found):
+            return None
+        if len(found) == 1:
+            return found[0][1][0].canonical(found[0][1][1])
+        return "; ".join(f"{n}. {u[0].canonical(u[1]) if u else 'not understood'}"
+                         for n, (_, u) in enumerate(found, 1))
 
     def not_understood(self, task: str) -> tuple[tuple[str, ...], list[Question]]:
         """The words of `task` no question understood, and the nearest questions."""
         parses = self.parses(task)
         near = [self.question(p.name) for p in grammar.nearest(parses)]
         return grammar.not_understood(parses), near
+
+    def parts(self, task: str) -> list[tuple[str, tuple[Question, dict[str, str]] | None]]:
+        """The task's questions, each with how it is understood (None: not understood):
+        the whole task when a question reads it whole or it is not a run of questions,
+        else each question it asks ("X? and Y?", every part ending with a question mark:
+        "X? Then do Z." is one task, refused whole when not understood)."""
+        whole = self.understand(task)
+        split = [part.strip() for part in PART_BREAK.split(task) if part.strip()]
+        if whole is not None or len(split) < 2 or not all(p.endswith("?") for p in split):
+            return [(task, whole)]
+        return [(part, self.understand(part)) for part in split]
+
+    def answerable(self, task: str) -> bool:
+        """Whether some question of the task is understood."""
+        return any(understood for _, understood in self.parts(task))
+
+    def combine(self, task: str, answers: Mapping[str, str]) -> str:
+        """The answer to a task of several questions: one line per part, its answer from
+        `answers` (part text -> answer), or why it cannot be answered."""
+        lines = []
+        for n, (part, understood) in enumerate(self.parts(task), 1):
+            words = ", ".join(f'"{w}"' for w in self.not_understood(part)[0]) or "its wording"
+            said = answers[part] if understood else (
+                f"I cannot answer this part offline: I did not understand {words}.")
+            lines.append(f'Part {n} ("{part}"): {said}')
+        return "\n".join(lines)
 
     def read_task(self, task: str) -> dict[str, str]:
         """The `given` facts and the slots of the question the task text asks."""
@@ -455,7 +512,13 @@ class Scenario:
 
     def expected(self, workspace: Workspace | None = None, task: str | None = None) -> str:
         """The right answer to `task` (default: the scenario's own) for the files in
-        `workspace` (default: the bundled ones)."""
+        `workspace` (default: the bundled ones); for a task of several questions, one line
+        per part (`combine`)."""
+        found = self.parts(self.task if task is None else task)
+        if len(found) > 1:
+            return self.combine(self.task if task is None else task, {
+                part: self.expected(workspace, part) for part, understood in found
+                if understood})
         question = self.question_of(task)
         if question is None:
             raise ValueError("the task asks no question this scenario declares; "
@@ -480,14 +543,20 @@ class Scenario:
     def grade(self, answer: str | None, workspace: Workspace | None = None,
               task: str | None = None) -> Grade:
         """Correct when it is the right answer; wrong when it states a word the right
-        answer does not (a wrong slot, a wrong file); partial when it only lacks some."""
-        truth, answer = self.expected(workspace, task).strip(), (answer or "").strip()
-        if answer == truth:
-            return Grade("correct")
-        wrong = _words(answer) - _words(truth) - _UNKNOWN_WORDS
-        missing = _words(truth) - _words(answer)
-        return Grade("wrong" if wrong else "partial", tuple(sorted(wrong)),
-                     tuple(sorted(missing)))
+        answer does not (a wrong slot, a wrong file); partial when it only lacks some. A
+        task of several questions is graded part by part: wrong when a part is, partial
+        when a part is partial or cannot be answered."""
+        found = self.parts(self.task if task is None else task)
+        if len(found) == 1:
+            return _compare(answer, self.expected(workspace, task))
+        said = _part_answers(answer or "")
+        grades = [_compare(said.get(n), self.expected(workspace, part)) if understood
+                  else Grade("partial", missing=(f"part {n}",))
+                  for n, (part, understood) in enumerate(found, 1)]
+        status = next((s for s in ("wrong", "partial") if any(g.status == s for g in grades)),
+                      "correct")
+        return Grade(status, tuple(sorted({w for g in grades for w in g.wrong})),
+                     tuple(sorted({m for g in grades for m in g.missing})))
 
     def is_correct(self, answer: str | None, workspace: Workspace | None = None,
                    task: str | None = None) -> bool:
@@ -499,7 +568,7 @@ class Scenario:
         whose task asks no declared question, as a real model may answer)."""
         if run.status == "finished":
             task = getattr(run, "task", None)
-            if task is not None and self.question_of(task) is None:
+            if task is not None and not self.answerable(task):
                 return "not graded"
             return self.grade(run.answer, workspace, task).status
         if run.status == "failed":

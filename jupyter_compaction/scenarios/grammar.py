@@ -22,7 +22,9 @@ that consume everything, the one that consumes most wins.
 Pure Python (regular expressions only): it runs offline and in the browser build.
 
 Left out: synonyms a grammar does not declare, spelling mistakes, and several questions in
-one task (the second question's words stay unconsumed, so the task is refused).
+one task: a parse reads one question (the second question's words stay unconsumed);
+`Scenario.parts` splits a task of several ("X? and Y?") and parses each part. `Reader`
+is shared with the summary prompt's reader (`models/summary_instructions.py`).
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ OPERATORS = {
 _TOKEN = re.compile(r"[./]*\w[\w./'-]*[\w/]|[./]*\w|/")  # a lone / is a route
 
 
-def _bounded(phrase: str) -> re.Pattern[str]:
+def bounded(phrase: str) -> re.Pattern[str]:
     """`phrase` matched as whole tokens, case-insensitively ("gateway" is not the end of
     "payment-gateway", "core" is not inside "markdown/core.py")."""
     return re.compile(rf"(?<![\w./-])(?:{phrase})(?![\w/-]|\.\w)", re.I)
@@ -110,7 +112,7 @@ class Parse:
         return self.applies and not self.unconsumed
 
 
-class _Reader:
+class Reader:
     """The tokens of a task and which of them a grammar has consumed so far."""
 
     def __init__(self, task: str):
@@ -120,49 +122,55 @@ class _Reader:
 
     def take(self, pattern: re.Pattern[str], group: int = 0, once: bool = False) -> list[str]:
         """The values of `pattern`'s matches over tokens not yet consumed; consumes them."""
+        return [match.group(group) for match in self.matches(pattern, once=once)]
+
+    def matches(self, pattern: re.Pattern[str], start: int = 0, end: int | None = None,
+                once: bool = False) -> list[re.Match[str]]:
+        """`pattern`'s matches in `text[start:end]` over tokens not yet consumed (a match
+        over no token, or over a consumed one, is skipped); consumes their tokens."""
         found = []
-        for match in pattern.finditer(self.text):
-            hit = {i for i, (start, end, _) in enumerate(self.tokens)
-                   if start < match.end() and match.start() < end}
+        for match in pattern.finditer(self.text, start, len(self.text) if end is None else end):
+            hit = {i for i, (first, last, _) in enumerate(self.tokens)
+                   if first < match.end() and match.start() < last}
             if not hit or hit & self.used:
                 continue
             self.used |= hit
-            found.append(match.group(group))
+            found.append(match)
             if once:
                 break
         return found
 
-    def left(self) -> tuple[str, ...]:
-        """The content words not consumed: not used, not filler, in task order."""
+    def left(self, filler: frozenset[str] = FILLER) -> tuple[str, ...]:
+        """The content words not consumed: not used, not `filler`, in task order."""
         words = (word for i, (_, _, word) in enumerate(self.tokens) if i not in self.used)
-        return tuple(dict.fromkeys(w for w in words if w.lower().rstrip(".") not in FILLER))
+        return tuple(dict.fromkeys(w for w in words if w.lower().rstrip(".") not in filler))
 
 
-def _slot(reader: _Reader, slot: Slot) -> str | None:
+def _slot(reader: Reader, slot: Slot) -> str | None:
     """A slot's value: its entity in the text, else an alias, else its default."""
-    values = reader.take(_bounded(slot.pattern), 1, once=not slot.many) if slot.pattern else []
+    values = reader.take(bounded(slot.pattern), 1, once=not slot.many) if slot.pattern else []
     for phrase, value in slot.aliases:
         if not values or slot.many:
-            values += [value for _ in reader.take(_bounded(phrase), once=True)]
+            values += [value for _ in reader.take(bounded(phrase), once=True)]
     if values:
         return ", ".join(dict.fromkeys(values)) if slot.many else values[0]
     return slot.default
 
 
-def _excluded(reader: _Reader, grammar: Grammar) -> dict[str, str]:
+def _excluded(reader: Reader, grammar: Grammar) -> dict[str, str]:
     """The entities an "except ..." phrase leaves out, under the exclude slot's name."""
     if not grammar.exclude or "exclude" not in grammar.operators:
         return {}
-    entity = _bounded(f"{EXCLUDING}\\s+(?:the\\s+)?(?:file\\s+|module\\s+)?"
+    entity = bounded(f"{EXCLUDING}\\s+(?:the\\s+)?(?:file\\s+|module\\s+)?"
                       f"({grammar.exclude.pattern})")
     left_out = reader.take(entity, 1)
     return {grammar.exclude.name: ", ".join(dict.fromkeys(left_out))} if left_out else {}
 
 
-def _operators(reader: _Reader, grammar: Grammar) -> tuple[str, ...]:
+def _operators(reader: Reader, grammar: Grammar) -> tuple[str, ...]:
     """The operators the task applies, of those the question supports."""
     ops = [op for op in grammar.operators if op in OPERATORS
-           and reader.take(_bounded(OPERATORS[op]))]
+           and reader.take(bounded(OPERATORS[op]))]
     first = reader.tokens[0][2].lower() if reader.tokens else ""
     if "yesno" in grammar.operators and first in AUX:
         ops.append("yesno")
@@ -171,7 +179,7 @@ def _operators(reader: _Reader, grammar: Grammar) -> tuple[str, ...]:
 
 def read(name: str, grammar: Grammar, task: str) -> Parse:
     """How far the question `name` (asked with `grammar`) reads `task`."""
-    reader = _Reader(task)
+    reader = Reader(task)
     # 1. Exclusions first: "except agents/router.py" must not fill the path slot.
     result = Parse(name, _excluded(reader, grammar))
     # 2. Slots, in declared order (a path before the folder that starts it).
@@ -184,10 +192,10 @@ def read(name: str, grammar: Grammar, task: str) -> Parse:
     if grammar.any_slot and not any(s.name in result.slots for s in grammar.slots):
         result.applies = False
     # 3. The attribute: one head phrase at least, then the other phrases it accepts.
-    if not any([reader.take(_bounded(head)) for head in grammar.heads]):
+    if not any([reader.take(bounded(head)) for head in grammar.heads]):
         result.applies = False
     for word in grammar.words:
-        reader.take(_bounded(word))
+        reader.take(bounded(word))
     # 4. Operators the question supports; a yes/no opener when it supports one.
     result.operators = _operators(reader, grammar)
     result.unconsumed = reader.left()

@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
+from jupyter_compaction import scenarios  # noqa: E402
 from jupyter_compaction.events import TurnStarted  # noqa: E402
 from jupyter_compaction.jupyter import lab as lab_module  # noqa: E402
 from jupyter_compaction.jupyter.lab import (  # noqa: E402
@@ -118,6 +119,9 @@ def test_compare_overlays_two_strategies(lab):
     assert [t.uid for t in figure.data] == ["compare-0", "compare-1", "compare-2"]
     assert "must-keep recall" in table.value
     assert "off vs clear" in comparison.view().text
+    question = scenarios.load(lab.scenario.value).canonical(None)  # the task, as understood
+    assert [row[-1] for row in comparison.rows] == [question, question]
+    assert "question" in table.value and question in comparison.view().text
 
 
 def test_compare_defaults_and_bad_names(lab):

@@ -31,7 +31,7 @@ def renderings(run) -> dict[str, str]:
     for event in run.events:
         log(event)
     comparison = Comparison("hostile", {"compact": run},
-                            [("compact", 1, 2, 3, 4, "50%", HOSTILE)])
+                            [("compact", 1, 2, 3, 4, "50%", HOSTILE, HOSTILE)])
     return {
         "context": context_view.view(run, full=True).html,
         "summary": summary_view.view(run).html,
@@ -149,7 +149,7 @@ def test_rich_shows_html_in_a_frontend_and_text_otherwise(ip):
 
 def test_compare_table_headers():
     assert HEADERS == ("strategy", "peak tokens", "tokens sent", "compactions", "repeats",
-                       "must-keep recall", "answer")
+                       "must-keep recall", "answer", "question")
 
 
 def cell_styles(html: str) -> list[tuple[str, str, bool]]:

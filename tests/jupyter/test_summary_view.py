@@ -111,3 +111,14 @@ def test_a_log_s_timestamps_leave_no_pieces_among_the_dropped_facts():
     assert re.search(r"\d\d:\d\d:\d\d,\d{3}", event.summary_prompt)  # log lines were there
     pieces = [f for f in event.dropped_facts if re.fullmatch(r"\d\d,\d{3}", f)]
     assert pieces == []  # "27,427" was the seconds of 09:01:27,427
+
+
+def test_what_the_simulated_summarizer_followed_and_did_not_understand():
+    prompt = build_prompt(middle("order = ORD-1"), goal="Ship ORD-1") + (
+        "\n\nLeave out all paths, in at most 60 words, as a sonnet.")
+    lines = summary_view.view(run_with(prompt)).text.splitlines()
+    followed = next(line for line in lines if line.startswith("simulated summarizer followed"))
+    assert "turns: 2 transcript entries" in followed and "at most 60 words" in followed
+    assert "leaves out: paths" in followed and "keeps verbatim: ids, numbers" in followed
+    missed = next(line for line in lines if "did not understand" in line)
+    assert "sonnet" in missed and "error" in missed

@@ -6,9 +6,10 @@ import pytest
 
 from jupyter_compaction import scenarios
 from jupyter_compaction.evaluation import identifiers
+from jupyter_compaction.events import Compacted
 from jupyter_compaction.history import blocks
 from jupyter_compaction.models.simulated import SimulatedModel
-from jupyter_compaction.models.simulated_summary import NO_RESULT, OMITTED
+from jupyter_compaction.models.simulated_summary import FACT, NO_RESULT, OMITTED, fact_kind
 from jupyter_compaction.runner import play
 from jupyter_compaction.summaries import build_prompt
 from jupyter_compaction.vocab import PLACEHOLDER, tagged
@@ -79,12 +80,34 @@ def test_identifiers_kept_or_left_out_as_asked(debug_run):
     kept = identifiers(summary(debug_run, "Summarize the turns below. Keep every identifier "
                                           "verbatim."))
     plain = identifiers(summary(debug_run, "Summarize the turns below."))
-    for leave_out in ("Summarize the turns below. Leave out all identifiers.",
-                      "Summarize the turns below and do not keep ids."):
-        text = summary(debug_run, leave_out)
-        assert identifiers(text) == set() and OMITTED in text, text
+    text = summary(debug_run, "Summarize the turns below. Leave out all identifiers.")
+    assert identifiers(text) == set() and not facts_of(text) and OMITTED in text, text
     assert len(kept) > len(plain) > 0
     assert "30000 ms" in kept  # a value of an early step keeps its figure
+
+
+def facts_of(text: str) -> dict[str, set[str]]:
+    """The facts a summary holds (headings aside), by kind."""
+    found: dict[str, set[str]] = {}
+    for line in text.split("\n")[1:]:
+        for fact in FACT.findall(line) if not line.startswith("#") else ():
+            found.setdefault(fact_kind(fact), set()).add(fact)
+    return found
+
+
+@pytest.mark.parametrize(("ask", "dropped"), [
+    ("Leave out names and paths.", {"names", "paths"}),
+    ("Do not keep ids.", {"ids"}),
+    ("Omit file names and figures.", {"paths", "numbers"}),
+    ("No class names or constants, please.", {"names"}),
+    ("Drop every number.", {"numbers"}),
+    ("Strip the ticket numbers and the folders.", {"ids", "paths"}),
+])
+def test_each_kind_of_fact_is_left_out_as_asked_and_the_others_kept(debug_run, ask, dropped):
+    text = summary(debug_run, f"Summarize the turns below. Keep every identifier verbatim. {ask}")
+    held = facts_of(text)
+    assert dropped.isdisjoint(held) and OMITTED in text, text
+    assert set(held) == {"ids", "paths", "names", "numbers"} - dropped, text
 
 
 def test_files_modified_lists_only_the_files_the_agent_wrote(debug_run):
@@ -152,3 +175,18 @@ def test_a_summary_of_a_summary_without_the_task_reads_the_question_from_its_goa
     again = SimulatedModel("markdown").summarize(prompt)
     assert listed in again.split("## Next Steps")[0], again
     assert "list the workspace" not in again.split("## Next Steps")[1], again
+
+
+def test_a_prompt_that_drops_paths_gives_summaries_without_them_and_the_run_loses_them():
+    writer = SimulatedModel("agents")
+
+    def without_paths(prompt: str) -> str:
+        return writer.summarize(f"{prompt}\n\nLeave out all paths.")
+
+    run = play("agents", budget=8_000, strategy="summarize", summarizer=without_paths)
+    kept = play("agents", budget=8_000, strategy="summarize")
+    summaries = [e for e in run.events if isinstance(e, Compacted)]
+    assert summaries and all(not facts_of(e.summary).get("paths") for e in summaries)
+    assert "agents/router.py" in summaries[0].dropped_facts
+    assert "agents/router.py" in kept.answer and kept.outcome == "correct"
+    assert "agents/router.py" not in run.answer and run.outcome != "correct", run.answer

@@ -3,13 +3,15 @@
 import pytest
 
 from jupyter_compaction.models.summary_instructions import (
+    KINDS,
     identifiers,
     limits,
     parse_number,
     read_instructions,
     sections,
 )
-from jupyter_compaction.summaries import SECTIONS, build_prompt
+from jupyter_compaction.summaries import SECTIONS, build_prompt, summary_prompt
+from jupyter_compaction.vocab import untagged
 
 TWO = ("Goal", "Next Steps")
 
@@ -24,6 +26,8 @@ TWO = ("Goal", "Next Steps")
     "Use the sections: Goal, Next Steps; keep it short.",
     "Use these sections:\n- Goal\n- Next Steps\n\nThen stop.",
     "Use these headings:\n1. Goal\n2. Next Steps\nWrite plainly.",
+    "Summarize in two sections, Goal and Next Steps, in under 80 words.",
+    "Use two headings named Goal and Next Steps.",
 ])
 def test_sections_named_as_headings_quoted_or_listed(prompt):
     assert sections(prompt) == TWO
@@ -59,6 +63,8 @@ def test_the_librarys_own_prompt_names_its_five_sections():
     ("At most two hundred and fifty tokens.", {"tokens": 250}),
     ("Under 1,000 tokens.", {"tokens": 1000}),
     ("At most 6 lines.", {"lines": 6}),
+    ("Summarize in 80 words.", {"words": 80}),
+    ("In at most three sentences.", {"sentences": 3}),
     ("No more than five bullet points.", {"bullets": 5}),
     ("At most 3 bullets and under 80 words; under 60 words if you can.",
      {"bullets": 3, "words": 60}),
@@ -93,7 +99,7 @@ def test_numbers_in_digits_or_words(text, number):
     ("Preserve IDs.", True),
     ("Don't drop IDs.", True),  # two negations
     ("Summarize without changing any IDs.", True),
-    ("Quote error messages verbatim.", True),
+    ("Quote error messages verbatim.", None),  # error messages are no kind it keeps
     ("Leave out all identifiers.", False),
     ("Do not keep ids.", False),
     ("No IDs, please.", False),
@@ -112,3 +118,50 @@ def test_a_focus_names_its_words():
     found = read_instructions("Summarize. Focus on: the timeout and the retries.")
     assert found.focus == frozenset({"timeout", "retries"})
     assert read_instructions("Summarize.").focus == frozenset()
+
+
+@pytest.mark.parametrize(("prompt", "keep"), [
+    ("Leave out names and paths.", {"names": False, "paths": False}),
+    ("Do not keep numbers.", {"numbers": False}),
+    ("Drop the figures and the file names.", {"numbers": False, "paths": False}),
+    ("Keep class names and record ids verbatim.", {"names": True, "ids": True}),
+    ("No dates or versions.", {"numbers": False}),
+    ("Don't leave out file paths.", {"paths": True}),  # two negations
+    ("Keep every identifier. Also omit the numbers.",
+     {**dict.fromkeys(KINDS, True), "numbers": False}),  # the last sentence decides numbers
+])
+def test_each_kind_kept_or_left_out_with_synonyms_and_negation(prompt, keep):
+    found = read_instructions(prompt)
+    assert found.keep == keep and found.not_understood == ()
+
+
+@pytest.mark.parametrize(("prompt", "words"), [
+    ("Summarize the turns as a haiku, in French.", ("haiku", "French")),
+    ("Summarize the turns for the CFO and be funny.", ("CFO", "funny")),
+    ("Keep every ID. Recall comes first.", ("Recall", "comes", "first")),
+    ("Mention the paths.", ("Mention", "paths")),  # no verdict: nothing decided
+])
+def test_words_no_rule_reads_are_reported_not_guessed(prompt, words):
+    found = read_instructions(prompt)
+    assert found.not_understood == words
+    assert read_instructions("Mention the paths.").keep == {}
+
+
+@pytest.mark.parametrize("options", [{}, {"focus": "the timeout"}, {"previous": "## Goal\nx"},
+                                     {"cover": (2, 5)}])
+def test_the_librarys_own_prompts_are_read_but_for_what_it_does_not_do(options):
+    prompt = summary_prompt([{"role": "user", "content": "hi"}], goal="a task", **options).text
+    found = read_instructions(untagged(prompt))
+    assert found.sections == SECTIONS and found.keep == dict.fromkeys(("ids", "paths",
+                                                                       "numbers"), True)
+    # It keeps no error messages and weighs no recall against length: it says so.
+    assert set(found.not_understood) == {"error", "Recall", "comes", "first", "missing", "ID",
+                                         "costs", "more", "extra", "line"}
+    assert "writes a summary" in found.followed()
+
+
+def test_what_it_followed_in_words():
+    found = read_instructions("Summarize in at most 3 sentences with two sections, 'Goal' and "
+                              "'Next Steps'. Leave out paths. Focus on the timeout.")
+    assert found.followed()[:4] == ["sections: Goal, Next Steps", "length: at most 3 sentences",
+                                    "leaves out: paths", "focus: timeout"]

@@ -17,7 +17,7 @@ def test_a_played_run_carries_its_outcome_into_every_view():
     assert run.outcome == "correct" and "<Run finished, correct:" in repr(run)
     assert ("outcome", "correct") in totals(run)
     assert "outcome" in result_view.view(run).text and "correct" in result_view.view(run).text
-    assert row("progressive", run, (), lambda answer: False)[-1] == "correct"
+    assert row("progressive", run, (), lambda answer: False)[-2:] == ("correct", run.question)
 
 
 def test_an_out_of_scope_task_shows_two_examples_and_the_real_model():
