@@ -35,7 +35,10 @@ it was given, and nothing else:
 With the task-state tools offered it writes a todo list of the calls it can name so far
 (rewritten when a listing reveals more) and ticks each with a note of its facts; with the
 notes tools it writes its facts down and reads them back after a compaction; with the
-memory tool it does the same in `/memories/findings.md`, viewing the folder first. Offered
+memory tool it does the same in `/memories/findings.md`, viewing the folder first. A
+result offloaded to a file (a preview in its place) is read back by searches and a line
+range, never whole, by the rule stated in `simulated_offload.py`; a result that says it
+is unchanged since an earlier turn leaves that earlier result standing. Offered
 the `compact` tool, it calls it (with its task's first sentence as the focus) when the
 newest context-usage line says it is past the share the line gives.
 
@@ -89,6 +92,8 @@ from ..vocab import (
     ASSISTANT_PREFIX,
     PLACEHOLDER,
     READ_NOTES,
+    READ_OFFLOADED,
+    SEARCH_OFFLOADED,
     SET_GOAL,
     STATE_OPEN,
     TODO_MARKS,
@@ -97,9 +102,11 @@ from ..vocab import (
     USER_PREFIX,
     WRITE_NOTE,
     fact_line,
+    is_unchanged,
     read_facts,
 )
 from .base import Reply, Usage
+from .simulated_offload import OffloadReading
 from .simulated_summary import SUMMARY_WORDS, goal_of, summary_prompt, write_summary
 
 MAX_SAME_CALL = 2  # an identical call with an identical result, at most this many in a row
@@ -126,11 +133,15 @@ class Reading:
     failed: set[tuple[str, str]] = field(default_factory=set)  # calls that answered an error
     told: set[tuple[str, str]] = field(default_factory=set)  # errors that say a record is missing
     retry: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # calls to retry
+    pending: set[tuple[str, str]] = field(default_factory=set)  # offloaded, being read back
+    follow: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # searches, ranges
+    offloaded: dict[tuple[str, str], str] = field(default_factory=dict)  # call -> its file
 
     def done(self, call: Call) -> bool:
         """Its result is visible, its facts are known, or it failed (the answer then says
         what could not be found)."""
-        return call.key in self.seen or call.known(self.facts) or call.key in self.failed
+        return (call.key in self.seen or call.known(self.facts) or call.key in self.failed
+                or call.key in self.pending)
 
 
 def read(scenario: Scenario, task: str, records: list[str],
@@ -231,7 +242,7 @@ class SimulatedModel:
     def reading(self, system: str, messages: list[Message], visible: str | None = None
                 ) -> Reading:
         """What `system` and `messages` show (see the module docstring)."""
-        records, seen, names = [system], {}, {}
+        records, seen, names, offload = [system], {}, {}, OffloadReading()
         errors: list[tuple[tuple[str, str], str]] = []  # (call, error text), in order
         for message in messages:
             for block in blocks(message):
@@ -246,8 +257,9 @@ class SimulatedModel:
                         records.append(text)
                     elif block.get("is_error"):
                         errors.append((key, text))
-                    elif text != PLACEHOLDER:
-                        seen[key] = text
+                    else:
+                        _take(key, text, seen, offload)
+        pending, follow = self._offloaded(offload, seen)
         retried = _retries(errors, list(names.values()))
         for failed, retry in retried.items():  # a retry's result stands for the failed call
             if retry in seen:
@@ -258,7 +270,25 @@ class SimulatedModel:
                     or _listed(text) or key in r.told} - set(seen)
         r.retry = [_closest(key, text) for key, text in errors if key not in retried
                    and key not in seen and key not in retried.values() and _listed(text)]
+        r.pending, r.follow, r.offloaded = pending, follow, offload.previews
         return r
+
+    def _offloaded(self, offload: OffloadReading, seen: dict[tuple[str, str], str]
+                   ) -> tuple[set[tuple[str, str]], list[tuple[str, dict[str, Any]]]]:
+        """Offloaded results read as `simulated_offload.py` says: those settled go into
+        `seen`; the others are pending, with the searches and ranges to make first."""
+        pending, follow = set(), []
+        for key in offload.previews:
+            call = None if key in seen else self.scenario.match(key[0], json.loads(key[1]))
+            if call is None:
+                continue
+            text, calls = offload.settle(call)
+            if text is None:
+                pending.add(key)
+                follow += [c for c in calls if c not in follow]
+            else:
+                seen[key] = text
+        return pending, follow
 
     def _trusted(self, text: str) -> str:
         """The part of a text block whose records the model believes."""
@@ -282,24 +312,34 @@ class SimulatedModel:
             todo = []  # the same call keeps giving the same result: answer with what we have
         retry = [(tool, args) for tool, args in r.retry if tool in offered]
         book = self._bookkeeping(system, messages, offered, r, news) if todo else []
+        follow = [self._call(tool, args) for tool, args in r.follow if tool in offered]
         if retry:  # the error listed valid values: try the closest one, once
             tool, args = retry[0]
             return [self._text(f"{said}Retry: {tool} with a value the error listed."),
                     self._call(tool, args)]
         if todo:
-            head = [self._text(f"{said}Next: {todo[0].label}.")]
-            action = [self._call(todo[0].tool, dict(todo[0].args))]
-            if any(_views_memory(b) for b in book):
-                action = []  # what its memory holds may make the step needless: look first
-            while book and self._tokens([*head, *book, *action]) > max_tokens:
-                if said:  # the bookkeeping records the same facts: say less
-                    said, head = "", [self._text(f"Next: {todo[0].label}.")]
-                    continue
-                book.pop()  # bookkeeping that does not fit waits for a later turn
-            if not any(b["type"] == "tool_use" for b in [*book, *action]):
-                action = [self._call(todo[0].tool, dict(todo[0].args))]
-            return [*head, *book, *action]
+            return self._step(todo[0], said, book, follow, max_tokens)
+        if follow:  # what its offloaded results hold is all that is left to read
+            return [self._text(f"{said}Next: read the offloaded results."), *follow]
         return [self._text(self.scenario.answer(r.facts, r.question))]
+
+    def _step(self, call: Call, said: str, book: list[dict], follow: list[dict],
+              max_tokens: int) -> list[dict]:
+        """The reply that makes `call`: what it noted, its bookkeeping, the searches and
+        ranges of offloaded results (`follow`), then the call; what does not fit in
+        `max_tokens` waits."""
+        head = [self._text(f"{said}Next: {call.label}.")]
+        action = [*follow, self._call(call.tool, dict(call.args))]
+        if any(_views_memory(b) for b in book):
+            action = []  # what its memory holds may make the step needless: look first
+        while book and self._tokens([*head, *book, *action]) > max_tokens:
+            if said:  # the bookkeeping records the same facts: say less
+                said, head = "", [self._text(f"Next: {call.label}.")]
+                continue
+            book.pop()  # bookkeeping that does not fit waits for a later turn
+        if not any(b["type"] == "tool_use" for b in [*book, *action]):
+            action = [self._call(call.tool, dict(call.args))]
+        return [*head, *book, *action]
 
     def _news(self, messages: list[Message], r: Reading) -> dict[str, str]:
         """Facts read from the results in the last message (what to note down now)."""
@@ -309,6 +349,9 @@ class SimulatedModel:
                  for b in blocks(messages[-2]) if b.get("type") == "tool_use"}
         answered = {asked.get(b.get("tool_use_id")) for b in blocks(messages[-1])
                     if b.get("type") == "tool_result"}
+        read_back = {json.loads(key[1]).get("path") for key in answered
+                     if key and key[0] in (SEARCH_OFFLOADED, READ_OFFLOADED)}
+        answered |= {key for key, path in r.offloaded.items() if path in read_back}
         news: dict[str, str] = {}
         for call in r.plan:
             if call.key in answered and call.key in r.seen:
@@ -457,6 +500,15 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
                      {"command": "create", "path": MEMORY_FILE, "file_text": text})
         known = True
     return steps
+
+
+def _take(key: tuple[str, str], text: str, seen: dict[tuple[str, str], str],
+          offload: OffloadReading) -> None:
+    """Read one result that is not an error: a placeholder or an "unchanged" stand-in
+    shows nothing new (the earlier result stands), an offloaded result's preview,
+    search or range goes to `offload`, any other is what the call showed."""
+    if text != PLACEHOLDER and not is_unchanged(text) and not offload.take(key, text):
+        seen[key] = text
 
 
 def _views_memory(block: dict[str, Any]) -> bool:
