@@ -12,8 +12,9 @@ the agent reads again only what it needs, and a fact compaction dropped can stil
 found by searching the file.
 
 Steps of one offload (`Offload.on_result`), for each tool result:
-1. leave errors, results at or under the threshold and the offload tools' own results
-   as they are;
+1. leave errors, results at or under the threshold, the offload tools' own results and
+   the agent's own state read back (notes, memory: what it keeps so as not to need the
+   context; `loop_guard.own_state`) as they are;
 2. write the whole text to `offloaded/<tool-use id>.txt` in the run folder;
 3. put the preview in the context instead.
 
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .hooks import Feature
+from .loop_guard import own_state
 from .tokens import TokenCounter
 from .tools import ToolError
 from .vocab import READ_OFFLOADED, SEARCH_OFFLOADED, offload_head
@@ -128,6 +130,7 @@ class Offload(Feature):
         text = result.get("content")
         if (result.get("is_error") or not isinstance(text, str)  # 1. left as it is
                 or call.get("name") in (READ_OFFLOADED, SEARCH_OFFLOADED)
+                or own_state(call.get("name", ""), call.get("input") or {})
                 or (tokens := self.counter.count_text(text)) <= self.over):
             return result
         path = self.folder.save(str(call.get("id", "")), text)  # 2. the whole text

@@ -147,3 +147,18 @@ def test_the_model_reads_a_range_only_where_a_matching_line_goes_on():
             reading.take(call_key(READ_OFFLOADED, more[0][1]), f"Lines 4-42:\n{shown}")
             text, more = reading.settle(call)
             assert more == [] and call.learn(text)[call.facts[0].name] == ".blocks"
+
+
+def test_the_agent_s_own_notes_and_memory_are_never_offloaded(tmp_path):
+    from jupyter_compaction.offload import Offload
+    from jupyter_compaction.run import Run
+    from jupyter_compaction.tokens import TokenCounter
+
+    offload = Offload(OffloadFolder(tmp_path), 10, TokenCounter())
+    long = {"type": "tool_result", "tool_use_id": "m1", "content": BIG}
+    for name, args in (("read_notes", {}), ("memory", {"command": "view",
+                                                       "path": "/memories/f.md"})):
+        call = {"id": "m1", "name": name, "input": args}
+        assert offload.on_result(Run(task="go"), call, long) == long
+    call = {"id": "m1", "name": "big", "input": {}}
+    assert offloaded_path(offload.on_result(Run(task="go"), call, long)["content"])
