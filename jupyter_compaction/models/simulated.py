@@ -318,19 +318,22 @@ class SimulatedModel:
             return [self._text(f"{said}Retry: {tool} with a value the error listed."),
                     self._call(tool, args)]
         if todo:
-            return self._step(todo[0], said, book, follow, max_tokens)
+            return self._step(todo[0], said, book, follow, max_tokens,
+                              look_first=STATE_OPEN not in system)
         if follow:  # what its offloaded results hold is all that is left to read
             return [self._text(f"{said}Next: read the offloaded results."), *follow]
         return [self._text(self.scenario.answer(r.facts, r.question))]
 
     def _step(self, call: Call, said: str, book: list[dict], follow: list[dict],
-              max_tokens: int) -> list[dict]:
+              max_tokens: int, look_first: bool = True) -> list[dict]:
         """The reply that makes `call`: what it noted, its bookkeeping, the searches and
         ranges of offloaded results (`follow`), then the call; what does not fit in
-        `max_tokens` waits."""
+        `max_tokens` waits. With `look_first`, a reply that views its memory makes no
+        other call (without a todo list in view, its memory may make the step needless;
+        with one, a pending item is not done, so it reads its memory along with it)."""
         head = [self._text(f"{said}Next: {call.label}.")]
         action = [*follow, self._call(call.tool, dict(call.args))]
-        if any(_views_memory(b) for b in book):
+        if look_first and any(_views_memory(b) for b in book):
             action = []  # what its memory holds may make the step needless: look first
         while book and self._tokens([*head, *book, *action]) > max_tokens:
             if said:  # the bookkeeping records the same facts: say less
@@ -474,7 +477,8 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
     uses it: view the folder when neither a view of it nor its findings file is visible;
     read the findings file when it is known to exist (the folder lists it, a write to it
     is visible) unless a read of it is visible (a cleared read is no read: after a
-    compaction it reads its memory again, looking before it acts); write the
+    compaction it reads its memory again, looking before it acts when no todo list
+    is in view, `_step`); write the
     news to it (create it, or insert at the top once it is known to exist). A create
     refused because the file exists is redone as an insert."""
     uses = _memory_uses(messages)

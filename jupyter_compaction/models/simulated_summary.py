@@ -48,6 +48,8 @@ from ..vocab import (
     PLACEHOLDER,
     READ_NOTES,
     fact_line,
+    is_unchanged,
+    offloaded_path,
     read_cover,
     read_cover_phrase,
     read_tagged,
@@ -238,7 +240,10 @@ def _observed(turns: str) -> list[tuple[tuple[str, str], str | None]]:
                if e.kind == "output"]
     out = []
     for (name, args), (kind, text) in zip(calls, outputs, strict=False):
-        visible = kind == "output" and text != PLACEHOLDER and name != READ_NOTES
+        visible = (kind == "output" and text != PLACEHOLDER and name != READ_NOTES
+                   and offloaded_path(text) is None and not is_unchanged(text))  # a part
+        # or a stand-in is no output to extract from: what it led to is in the assistant's
+        # "Noted:" lines
         out.append((call_key(name, args), text if visible else None))
     return out
 
