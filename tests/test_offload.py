@@ -162,3 +162,18 @@ def test_the_agent_s_own_notes_and_memory_are_never_offloaded(tmp_path):
         assert offload.on_result(Run(task="go"), call, long) == long
     call = {"id": "m1", "name": "big", "input": {}}
     assert offloaded_path(offload.on_result(Run(task="go"), call, long)["content"])
+
+
+def test_a_summary_extracts_no_fact_from_a_preview_or_a_stand_in():
+    from jupyter_compaction.models.simulated_summary import _observed
+    from jupyter_compaction.vocab import call_line, offload_head, output_entry, unchanged_since
+
+    preview = "\n".join([offload_head("read_file path=a.py", 900, 300, "offloaded/t1.txt"),
+                         "First 1 lines:", "from . import util"])
+    turns = "\n".join([call_line("read_file", {"path": "a.py"}),
+                       output_entry("read_file", preview),
+                       call_line("read_file", {"path": "b.py"}),
+                       output_entry("read_file", unchanged_since(3)),
+                       call_line("read_file", {"path": "c.py"}),
+                       output_entry("read_file", "from . import core")])
+    assert [text for _, text in _observed(turns)] == [None, None, "from . import core"]
