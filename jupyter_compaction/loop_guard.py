@@ -17,7 +17,10 @@ that made calls and no progress only re-read what it had read before; when the l
 `STALE_WINDOWS` windows with calls all made no progress, the run is stuck, and the
 reason names the calls it kept repeating. A window with progress resets the count:
 re-reading a lost fact and then moving on is what compaction is expected to cost. A
-result deduplicated as unchanged (`dedup.py`) is a repeat of the one it stands for.
+result deduplicated as unchanged (`dedup.py`) is a repeat of the one it stands for; an
+offloaded result (`offload.py`) is judged by its preview without the file's path (each
+read gets a file of its own), and reading an offloaded file back is not progress: what it
+holds came with the read that made it.
 
 Left out: loops inside a single window (the context grows until it is compacted, so the
 window closes), loops whose results change each time (a clock, a counter): those
@@ -37,15 +40,19 @@ from .vocab import (
     COMPACT_TOOL,
     MEMORY_TOOL_NAME,
     READ_NOTES,
+    READ_OFFLOADED,
+    SEARCH_OFFLOADED,
     SET_GOAL,
     TODO_UPDATE,
     TODO_WRITE,
     WRITE_NOTE,
     is_unchanged,
+    offloaded_path,
 )
 
 STALE_WINDOWS = 2  # this many windows in a row without progress: the run is stuck
 NAMED_CALLS = 4  # the repeated calls a reason names (and counts the rest)
+OFFLOAD_TOOLS = (READ_OFFLOADED, SEARCH_OFFLOADED)
 STATE_WRITES = (SET_GOAL, TODO_WRITE, TODO_UPDATE, WRITE_NOTE, COMPACT_TOOL)
 
 Pair = tuple[str, str, str]  # tool name, input as sorted JSON, digest of the result
@@ -102,8 +109,10 @@ class LoopGuard:
             self.written |= lines
             return bool(lines)
         text = result_text(result)
-        if kind == "read" or is_unchanged(text):
-            return False  # its own state read back, or a result the same as before
+        if kind == "read" or is_unchanged(text) or name in OFFLOAD_TOOLS:
+            return False  # its own state or an offloaded result read back, or the same
+        if path := offloaded_path(text):
+            text = text.replace(path, "")  # each read gets a file of its own
         pair = (name, json.dumps(args, sort_keys=True, default=str),
                 hashlib.sha1(f"{bool(result.get('is_error'))}\n{text}".encode())
                 .hexdigest()[:16])

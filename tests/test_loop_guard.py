@@ -174,3 +174,19 @@ def test_the_agent_stops_a_note_taking_loop(tmp_path):
     assert run.status == "failed" and run.of(Failed)[-1].reason == "stuck" and run.turn < 30
     assert "read path=a.md" in run.error
     assert (tmp_path / "NOTES.md").read_text().count("a.md: lorem") > 2  # the file grew
+
+
+def test_re_reading_an_offloaded_file_into_a_new_file_each_time_is_a_repeat():
+    """Each read of a.md is offloaded to a file of its own and searched: the previews
+    differ only in their path, so the windows make no progress."""
+    from jupyter_compaction.vocab import offload_head
+
+    guard, said = LoopGuard(), []
+    for window in range(STALE_WINDOWS + 2):
+        path = f"offloaded/t{window}.txt"
+        preview = f"{offload_head('read_file path=a.md', 900, 90, path)}\nFirst 1 lines:\n# a"
+        for n, (name, args, output) in enumerate([
+                ("read_file", {"path": "a.md"}, preview),
+                ("search_offloaded", {"path": path, "pattern": "^x"}, "1 of 90 lines")]):
+            said.append(guard.check(*state_turn(10 * window + n, name, args, output), window))
+    assert said[-2] and "read_file path=a.md" in said[-2]
