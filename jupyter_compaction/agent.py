@@ -196,7 +196,7 @@ class Agent:
             self._emit(run, ToolCalled(run.turn, call["name"], call["input"], call["id"],
                                        repeat=key in run.calls_seen))
             run.calls_seen.add(key)
-            result = toolbox.call(call)
+            result = _shaped(self.features, run, call, toolbox.call(call))
             text = result["content"]
             result["content"] = truncate(text, limit)
             results.append(result)
@@ -253,6 +253,14 @@ class Agent:
         run.status, run.error = "failed", stop.error or stop.message
         self._emit(run, Failed(run.turn, stop.message, stop.reason))
         return run
+
+
+def _shaped(features: list[Feature], run: Run, call: dict[str, Any],
+            result: dict[str, Any]) -> dict[str, Any]:
+    """`result` as each feature passes it on (e.g. a large one offloaded to a file)."""
+    for feature in features:
+        result = feature.on_result(run, call, result)
+    return result
 
 
 def _answered(messages: list[Message]) -> bool:

@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from .hooks import Feature, Stop
 from .tokens import TokenCounter
+from .vocab import COMPACT_TOOL
 
 if TYPE_CHECKING:
     from .compactor import Compactor
     from .run import Run
 
-COMPACT_TOOL = "compact"
 _LINE = "[context usage: {used:,} of {budget:,} tokens ({share}%){advice}]"
 _ADVICE = "; call compact past {at}%"
 USAGE_LINE = re.compile(r"^\[context usage: ([\d,]+) of ([\d,]+) tokens \((\d+)%\)"

@@ -3,10 +3,11 @@
 The loop (`agent.py`) knows only the hook points (`hooks.py`); this module builds, from
 the settings, the list of features attached to them, in the order the loop calls them:
 the compactor first (it compacts over the trigger before any other feature acts before
-a request), then the task state, the notes, the memory tool, the compaction the model
-asks for, the usage line, the join after a server compaction's pause, the texts that
-come back after a compaction, the stop rules, and the session store last (it hears
-everything the others did).
+a request), then the task state, the notes, the memory tool, the deduplication of
+unchanged re-reads (`dedup.py`), the offloading of large results (`offload.py`), the
+compaction the model asks for, the usage line, the join after a server compaction's
+pause, the texts that come back after a compaction, the stop rules, and the session
+store last (it hears everything the others did).
 
 The task state's and the notes' features are here rather than in `task_state.py`: the
 run's record (`run.py`) holds a `TaskState`, and the hooks know the run.
@@ -22,9 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from .asked_compaction import AskedCompaction, UsageLine
 from .compactor import Compactor
+from .dedup import DedupReads
 from .hooks import Feature
 from .memory_tool import MEMORY_FOLDER, Memory, MemoryFolder
 from .models.base import Model
+from .offload import Offload, OffloadFolder
 from .paused import JoinPaused
 from .recorder import Recorder
 from .restore import Reattach
@@ -33,7 +36,7 @@ from .settings import Settings
 from .store import SessionStore
 from .task_state import TaskState, notes_tools
 from .tokens import TokenCounter
-from .workspace import Workspace
+from .workspace import RUN_FOLDER, Workspace
 
 if TYPE_CHECKING:
     from .run import Run
@@ -71,15 +74,22 @@ def assemble(settings: Settings, compactor: Compactor, counter: TokenCounter, *,
              ) -> list[Feature]:
     """The features the settings ask for; a setting that needs a workspace it was not
     given is a one-line `ValueError`."""
-    if settings.notes and workspace is None:
-        raise ValueError("notes=True needs a workspace to keep the notes file in")
-    if settings.memory and workspace is None:
-        raise ValueError("memory=True needs a workspace to keep the memory folder in")
+    needs = {"notes": "the notes file", "memory": "the memory folder",
+             "offload_over": "the offloaded results"}
+    for name, what in needs.items():
+        if getattr(settings, name) not in (False, None) and workspace is None:
+            raise ValueError(f"{name}={getattr(settings, name)!r} needs a workspace to "
+                             f"keep {what} in")
     features: list[Feature] = [compactor, TaskStateFeature(settings.task_state)]
     if settings.notes and workspace:
         features.append(Notes(workspace))
     if settings.memory and workspace:
         features.append(Memory(MemoryFolder(workspace.root / MEMORY_FOLDER)))
+    if settings.dedup_reads:  # first: it compares a result before it is offloaded
+        features.append(DedupReads())
+    if settings.offload_over is not None and workspace:
+        features.append(Offload(OffloadFolder(workspace.root / RUN_FOLDER),
+                                settings.offload_over, counter))
     if settings.compact_at is not None:
         features.append(AskedCompaction(compactor))
     if settings.usage_line:

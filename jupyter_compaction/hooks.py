@@ -16,6 +16,7 @@ method at its point, in the list's order; each method does nothing unless overri
 | `after_reply`      | a reply came                          | take it (join it to a paused turn) |
 | `before_compaction`| before a compaction shrinks           | give texts to bring back after it  |
 | `after_compaction` | after it shrank, before it is live    | give texts to bring back after it  |
+| `on_result`        | a tool returned, before the context   | put a stand-in in its place        |
 | `after_tools`      | a round of tool results is ready      | add text blocks to it              |
 | `after_round`      | the round's results are in            | stop the run (`Stop`): a stop rule |
 | `on_message`, `on_event`, `on_compacted` | as they happen | listen (the store writes them) |
@@ -90,6 +91,12 @@ class Feature:
     def after_compaction(self, run: Run, result: Compaction) -> list[str]:
         """Texts to bring back after `result`, before it becomes the live context."""
         return []
+
+    def on_result(self, run: Run, call: dict[str, Any], result: dict[str, Any]
+                  ) -> dict[str, Any]:
+        """The `tool_result` block of `call` as the context gets it: `result`, or a
+        stand-in for it (a preview, a note that it is unchanged)."""
+        return result
 
     def after_tools(self, run: Run, results: list[dict[str, Any]],
                     schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:

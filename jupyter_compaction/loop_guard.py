@@ -7,16 +7,25 @@ compacted again and start over: each turn looks new, the run as a whole learns n
 and it spends its turns up to `max_turns`. Production agents stop such runs (Claude
 Code's and Hermes' loop detectors do), and so does this one.
 
-`LoopGuard` keeps every (call, result digest) pair the run has made, and splits the run
-into windows, one per stretch between two compactions. A window that made calls, all of
-them pairs made before (the same call with the same result), learned nothing; when the
-last `STALE_WINDOWS` windows with calls all learned nothing, the run is stuck. A window
-that makes one new call, or gets one new result, resets the count: re-reading a lost fact
-and then moving on is what compaction is expected to cost.
+`LoopGuard` splits the run into windows, one per stretch between two compactions, and
+asks of each whether it made progress: a call on the task's tools that was never made
+before, or that got a result it never got before (a changed file, an error), or a write
+to the agent's own state (task state, notes, memory: `own_state`) with a line it never
+wrote before. Reading its own notes or memory back is not progress, and neither is
+writing the same findings again: a growing notes file no longer hides a loop. A window
+that made calls and no progress only re-read what it had read before; when the last
+`STALE_WINDOWS` windows with calls all made no progress, the run is stuck, and the
+reason names the calls it kept repeating. A window with progress resets the count:
+re-reading a lost fact and then moving on is what compaction is expected to cost. A
+result deduplicated as unchanged (`dedup.py`) is a repeat of the one it stands for; an
+offloaded result (`offload.py`) is judged by its preview without the file's path (each
+read gets a file of its own), and reading an offloaded file back is not progress: what it
+holds came with the read that made it.
 
 Left out: loops inside a single window (the context grows until it is compacted, so the
-window closes) and loops whose results change each time (a clock, a counter): those
-learn something each time, as far as the guard can tell.
+window closes), loops whose results change each time (a clock, a counter): those
+learn something each time, as far as the guard can tell, and the meaning of a line
+written (a line reworded is a new line).
 """
 
 from __future__ import annotations
@@ -24,24 +33,52 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from .history import Message, blocks, result_text
+from .vocab import (
+    COMPACT_TOOL,
+    MEMORY_TOOL_NAME,
+    READ_NOTES,
+    READ_OFFLOADED,
+    SEARCH_OFFLOADED,
+    SET_GOAL,
+    TODO_UPDATE,
+    TODO_WRITE,
+    WRITE_NOTE,
+    is_unchanged,
+    offloaded_path,
+)
 
-STALE_WINDOWS = 2  # this many windows in a row with only repeated calls: the run is stuck
+STALE_WINDOWS = 2  # this many windows in a row without progress: the run is stuck
+NAMED_CALLS = 4  # the repeated calls a reason names (and counts the rest)
+OFFLOAD_TOOLS = (READ_OFFLOADED, SEARCH_OFFLOADED)
+STATE_WRITES = (SET_GOAL, TODO_WRITE, TODO_UPDATE, WRITE_NOTE, COMPACT_TOOL)
 
 Pair = tuple[str, str, str]  # tool name, input as sorted JSON, digest of the result
 
 
+def own_state(name: str, args: dict[str, Any]) -> str | None:
+    """"write" for a call that changes the agent's own state (task state, notes, memory,
+    a compaction it asks for), "read" for one that reads it back, None for a call on the
+    task's tools."""
+    if name in STATE_WRITES or (name == MEMORY_TOOL_NAME and args.get("command") != "view"):
+        return "write"
+    return "read" if name in (READ_NOTES, MEMORY_TOOL_NAME) else None
+
+
 @dataclass
 class LoopGuard:
-    """Counts the windows in a row, between compactions, that made only repeated calls."""
+    """Counts the windows in a row, between compactions, that made no progress."""
 
-    seen: set[Pair] = field(default_factory=set)
+    seen: set[Pair] = field(default_factory=set)  # the task calls made, with their results
+    written: set[str] = field(default_factory=set)  # the lines written to its own state
     compactions: int = 0  # compactions seen so far: the current window's number
-    window: set[Pair] = field(default_factory=set)  # the current window's calls
-    learned: bool = False  # whether the current window made a call not made before
-    # the closed windows, in a row up to now, that made calls and none of them new
-    stale: list[set[Pair]] = field(default_factory=list)
+    window: dict[str, None] = field(default_factory=dict)  # the current window's reads
+    called: bool = False  # whether the current window made any call
+    progressed: bool = False  # whether the current window made progress
+    # the closed windows, in a row up to now, that made calls and no progress
+    stale: list[dict[str, None]] = field(default_factory=list)
 
     def check(self, assistant: Message, results: Message, compactions: int) -> str | None:
         """Record one turn's calls and results (`compactions`: how many the run has made
@@ -49,34 +86,73 @@ class LoopGuard:
         if compactions != self.compactions:
             self._close()
             self.compactions = compactions
-        for pair in pairs(assistant, results):
-            self.learned |= pair not in self.seen
-            self.seen.add(pair)
-            self.window.add(pair)
+        for name, args, result in calls(assistant, results):
+            self.called = True
+            if own_state(name, args) != "write":
+                self.window[_label(name, args)] = None
+            self.progressed |= self._new(name, args, result)
         if len(self.stale) < STALE_WINDOWS:
             return None
-        calls = len({pair[:2] for window in self.stale for pair in window})
+        repeated = list(dict.fromkeys(c for window in self.stale for c in window))
+        named = ", ".join(repeated[:NAMED_CALLS]) + (
+            f" and {len(repeated) - NAMED_CALLS} more" if len(repeated) > NAMED_CALLS else "")
         return (f"stuck in a loop: after each of its last {STALE_WINDOWS} compactions the "
-                f"agent repeated the same calls with the same results ({calls} distinct "
-                f"calls, nothing new learned), so the run stopped instead of spending turns")
+                f"agent repeated the same calls with the same results ({len(repeated)} "
+                f"distinct calls: {named}) and wrote nothing new to its task state, memory "
+                f"or notes, so the run stopped instead of spending turns")
+
+    def _new(self, name: str, args: dict[str, Any], result: dict[str, Any]) -> bool:
+        """Whether one call made progress (and remember what it did)."""
+        kind = own_state(name, args)
+        if kind == "write":
+            lines = _lines(args) - self.written
+            self.written |= lines
+            return bool(lines)
+        text = result_text(result)
+        if kind == "read" or is_unchanged(text) or name in OFFLOAD_TOOLS:
+            return False  # its own state or an offloaded result read back, or the same
+        if path := offloaded_path(text):
+            text = text.replace(path, "")  # each read gets a file of its own
+        pair = (name, json.dumps(args, sort_keys=True, default=str),
+                hashlib.sha1(f"{bool(result.get('is_error'))}\n{text}".encode())
+                .hexdigest()[:16])
+        new = pair not in self.seen
+        self.seen.add(pair)
+        return new
 
     def _close(self) -> None:
         """End the current window (a compaction happened)."""
-        if not self.window:  # no call since the last compaction: nothing to judge
+        if not self.called:  # no call since the last compaction: nothing to judge
             return
-        self.stale = [] if self.learned else [*self.stale, self.window]
-        self.window, self.learned = set(), False
+        self.stale = [] if self.progressed else [*self.stale, self.window]
+        self.window, self.progressed, self.called = {}, False, False
+
+
+def calls(assistant: Message, results: Message) -> list[tuple[str, dict[str, Any], dict]]:
+    """(tool, input, result block) for each call of `assistant` answered in `results`."""
+    outputs = {b["tool_use_id"]: b for b in blocks(results) if b.get("type") == "tool_result"}
+    return [(use["name"], use.get("input") or {}, outputs[use["id"]])
+            for use in blocks(assistant)
+            if use.get("type") == "tool_use" and use["id"] in outputs]
 
 
 def pairs(assistant: Message, results: Message) -> list[Pair]:
     """(tool, input, result digest) for each call of `assistant` answered in `results`."""
-    outputs = {b["tool_use_id"]: b for b in blocks(results) if b.get("type") == "tool_result"}
-    found = []
-    for use in blocks(assistant):
-        if use.get("type") == "tool_use" and use["id"] in outputs:
-            result = outputs[use["id"]]
-            text = f"{bool(result.get('is_error'))}\n{result_text(result)}"
-            found.append((use["name"], json.dumps(use.get("input", {}), sort_keys=True,
-                                                  default=str),
-                          hashlib.sha1(text.encode()).hexdigest()[:16]))
-    return found
+    return [(name, json.dumps(args, sort_keys=True, default=str),
+             hashlib.sha1(f"{bool(result.get('is_error'))}\n{result_text(result)}".encode())
+             .hexdigest()[:16]) for name, args, result in calls(assistant, results)]
+
+
+def _lines(value: Any) -> set[str]:
+    """The non-empty lines of every text in a call's input (lists and objects too)."""
+    if isinstance(value, dict):
+        return {line for item in value.values() for line in _lines(item)}
+    if isinstance(value, list):
+        return {line for item in value for line in _lines(item)}
+    return {line.strip() for line in str(value).splitlines() if line.strip()}
+
+
+def _label(name: str, args: dict[str, Any]) -> str:
+    """A call as a reason names it: `read_file path=a.md`."""
+    shown = ", ".join(f"{key}={value}" for key, value in args.items())
+    return f"{name} {shown[:60]}".strip()

@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING, Any
 
 from .hooks import Feature
 from .tools import ToolError
+from .vocab import MEMORY_TOOL_NAME
 
 if TYPE_CHECKING:
     from .run import Run
 
-MEMORY_TOOL_NAME = "memory"  # the name the API gives the tool, and the model calls
 MEMORY_ROOT = "/memories"  # every path the model writes starts here
 MEMORY_FOLDER = "memories"  # the agent's memory folder, inside its workspace
 MAX_FILE_CHARS = 20_000  # a memory file may hold at most this many characters ...

@@ -196,6 +196,14 @@ class Settings:
     result_cap: float = knob(
         0.25, kind=float, metavar="SHARE", between=(0, 1),
         help="cut each tool result to this share of the budget")
+    offload_over: int | None = knob(
+        None, kind=int, metavar="N", unit="tokens", optional=True, most=MAX_BUDGET,
+        help="keep a tool result over this many tokens in a file of the run, with a "
+             "preview in the context and tools to read or search it (none: off)")
+    dedup_reads: bool = knob(
+        False, kind=bool, help="answer a call repeated with an unchanged result, while "
+                               "the earlier result is still in the context, with a short "
+                               "'unchanged since turn N'")
     max_turns: int = knob(
         60, kind=int, metavar="N", unit="turns", help="stop after this many model calls")
     max_output_tokens: int = knob(

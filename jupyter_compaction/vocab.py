@@ -25,6 +25,39 @@ ASSISTANT_PREFIX = (
 USER_PREFIX = "Progress so far (a summary of earlier turns):"
 SUMMARY_PREFIXES = {"assistant": ASSISTANT_PREFIX, "user": USER_PREFIX}
 
+# --- what offloading and deduplication leave in the messages (`offload.py`, `dedup.py`) --
+READ_OFFLOADED, SEARCH_OFFLOADED = "read_offloaded", "search_offloaded"
+OFFLOAD_HEAD = ("[offloaded: the result of {what} is {tokens:,} tokens in {lines:,} lines, "
+                "kept outside the context in {path}; {READ}(path, start, end) reads a range "
+                "of its lines, {SEARCH}(path, pattern) finds lines]")
+_OFFLOADED = re.compile(r"\A\[offloaded: the result of .*? kept outside the context in "
+                        r"(\S+); ")
+UNCHANGED = "[unchanged since turn {turn}: the same call's result is still in the context above]"
+_UNCHANGED = re.compile(r"\A\[unchanged since turn (\d+): ")
+
+
+def offload_head(what: str, tokens: int, lines: int, path: str) -> str:
+    """The first line of an offloaded result's preview (`offloaded_path` reads it back)."""
+    return OFFLOAD_HEAD.format(what=what, tokens=tokens, lines=lines, path=path,
+                               READ=READ_OFFLOADED, SEARCH=SEARCH_OFFLOADED)
+
+
+def offloaded_path(text: str) -> str | None:
+    """The file a preview says its result was offloaded to (None: not a preview)."""
+    found = _OFFLOADED.match(text)
+    return found.group(1) if found else None
+
+
+def unchanged_since(turn: int) -> str:
+    """What a deduplicated call returns: its result has not changed since `turn`."""
+    return UNCHANGED.format(turn=turn)
+
+
+def is_unchanged(text: str) -> bool:
+    """Whether `text` is `unchanged_since`'s stand-in for a result."""
+    return _UNCHANGED.match(text) is not None
+
+
 # --- what the API says back ---------------------------------------------------------------
 PAUSED_AFTER_COMPACTION = "compaction"  # the stop reason of a reply the API paused after it
 # compacted (`server_compaction.py`): the loop sends the request again to go on
@@ -205,6 +238,8 @@ TODO_MARKS = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
 STATE_OPEN, STATE_CLOSE = "<task_state>", "</task_state>"
 SET_GOAL, TODO_WRITE, TODO_UPDATE = "task_set_goal", "todo_write", "todo_update"
 WRITE_NOTE, READ_NOTES = "write_note", "read_notes"
+MEMORY_TOOL_NAME = "memory"  # the name the API gives the memory tool, and the model calls
+COMPACT_TOOL = "compact"  # the tool a model calls to ask for a compaction
 STATE_TOOLS = (SET_GOAL, TODO_WRITE, TODO_UPDATE)
 
 # --- a recorded fact: how an agent writes down what it found ------------------------------

@@ -6,7 +6,9 @@ A path is refused when it is empty, absolute (`/etc/passwd`, `C:\\x`, `~/x`, `\\
 contains a NUL byte, or lands outside the root once `..` and symlinks are resolved.
 Backslashes count as separators, so `..\\x` is as unwelcome as `../x`. Reads refuse
 folders, missing files, files over `max_file_bytes` and files that are not UTF-8;
-listing never follows a symlink, and skips file links that point outside the root.
+listing never follows a symlink, skips file links that point outside the root, and
+skips the run folder (`RUN_FOLDER`, at the root): what the agent's run keeps for itself,
+such as the results it offloaded (`offload.py`), is not among the task's files.
 
 Left out: write access beyond appending (tools that edit files are not needed to teach
 compaction), locking, and protection against a symlink swapped in between the check and
@@ -22,6 +24,7 @@ from pathlib import Path
 from jupyter_compaction.tools import ToolError
 
 MAX_FILE_BYTES = 256_000  # larger files are refused, not truncated: say so, let the model choose
+RUN_FOLDER = ".run"  # the run's own files, beside the notes and memory: never listed
 _DRIVE = re.compile(r"^[A-Za-z]:")  # C:\x, C:/x and C:x are all Windows-absolute
 
 
@@ -94,7 +97,9 @@ class Workspace:
         if not full.is_dir():
             raise ToolError(f"{folder!r} is a file, not a folder; read it instead.")
         found: list[str] = []
-        for dirpath, _dirnames, filenames in os.walk(full, followlinks=False):
+        for dirpath, dirnames, filenames in os.walk(full, followlinks=False):
+            if Path(dirpath) == self.root and RUN_FOLDER in dirnames:
+                dirnames.remove(RUN_FOLDER)  # the run's own folder is not the task's
             for name in filenames:
                 entry = Path(dirpath) / name
                 if entry.is_symlink():

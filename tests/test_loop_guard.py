@@ -108,3 +108,85 @@ def test_a_resumed_run_gets_its_windows_afresh():
     stopped = run.turn
     agent.resume(run, max_turns=60)
     assert run.of(Failed)[-1].reason == "stuck" and run.turn > stopped + 1
+
+
+def state_turn(n: int, name: str, args: dict, output: str) -> tuple[dict, dict]:
+    use = {"type": "tool_use", "id": f"s{n}", "name": name, "input": args}
+    result = {"type": "tool_result", "tool_use_id": f"s{n}", "content": output}
+    return {"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}
+
+
+def test_a_growing_notes_file_with_only_repeated_reads_is_stopped():
+    """Each window re-reads a.md, writes the same finding again and reads the notes back
+    (longer each time): no progress, so the guard stops it and names the re-read."""
+    guard, notes, said = LoopGuard(), "", []
+    for compactions in range(STALE_WINDOWS + 2):
+        notes += "- a = 1\n"
+        for n, (name, args, output) in enumerate([
+                ("read_file", {"path": "a.md"}, "a = 1"),
+                ("write_note", {"text": "a = 1"}, "Noted in NOTES.md."),
+                ("read_notes", {}, notes)]):
+            said.append(guard.check(*state_turn(10 * compactions + n, name, args, output),
+                                    compactions))
+    reason = next(r for r in said if r)
+    assert said.index(reason) == 3 * (STALE_WINDOWS + 1)
+    assert "read_file path=a.md" in reason and "read_notes" in reason
+    assert "write_note" not in reason and "nothing new to its task state, memory" in reason
+
+
+def test_a_new_line_written_or_a_new_read_is_progress():
+    guard = LoopGuard()
+    for compactions in range(STALE_WINDOWS + 3):
+        for n, (name, args, output) in enumerate([
+                ("read_file", {"path": "a.md"}, "a = 1"),
+                ("memory", {"command": "insert", "path": "/memories/f.md", "insert_line": 0,
+                            "insert_text": f"- step {compactions}\n"}, "inserted")]):
+            assert guard.check(*state_turn(10 * compactions + n, name, args, output),
+                               compactions) is None
+
+
+def test_a_deduplicated_re_read_is_a_repeat():
+    guard = LoopGuard()
+    guard.check(*turn(1, "a.md", "A"), 0)
+    said = [guard.check(*turn(n, "a.md", f"[unchanged since turn {n}: the same call's "
+                                         "result is still in the context above]"), n)
+            for n in range(2, STALE_WINDOWS + 4)]
+    assert any(said)
+
+
+class NoteTaker(Cycler):
+    """Reads the same file and writes the same finding to its notes, round and round."""
+
+    def create(self, *, system, messages, tools, max_tokens, cache=None) -> Reply:
+        self.n += 1
+        name, args = [("read", {"path": "a.md"}), ("write_note", {"text": "a.md: lorem"}),
+                      ("read_notes", {})][self.n % 3]
+        use = {"type": "tool_use", "id": f"toolu_{self.n}", "name": name, "input": args}
+        return Reply([use], "tool_use", Usage(input_tokens=100, output_tokens=10), self.name)
+
+
+def test_the_agent_stops_a_note_taking_loop(tmp_path):
+    from jupyter_compaction.workspace import Workspace
+
+    agent = Agent(NoteTaker(), tools=[read], budget=1500, strategy="trim", task_state=False,
+                  notes=True, workspace=Workspace(tmp_path))
+    run = agent.run("Read a.md.", max_turns=60)
+    assert run.status == "failed" and run.of(Failed)[-1].reason == "stuck" and run.turn < 30
+    assert "read path=a.md" in run.error
+    assert (tmp_path / "NOTES.md").read_text().count("a.md: lorem") > 2  # the file grew
+
+
+def test_re_reading_an_offloaded_file_into_a_new_file_each_time_is_a_repeat():
+    """Each read of a.md is offloaded to a file of its own and searched: the previews
+    differ only in their path, so the windows make no progress."""
+    from jupyter_compaction.vocab import offload_head
+
+    guard, said = LoopGuard(), []
+    for window in range(STALE_WINDOWS + 2):
+        path = f"offloaded/t{window}.txt"
+        preview = f"{offload_head('read_file path=a.md', 900, 90, path)}\nFirst 1 lines:\n# a"
+        for n, (name, args, output) in enumerate([
+                ("read_file", {"path": "a.md"}, preview),
+                ("search_offloaded", {"path": path, "pattern": "^x"}, "1 of 90 lines")]):
+            said.append(guard.check(*state_turn(10 * window + n, name, args, output), window))
+    assert said[-2] and "read_file path=a.md" in said[-2]

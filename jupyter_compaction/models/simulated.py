@@ -39,7 +39,10 @@ it was given, and nothing else:
 With the task-state tools offered it writes a todo list of the calls it can name so far
 (rewritten when a listing reveals more) and ticks each with a note of its facts; with the
 notes tools it writes its facts down and reads them back after a compaction; with the
-memory tool it does the same in `/memories/findings.md`, viewing the folder first. Offered
+memory tool it does the same in `/memories/findings.md`, viewing the folder first. A
+result offloaded to a file (a preview in its place) is read back by searches and a line
+range, never whole, by the rule stated in `simulated_offload.py`; a result that says it
+is unchanged since an earlier turn leaves that earlier result standing. Offered
 the `compact` tool, it calls it (with its task's first sentence as the focus) when the
 newest context-usage line says it is past the share the line gives.
 
@@ -95,6 +98,8 @@ from ..vocab import (
     ASSISTANT_PREFIX,
     PLACEHOLDER,
     READ_NOTES,
+    READ_OFFLOADED,
+    SEARCH_OFFLOADED,
     SET_GOAL,
     STATE_OPEN,
     TODO_MARKS,
@@ -103,9 +108,11 @@ from ..vocab import (
     USER_PREFIX,
     WRITE_NOTE,
     fact_line,
+    is_unchanged,
     read_facts,
 )
 from .base import Reply, Usage
+from .simulated_offload import OffloadReading
 from .simulated_summary import (
     SUMMARY_WORDS,
     WrittenSummary,
@@ -140,26 +147,32 @@ class Reading:
     retry: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # calls to retry
     parts: dict[str, Reading] = field(default_factory=dict)  # a task of several questions:
     # each understood part's own reading (its slots, facts and plan), by its text
+    pending: set[tuple[str, str]] = field(default_factory=set)  # offloaded, being read back
+    follow: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # searches, ranges
+    offloaded: dict[tuple[str, str], str] = field(default_factory=dict)  # call -> its file
 
     def done(self, call: Call) -> bool:
-        """Its result is visible, its facts are known, or it failed (the answer then says
-        what could not be found); with parts, done for every part that plans it."""
+        """Its result is visible, its facts are known, it failed (the answer then says
+        what could not be found) or it is offloaded and being read back; with parts, done
+        for every part that plans it."""
         if self.parts:
             return all(part.done(call) for part in self.parts.values()
                        if call.key in {c.key for c in part.plan})
-        return call.key in self.seen or call.known(self.facts) or call.key in self.failed
+        return (call.key in self.seen or call.known(self.facts) or call.key in self.failed
+                or call.key in self.pending)
 
 
 def merged(parts: dict[str, Reading]) -> Reading:
     """One reading for a task of several questions: every part's plan in turn (each call
-    once), their facts, failures and retries; `done` asks the parts."""
+    once), their facts, failures and retries, and the offloaded results (the same for
+    every part: they come from the request); `done` asks the parts."""
     plan = list({c.key: c for r in parts.values() for c in r.plan}.values())
     first = next(iter(parts.values()))
     facts = {k: v for r in reversed(parts.values()) for k, v in r.facts.items()}
     return Reading(facts, first.seen, plan, first.extra, first.question,
                    set().union(*(r.failed for r in parts.values())), first.told,
                    [t for r in parts.values() for t in r.retry if t not in first.retry]
-                   + first.retry, parts)
+                   + first.retry, parts, first.pending, first.follow, first.offloaded)
 
 
 def read(scenario: Scenario, task: str, records: list[str],
@@ -260,7 +273,7 @@ class SimulatedModel:
     def reading(self, system: str, messages: list[Message], task: str,
                 visible: str | None = None) -> Reading:
         """What `system` and `messages` show (see the module docstring), read for `task`."""
-        records, seen, names = [system], {}, {}
+        records, seen, names, offload = [system], {}, {}, OffloadReading()
         errors: list[tuple[tuple[str, str], str]] = []  # (call, error text), in order
         for message in messages:
             for block in blocks(message):
@@ -275,8 +288,9 @@ class SimulatedModel:
                         records.append(text)
                     elif block.get("is_error"):
                         errors.append((key, text))
-                    elif text != PLACEHOLDER:
-                        seen[key] = text
+                    else:
+                        _take(key, text, seen, offload)
+        pending, follow = self._offloaded(offload, seen)
         retried = _retries(errors, list(names.values()))
         for failed, retry in retried.items():  # a retry's result stands for the failed call
             if retry in seen:
@@ -287,7 +301,25 @@ class SimulatedModel:
                     or _listed(text) or key in r.told} - set(seen)
         r.retry = [_closest(key, text) for key, text in errors if key not in retried
                    and key not in seen and key not in retried.values() and _listed(text)]
+        r.pending, r.follow, r.offloaded = pending, follow, offload.previews
         return r
+
+    def _offloaded(self, offload: OffloadReading, seen: dict[tuple[str, str], str]
+                   ) -> tuple[set[tuple[str, str]], list[tuple[str, dict[str, Any]]]]:
+        """Offloaded results read as `simulated_offload.py` says: those settled go into
+        `seen`; the others are pending, with the searches and ranges to make first."""
+        pending, follow = set(), []
+        for key in offload.previews:
+            call = None if key in seen else self.scenario.match(key[0], json.loads(key[1]))
+            if call is None:
+                continue
+            text, calls = offload.settle(call)
+            if text is None:
+                pending.add(key)
+                follow += [c for c in calls if c not in follow]
+            else:
+                seen[key] = text
+        return pending, follow
 
     def _trusted(self, text: str) -> str:
         """The part of a text block whose records the model believes."""
@@ -311,24 +343,37 @@ class SimulatedModel:
             todo = []  # the same call keeps giving the same result: answer with what we have
         retry = [(tool, args) for tool, args in r.retry if tool in offered]
         book = self._bookkeeping(system, messages, offered, r, news) if todo else []
+        follow = [self._call(tool, args) for tool, args in r.follow if tool in offered]
         if retry:  # the error listed valid values: try the closest one, once
             tool, args = retry[0]
             return [self._text(f"{said}Retry: {tool} with a value the error listed."),
                     self._call(tool, args)]
         if todo:
-            head = [self._text(f"{said}Next: {todo[0].label}.")]
-            action = [self._call(todo[0].tool, dict(todo[0].args))]
-            if any(_views_memory(b) for b in book):
-                action = []  # what its memory holds may make the step needless: look first
-            while book and self._tokens([*head, *book, *action]) > max_tokens:
-                if said:  # the bookkeeping records the same facts: say less
-                    said, head = "", [self._text(f"Next: {todo[0].label}.")]
-                    continue
-                book.pop()  # bookkeeping that does not fit waits for a later turn
-            if not any(b["type"] == "tool_use" for b in [*book, *action]):
-                action = [self._call(todo[0].tool, dict(todo[0].args))]
-            return [*head, *book, *action]
+            return self._step(todo[0], said, book, follow, max_tokens,
+                              look_first=STATE_OPEN not in system)
+        if follow:  # what its offloaded results hold is all that is left to read
+            return [self._text(f"{said}Next: read the offloaded results."), *follow]
         return [self._text(self._answer(_task(messages), r))]
+
+    def _step(self, call: Call, said: str, book: list[dict], follow: list[dict],
+              max_tokens: int, look_first: bool = True) -> list[dict]:
+        """The reply that makes `call`: what it noted, its bookkeeping, the searches and
+        ranges of offloaded results (`follow`), then the call; what does not fit in
+        `max_tokens` waits. With `look_first`, a reply that views its memory makes no
+        other call (without a todo list in view, its memory may make the step needless;
+        with one, a pending item is not done, so it reads its memory along with it)."""
+        head = [self._text(f"{said}Next: {call.label}.")]
+        action = [*follow, self._call(call.tool, dict(call.args))]
+        if look_first and any(_views_memory(b) for b in book):
+            action = []  # what its memory holds may make the step needless: look first
+        while book and self._tokens([*head, *book, *action]) > max_tokens:
+            if said:  # the bookkeeping records the same facts: say less
+                said, head = "", [self._text(f"Next: {call.label}.")]
+                continue
+            book.pop()  # bookkeeping that does not fit waits for a later turn
+        if not any(b["type"] == "tool_use" for b in [*book, *action]):
+            action = [self._call(call.tool, dict(call.args))]
+        return [*head, *book, *action]
 
     def _answer(self, task: str, r: Reading) -> str:
         """The answer from what `r` knows: one line per part for a task of several."""
@@ -355,6 +400,9 @@ class SimulatedModel:
                  for b in blocks(messages[-2]) if b.get("type") == "tool_use"}
         answered = {asked.get(b.get("tool_use_id")) for b in blocks(messages[-1])
                     if b.get("type") == "tool_result"}
+        read_back = {json.loads(key[1]).get("path") for key in answered
+                     if key and key[0] in (SEARCH_OFFLOADED, READ_OFFLOADED)}
+        answered |= {key for key, path in r.offloaded.items() if path in read_back}
         news: dict[str, str] = {}
         for call in r.plan:
             if call.key in answered and call.key in r.seen:
@@ -482,7 +530,8 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
     uses it: view the folder when neither a view of it nor its findings file is visible;
     read the findings file when it is known to exist (the folder lists it, a write to it
     is visible) unless a read of it is visible (a cleared read is no read: after a
-    compaction it reads its memory again, looking before it acts); write the
+    compaction it reads its memory again, looking before it acts when no todo list
+    is in view, `_step`); write the
     news to it (create it, or insert at the top once it is known to exist). A create
     refused because the file exists is redone as an insert."""
     uses = _memory_uses(messages)
@@ -508,6 +557,98 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
                      {"command": "create", "path": MEMORY_FILE, "file_text": text})
         known = True
     return steps
+
+
+def _views_memory(block: dict[str, Any]) -> bool:
+    return block.get("name") == MEMORY_TOOL_NAME and block["input"].get("command") == "view"
+
+
+def _past_compact_line(messages: list[Message]) -> bool:
+    """Whether the newest context-usage line says the context is past the share at which
+    to call `compact`, and the reply it answers did not call it already."""
+    if len(messages) < 2 or messages[-1]["role"] != "user":
+        return False
+    if any(b.get("name") == COMPACT_TOOL for b in blocks(messages[-2])):
+        return False
+    read = read_usage_line(_text_of(messages[-1]))
+    return read is not None and read[1] is not None and read[0] >= read[1]
+
+
+def _memory_uses(messages: list[Message]) -> list[tuple[dict[str, Any], str, bool]]:
+    """(input, result text, is_error) of every visible memory-tool call with its result."""
+    calls = {b["id"]: b["input"] for m in messages for b in blocks(m)
+             if b.get("type") == "tool_use" and b.get("name") == MEMORY_TOOL_NAME}
+    return [(calls[b["tool_use_id"]], result_text(b), bool(b.get("is_error")))
+            for m in messages for b in blocks(m)
+            if b.get("type") == "tool_result" and b.get("tool_use_id") in calls]
+
+
+def _visible(system: str, messages: list[Message], tools: list[dict[str, Any]]) -> str:
+    """Every text the request shows: system prompt, the user's texts, tool results, tool
+    descriptions; of its own words only the values it noted (not its prose, not its call
+    arguments)."""
+    texts = [system, json.dumps(tools)]
+    for message in messages:
+        for block in blocks(message):
+            if block.get("type") == "text" and message["role"] == "user":
+                texts.append(block["text"])
+            elif block.get("type") == "text":
+                texts += [value for _, _, value in read_facts(block["text"])]
+            elif block.get("type") == "tool_result":
+                texts.append(result_text(block))
+    return "\n".join(texts)
+
+
+def _listed(error: str) -> list[str]:
+    """The valid values a tool error lists ("...; topics: a, b, c."), if any."""
+    found = LISTED.search(error.strip())
+    return found.group(1).split(", ") if found else []
+
+
+def _closest(key: tuple[str, str], error: str) -> tuple[str, dict[str, Any]]:
+    """The failed call again, its string argument closest to a listed value replaced."""
+    tool, args = key[0], json.loads(key[1])
+    listed = _listed(error)
+    pairs = [(difflib.SequenceMatcher(None, str(v), item).ratio(), name, item)
+             for name, v in args.items() if isinstance(v, str) for item in listed]
+    _, name, item = max(pairs, default=(0, None, None))
+    return tool, ({**args, name: item} if name else args)
+
+
+def _retries(errors: list[tuple[tuple[str, str], str]], calls: list[tuple[str, str]]
+             ) -> dict[tuple[str, str], tuple[str, str]]:
+    """Failed call -> the later call that retried it with a value its error listed."""
+    out = {}
+    for key, text in errors:
+        listed, args = _listed(text), json.loads(key[1])
+        for tool, other in calls[calls.index(key) + 1:] if key in calls else []:
+            changed = [k for k, v in json.loads(other).items() if args.get(k) != v]
+            if tool == key[0] and len(changed) == 1 and json.loads(other)[changed[0]] in listed:
+                out[key] = (tool, other)
+                break
+    return out
+
+
+def _task(messages: list[Message]) -> str:
+    """The task the request sets: the first message's text (summaries folded into it left
+    out); when that message is itself a summary (a server compaction hands one over as
+    the first message), the goal its Goal section states. A history opened by an
+    on-demand compaction block sets its task in the first user message after it."""
+    text = message_goal(messages[1 if opens_with_compaction(messages) else 0])
+    return goal_of(text) or text
+
+
+def _text_of(message: Message) -> str:
+    return "\n".join(b["text"] for b in blocks(message) if b.get("type") == "text")
+
+
+def _take(key: tuple[str, str], text: str, seen: dict[tuple[str, str], str],
+          offload: OffloadReading) -> None:
+    """Read one result that is not an error: a placeholder or an "unchanged" stand-in
+    shows nothing new (the earlier result stands), an offloaded result's preview,
+    search or range goes to `offload`, any other is what the call showed."""
+    if text != PLACEHOLDER and not is_unchanged(text) and not offload.take(key, text):
+        seen[key] = text
 
 
 def _views_memory(block: dict[str, Any]) -> bool:

@@ -56,6 +56,8 @@ from ..vocab import (
     READ_NOTES,
     UNKNOWN,
     fact_line,
+    is_unchanged,
+    offloaded_path,
     read_cover,
     read_cover_phrase,
     read_facts,
@@ -302,7 +304,10 @@ def _observed(turns: str) -> list[tuple[tuple[str, str], str | None]]:
                if e.kind == "output"]
     out = []
     for (name, args), (made, text) in zip(calls, outputs, strict=False):
-        visible = made == "output" and text != PLACEHOLDER and name != READ_NOTES
+        visible = (made == "output" and text != PLACEHOLDER and name != READ_NOTES
+                   and offloaded_path(text) is None and not is_unchanged(text))  # a part
+        # or a stand-in is no output to extract from: what it led to is in the assistant's
+        # "Noted:" lines
         out.append((call_key(name, args), text if visible else None))
     return out
 

@@ -35,6 +35,7 @@ OTHERS = {
     "recorder.py": ("tests/test_resume.py", "tests/test_agent.py"),
     "rules.py": ("tests/test_agent.py", "tests/test_loop_guard.py"),
     "run.py": ("tests/test_agent.py", "tests/test_resume.py"),
+    "models/simulated_offload.py": ("tests/test_offload.py",),
     "jupyter/context_view.py": ("tests/jupyter/test_jupyter_magics.py",),
     "jupyter/compare.py": ("tests/jupyter/test_jupyter_lab.py",),
     "jupyter/live.py": ("tests/jupyter/test_jupyter_magics.py",),

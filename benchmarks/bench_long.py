@@ -1,0 +1,108 @@
+"""The long scenario near its floor: every strategy with and without offload and dedup.
+
+The `markdown` scenario (Python-Markdown 3.5.2, 47 files, about 49 turns) is played with
+the simulated model at a budget of 8,000 tokens, task state on unless the row says so,
+with `off`, `trim`, `progressive`, `summarize`, `compact`, `progressive` with the memory
+tool and `trim` with the memory tool and no task state, each four ways: as it is, with
+large results offloaded to files (`offload_over`, 1,500 tokens: AWS Strands' threshold),
+with unchanged re-reads deduplicated (`dedup_reads`), and with both. `off` as it is
+stays the baseline every share is against.
+
+For each run: tokens sent (every call's input, summary calls included), the share of
+plain `off`'s, turns, repeats (tool calls repeated with the same input), compactions and
+how the run ended (`Scenario.outcome`: a run the loop guard stopped is "stuck").
+
+    python benchmarks/bench_long.py [--budget N]
+
+Prints Markdown and writes nothing; `run(variants, ways, budget)` returns the numbers.
+
+Left out: other budgets by default (one run of the table takes a few minutes on the
+shared machine; pass `--budget`), dollars, and real model behaviour: how the simulated
+model reads previews and memory follows fixed rules (`models/simulated.py`,
+`models/simulated_offload.py`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+try:
+    import jupyter_compaction  # noqa: F401
+except ModuleNotFoundError:  # run as a script from a checkout, without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from jupyter_compaction import runner, scenarios
+
+BUDGET = 8_000
+LONG = "markdown"
+OFFLOAD_OVER = 1_500  # tokens: the threshold AWS Strands' context_manager="auto" uses
+VARIANTS: dict[str, dict[str, Any]] = {
+    "off": {"strategy": "off"},
+    "trim": {"strategy": "trim"},
+    "progressive": {"strategy": "progressive"},
+    "summarize": {"strategy": "summarize"},
+    "compact": {"strategy": "compact"},
+    "progressive + memory tool": {"strategy": "progressive", "memory": True},
+    "trim + memory tool, no task state": {"strategy": "trim", "memory": True,
+                                          "task_state": False},
+}
+WAYS: dict[str, dict[str, Any]] = {
+    "as it is": {},
+    "offload": {"offload_over": OFFLOAD_OVER},
+    "dedup": {"dedup_reads": True},
+    "offload + dedup": {"offload_over": OFFLOAD_OVER, "dedup_reads": True},
+}
+
+
+def measure(knobs: dict[str, Any], budget: int) -> dict[str, Any]:
+    with runner.start(LONG, budget=budget, **knobs) as session:
+        run = session.play()
+        outcome = scenarios.load(LONG).outcome(run, session.agent.workspace)
+    return {"sent": run.tokens_sent, "turns": run.turn, "repeats": run.repeats,
+            "compactions": len(run.compactions), "outcome": outcome,
+            "reason": run.error_line or ""}
+
+
+def run(variants: list[str] | None = None, ways: list[str] | None = None,
+        budget: int = BUDGET) -> dict[str, Any]:
+    start = time.perf_counter()
+    baseline = measure(VARIANTS["off"], budget)["sent"]  # plain `off`: the denominator
+    rows = [{"variant": variant, "way": way, **measure({**VARIANTS[variant], **WAYS[way]},
+                                                       budget)}
+            for variant in variants or list(VARIANTS) for way in ways or list(WAYS)]
+    for row in rows:
+        row["share"] = row["sent"] / baseline
+    return {"budget": budget, "baseline": baseline, "rows": rows,
+            "seconds": time.perf_counter() - start}
+
+
+def table(result: dict[str, Any]) -> str:
+    lines = [f"`{LONG}` at a budget of {result['budget']:,} tokens, simulated model, task "
+             f"state on unless the row says so; offload at {OFFLOAD_OVER:,} tokens. Share: "
+             f"of plain `off`'s {result['baseline']:,} tokens sent. Each run played once.",
+             "", "| variant | way | outcome | turns | repeats | compactions | tokens sent "
+                 "| share of `off` |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    for r in result["rows"]:
+        outcome = r["outcome"] if r["outcome"] == "correct" else f"**{r['outcome']}**"
+        lines.append(f"| {r['variant']} | {r['way']} | {outcome} | {r['turns']} | "
+                     f"{r['repeats']} | {r['compactions']} | {r['sent']:,} | "
+                     f"{r['share']:.1%} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--budget", type=int, default=BUDGET, help="tokens (default 8000)")
+    args = parser.parse_args(argv)
+    result = run(budget=args.budget)
+    print(table(result))
+    print(f"\n({result['seconds']:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
