@@ -5,8 +5,8 @@ the settings, the list of features attached to them, in the order the loop calls
 the compactor first (it compacts over the trigger before any other feature acts before
 a request), then the task state, the notes, the memory tool, the compaction the model
 asks for, the usage line, the join after a server compaction's pause, the texts that
-come back after a compaction, the stop rules, and the session store last (it hears
-everything the others did).
+come back after a compaction, the instructions restated after it, the stop rules, and
+the session store last (it hears everything the others did).
 
 The task state's and the notes' features are here rather than in `task_state.py`: the
 run's record (`run.py`) holds a `TaskState`, and the hooks know the run.
@@ -27,6 +27,7 @@ from .memory_tool import MEMORY_FOLDER, Memory, MemoryFolder
 from .models.base import Model
 from .paused import JoinPaused
 from .recorder import Recorder
+from .restate import Restate
 from .restore import Reattach
 from .rules import GoingInCircles
 from .settings import Settings
@@ -84,7 +85,11 @@ def assemble(settings: Settings, compactor: Compactor, counter: TokenCounter, *,
         features.append(AskedCompaction(compactor))
     if settings.usage_line:
         features.append(UsageLine(counter, compactor, settings.compact_at))
-    features += [JoinPaused(), Reattach(), GoingInCircles()]
+    features += [JoinPaused(), Reattach()]
+    if settings.standing_instructions:
+        features.append(Restate(settings.standing_instructions, settings.restate,
+                                compactor.features))
+    features.append(GoingInCircles())
     if store:
         features.append(Recorder(store, model, compactor))
     return features
