@@ -29,7 +29,7 @@ from .paused import JoinPaused
 from .recorder import Recorder
 from .restate import Restate
 from .restore import Reattach
-from .rules import GoingInCircles
+from .rules import Breaker, GoingInCircles
 from .settings import Settings
 from .store import SessionStore
 from .task_state import TaskState, notes_tools
@@ -89,7 +89,7 @@ def assemble(settings: Settings, compactor: Compactor, counter: TokenCounter, *,
     if settings.standing_instructions:
         features.append(Restate(settings.standing_instructions, settings.restate,
                                 compactor.features))
-    features.append(GoingInCircles())
+    features += [GoingInCircles(), Breaker()]
     if store:
         features.append(Recorder(store, model, compactor))
     return features

@@ -1,4 +1,4 @@
-"""A circuit breaker for runs that go round in circles across compactions.
+"""Circuit breakers for runs that go round in circles across compactions.
 
 The simulated model never makes an identical call a third time in a row when it got the
 same result twice; that rule cannot see a longer loop. After a compaction an agent may
@@ -14,6 +14,11 @@ last `STALE_WINDOWS` windows with calls all learned nothing, the run is stuck. A
 that makes one new call, or gets one new result, resets the count: re-reading a lost fact
 and then moving on is what compaction is expected to cost.
 
+`CompactionBreaker` watches the compactions themselves, as Claude Code's breaker does:
+`FAILED_IN_A_ROW` failed attempts in a row, or `REFILLED_IN_A_ROW` compactions in a row
+each leaving the context over the trigger, and compacting again is pointless (the stop
+rule that reads it is `rules.Breaker`).
+
 Left out: loops inside a single window (the context grows until it is compacted, so the
 window closes) and loops whose results change each time (a clock, a counter): those
 learn something each time, as far as the guard can tell.
@@ -27,6 +32,8 @@ from dataclasses import dataclass, field
 
 from .history import Message, blocks, result_text
 
+FAILED_IN_A_ROW = 3  # failed compaction attempts in a row that stop the run
+REFILLED_IN_A_ROW = 3  # compactions in a row that left the context over the trigger
 STALE_WINDOWS = 2  # this many windows in a row with only repeated calls: the run is stuck
 
 Pair = tuple[str, str, str]  # tool name, input as sorted JSON, digest of the result
@@ -80,3 +87,43 @@ def pairs(assistant: Message, results: Message) -> list[Pair]:
                                                   default=str),
                           hashlib.sha1(text.encode()).hexdigest()[:16]))
     return found
+
+
+@dataclass
+class CompactionBreaker:
+    """One run's compaction attempts, as the circuit breaker counts them (on `Run.breaker`)."""
+
+    failed: int = 0  # failed attempts in a row
+    refilled: int = 0  # compactions in a row that left the context over the trigger
+    api_turn: int | None = None  # the turn of the API's newest compaction
+    tripped: str | None = None  # why the run must stop, once it must
+
+    def attempted(self, failure: str = "", over: bool = False) -> str | None:
+        """Record an attempt (`failure`: why it failed, "" when it compacted; `over`: the
+        context was over the trigger right after it); the reason to stop, in one line, once
+        a count reaches its limit."""
+        if failure:  # a failure neither breaks nor extends a run of refills
+            self.failed += 1
+        else:
+            self.failed, self.refilled = 0, self.refilled + 1 if over else 0
+        if self.failed >= FAILED_IN_A_ROW:
+            self.tripped = (
+                f"compaction is stuck: {self.failed} compaction attempts in a row failed (the "
+                f"last: {failure}); use a strategy that needs no summary call (trim or clear), "
+                f"check the summarizer, or raise the budget")
+        elif self.refilled >= REFILLED_IN_A_ROW:
+            self.tripped = (
+                f"compaction is stuck: the context was back over the trigger right after each "
+                f"of the last {self.refilled} compactions; raise the budget, keep less (a "
+                f"lower target or result cap, a shorter summary), or use a strategy that frees "
+                f"more (compact)")
+        return self.tripped
+
+    def api_compacted(self, turn: int, null: bool) -> str | None:
+        """The API compacted at `turn` (`null`: its block has no content, a failure); it
+        compacting again on the next turn means its view was over the trigger right after."""
+        again = self.api_turn is not None and turn - self.api_turn <= 1
+        if not null:
+            self.api_turn = turn
+        return self.attempted("the API's compaction came back with null content" if null
+                              else "", over=again)

@@ -3,8 +3,8 @@
 `Run.messages` is the live context, which compactions rewrite; `Run.transcript` is every
 message ever sent or received, which nothing rewrites. Everything a run needs to be
 continued lives here, not on the agent: the tally of its context's tokens, the usage
-anchor, the summarizer's back-off, the loop guard, a compaction the model asked for, and
-instructions due to be restated.
+anchor, the summarizer's back-off, the loop guard, the compaction circuit breaker, a
+compaction the model asked for, and instructions due to be restated.
 An agent can therefore make any number of runs, one after the other, and none of them
 sees another's state.
 
@@ -21,7 +21,7 @@ from typing import Any
 from .backoff import SummaryBackoff
 from .events import Event, Failed, ToolCalled, TurnStarted
 from .history import Message, blocks, call_key
-from .loop_guard import LoopGuard
+from .loop_guard import CompactionBreaker, LoopGuard
 from .models.base import Usage
 from .strategies import Compaction
 from .summaries import is_summary
@@ -105,6 +105,7 @@ class Run(RunRecord):
     anchor: UsageAnchor = field(default_factory=UsageAnchor, repr=False)  # reported/local
     backoff: SummaryBackoff = field(default_factory=SummaryBackoff, repr=False)
     loop_guard: LoopGuard = field(default_factory=LoopGuard, repr=False)  # see loop_guard.py
+    breaker: CompactionBreaker = field(default_factory=CompactionBreaker, repr=False)
     restate_due: bool = field(default=False, repr=False)  # instructions to send (restate.py)
     asked: str | None = field(default=None, repr=False)  # the focus of a compaction the
     # model asked for with the `compact` tool (asked_compaction.py), run before its next turn
