@@ -70,7 +70,8 @@ from .usage_anchor import UsageAnchor
 if TYPE_CHECKING:
     from .run import Run
 
-TOO_LONG_NOTE = "the model refused the request as too long; compacted harder and retried"
+TOO_LONG_NOTE = ("the model refused the request as too long (or its reply filled the "
+                 "model's window); compacted harder and retried")
 
 
 @dataclass(frozen=True)
