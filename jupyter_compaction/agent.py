@@ -168,20 +168,13 @@ class Agent:
 
     def _call(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> Reply | None:
         """The model's reply; None when the call failed and the run ended. An overflow (a
-        refusal for length: 413, or 400 "prompt is too long"; or a reply cut off because
-        it filled the model's window, stop reason `model_context_window_exceeded`, which
-        is dropped) compacts harder and retries once; a second one ends the run."""
+        refusal for length, or a reply that filled the model's window, `_ask`) compacts
+        harder and retries once; a second one ends the run."""
         for retry in (False, True):
-            try:
-                reply = self.model.create(system=run.system, messages=run.messages,
-                                          tools=schemas,
-                                          max_tokens=self.settings.max_output_tokens)
-            except Exception as exc:  # the model's failure ends the run, never the kernel
-                overflow, stop = _too_long(exc), Stop(one_line(exc), "model")
-            else:
-                if reply.stop_reason != WINDOW_EXCEEDED:
-                    return reply
-                overflow, stop = True, Stop(WINDOW_FULL, "model")
+            reply, stop, overflow = _ask(self.model, run, schemas,
+                                         self.settings.max_output_tokens)
+            if stop is None:
+                return reply
             harder = (self.compactor.harder(run, schemas, overhead)
                       if not retry and overflow else Outcome())
             if harder.compaction is None:  # nothing removed (or a bug in the strategy)
@@ -270,6 +263,21 @@ def _answered(messages: list[Message]) -> bool:
     (sending it again would ask for a reply to an answer, with no new user turn)."""
     return bool(messages) and messages[-1]["role"] == "assistant" and not any(
         b.get("type") == "tool_use" for b in blocks(messages[-1]))
+
+
+def _ask(model: Model, run: Run, schemas: list[dict[str, Any]], max_tokens: int
+         ) -> tuple[Reply | None, Stop | None, bool]:
+    """(the reply, None, False), or (None, why there is none, whether it overflowed): a
+    refusal for length (413, or 400 "prompt is too long"), or a reply cut off because it
+    filled the model's window (stop reason `model_context_window_exceeded`; dropped)."""
+    try:
+        reply = model.create(system=run.system, messages=run.messages, tools=schemas,
+                             max_tokens=max_tokens)
+    except Exception as exc:  # the model's failure ends the run, never the kernel
+        return None, Stop(one_line(exc), "model"), _too_long(exc)
+    if reply.stop_reason == WINDOW_EXCEEDED:
+        return None, Stop(WINDOW_FULL, "model"), True
+    return reply, None, False
 
 
 def _too_long(exc: BaseException) -> bool:
