@@ -43,7 +43,7 @@ from .events import Compacted, Event, TurnStarted
 from .fallback_summary import FALLBACK_TOKENS, with_fallback
 from .history import Message
 from .hooks import Feature, Stop
-from .models.base import Model, Reply
+from .models.base import Model, Reply, Usage
 from .restore import restore
 from .rules import (
     breaker_stop,
@@ -222,6 +222,8 @@ class Compactor(Feature):
             if not isinstance(exc, Resting):
                 run.backoff.failed(run.turn)
             return self._trim_instead(run, goal, strategy, exc.reason)
+        if result.iterations and not called:  # the API summarized: its steps are the cost
+            run.summary_usage.append(Usage(iterations=list(result.iterations)))
         refused = run.backoff.judge(result) if called else None
         if refused is not None:  # trimming stands in at once
             return self._trim_instead(run, goal, strategy, refused)

@@ -70,8 +70,9 @@ class RunRecord:
 
     @property
     def tokens_sent(self) -> int:
-        """Input tokens of every call, summary calls included."""
-        return sum(u.total_input for u in self.usage + self.summary_usage)
+        """Input tokens of every call, summary calls and the API's compaction steps
+        (`usage.iterations`) included."""
+        return sum(u.billed_input for u in self.usage + self.summary_usage)
 
     @property
     def repeats(self) -> int:
