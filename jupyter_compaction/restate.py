@@ -25,22 +25,22 @@ it, so when that reply is the answer, it is written without the instructions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .history import COMPACTION, SYSTEM, Message, blocks
+from .history import COMPACTION, SYSTEM, Message
 from .hooks import Feature, Stop
 from .models.base import Reply
+from .server_compaction import newest_summary
 
 if TYPE_CHECKING:
     from .run import Run
 
 
-def in_view(messages: Sequence[Message]) -> Sequence[Message]:
-    """The messages the API reads: from the newest compaction block with content on."""
-    marks = [i for i, m in enumerate(messages) for b in blocks(m)
-             if b.get("type") == COMPACTION and b.get("content") is not None]
-    return messages[marks[-1]:] if marks else messages
+def in_view(messages: list[Message]) -> list[Message]:
+    """The messages the API reads: from the one holding the newest compaction block with
+    content on (`server_compaction.newest_summary`)."""
+    newest = newest_summary(messages)
+    return messages[newest[0]:] if newest else messages
 
 
 class Restate(Feature):
