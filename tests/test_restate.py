@@ -45,11 +45,11 @@ def test_a_strategy_that_keeps_the_task_turn_keeps_the_rule_and_it_is_not_sent_t
     assert stated(run.transcript) == [1]  # still in view after each trim: not restated
 
 
-def test_it_is_counted_in_the_context_and_recorded_as_a_message():
-    heard = []
-    with runner.start("agents", budget=8_000, strategy="compact", standing_instructions=RULE,
-                      on_event=heard.append) as session:
+def test_it_is_counted_in_the_running_tally():
+    with runner.start("agents", budget=8_000, strategy="compact",
+                      standing_instructions=RULE) as session:
         run = session.play()
+    assert len(stated(run.messages)) == 1
     before = run.tokens(session.agent.counter).total
     run.tally = None
     assert run.tokens(session.agent.counter).total == before  # the running count agrees
@@ -123,3 +123,18 @@ def test_through_the_sdk_the_strict_api_sees_the_restated_rule_after_the_block(
     last = api.message_requests[-1]["body"]["messages"]
     sent = [m for m in in_view(last) if m["role"] == "system"]
     assert bool(sent) is restate and all(m["content"] == RULE for m in sent)
+
+
+def test_the_session_store_keeps_the_restated_messages_and_a_resumed_run_honours_them(
+        tmp_path):
+    from jupyter_compaction.store import SessionStore
+
+    with runner.start("agents", budget=8_000, strategy="compact", standing_instructions=RULE,
+                      store=SessionStore(tmp_path / "store"), max_turns=6) as session:
+        run = session.play()
+        assert run.status == "max_turns"
+        context, transcript = next(filter(None, (f.stored(run)
+                                                 for f in session.agent.features)))
+        assert stated(transcript) == stated(run.transcript) and stated(context)
+        resumed = session.agent.resume(run, max_turns=60)
+    assert resumed.status == "finished" and resumed.answer.endswith(SIGN_OFF)
