@@ -17,8 +17,10 @@ own count as far as its reports tell: `usage_anchor.py`). One compaction, step b
 8. announce: a `Compacted` event.
 
 Each compaction at the trigger is counted by the run's circuit breaker
-(`loop_guard.CompactionBreaker`): failed attempts, and compactions that leave the context
-over the trigger, stop the run once there are three in a row.
+(`loop_guard.CompactionBreaker`): failed attempts, and compactions that cost a model call
+(a summary call, the API's summary step) yet leave the context over the trigger, stop the
+run once there are three in a row; a compaction that costs no call (clear, trim) is never
+counted as left over the trigger.
 
 Each step returns an `Outcome`, never an exception: the compaction (None when there was
 none), why trimming stood in, and a `Stop` when the run must end. Any exception but a
@@ -85,6 +87,7 @@ class Outcome:
     stop: Stop | None = None
     failure: str | None = ""  # why it failed (the circuit breaker counts it), "" when it
     # compacted, None when it was no attempt (the summarizer rested, trimming stood in)
+    paid: bool = False  # it cost a model call: a summary call of ours, or the API's step
 
 
 class Compactor(Feature):
@@ -116,7 +119,7 @@ class Compactor(Feature):
             return outcome.stop
         over = due(self.strategy, overhead + run.tokens(self.counter).total,
                    self.settings.trigger_at, run.anchor)  # still, right after it
-        return breaker_stop(run.breaker.attempted(outcome.failure, over))
+        return breaker_stop(run.breaker.attempted(outcome.failure, over, outcome.paid))
 
     def after_reply(self, run: Run, reply: Reply, sent: int) -> bool:
         run.anchor.observe(sent, reply.usage.total_input)  # the API's count of that request
@@ -172,7 +175,7 @@ class Compactor(Feature):
             self._announce(run, before, result, shrunk.fallback)  # 8.
         failure = shrunk.failure if shrunk.fallback else (
             "" if result.changed else f"it changed nothing ({result.note or result.kind})")
-        return Outcome(result, shrunk.fallback, failure=failure)
+        return Outcome(result, shrunk.fallback, failure=failure, paid=shrunk.paid)
 
     def harder(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> Outcome:
         """After a refusal for length: compact to the target, or (if that frees nothing)
@@ -227,7 +230,7 @@ class Compactor(Feature):
         refused = run.backoff.judge(result) if called else None
         if refused is not None:  # trimming stands in at once
             return self._trim_instead(run, goal, strategy, refused)
-        return Outcome(result)
+        return Outcome(result, paid=bool(called or result.iterations))
 
     def _trim_instead(self, run: Run, goal: int, strategy: Strategy, failure: BaseException
                       ) -> Outcome:

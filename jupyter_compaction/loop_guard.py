@@ -16,8 +16,11 @@ and then moving on is what compaction is expected to cost.
 
 `CompactionBreaker` watches the compactions themselves, as Claude Code's breaker does:
 `FAILED_IN_A_ROW` failed attempts in a row, or `REFILLED_IN_A_ROW` compactions in a row
-each leaving the context over the trigger, and compacting again is pointless (the stop
-rule that reads it is `rules.Breaker`).
+that each cost a model call (a summary call of ours, or the API's own compaction step)
+and each left the context over the trigger, and compacting again is pointless (the stop
+rule that reads it is `rules.Breaker`). A breaker stops wasted effort: a compaction that
+costs no call (clear, trim, offload) never counts towards the second rule, however often
+it runs over the trigger.
 
 Left out: loops inside a single window (the context grows until it is compacted, so the
 window closes) and loops whose results change each time (a clock, a counter): those
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field
 from .history import Message, blocks, result_text
 
 FAILED_IN_A_ROW = 3  # failed compaction attempts in a row that stop the run
-REFILLED_IN_A_ROW = 3  # compactions in a row that left the context over the trigger
+REFILLED_IN_A_ROW = 3  # paid compactions in a row that left the context over the trigger
 STALE_WINDOWS = 2  # this many windows in a row with only repeated calls: the run is stuck
 
 Pair = tuple[str, str, str]  # tool name, input as sorted JSON, digest of the result
@@ -94,18 +97,23 @@ class CompactionBreaker:
     """One run's compaction attempts, as the circuit breaker counts them (on `Run.breaker`)."""
 
     failed: int = 0  # failed attempts in a row
-    refilled: int = 0  # compactions in a row that left the context over the trigger
+    refilled: int = 0  # paid compactions in a row that left the context over the trigger
     api_turn: int | None = None  # the turn of the API's newest compaction
     tripped: str | None = None  # why the run must stop, once it must
 
-    def attempted(self, failure: str = "", over: bool = False) -> str | None:
+    def attempted(self, failure: str = "", over: bool = False, paid: bool = False
+                  ) -> str | None:
         """Record an attempt (`failure`: why it failed, "" when it compacted; `over`: the
-        context was over the trigger right after it); the reason to stop, in one line, once
-        a count reaches its limit."""
+        context was over the trigger right after it; `paid`: it cost a model call); the
+        reason to stop, in one line, once a count reaches its limit."""
         if failure:  # a failure neither breaks nor extends a run of refills
             self.failed += 1
-        else:
-            self.failed, self.refilled = 0, self.refilled + 1 if over else 0
+        else:  # a compaction: under the trigger resets the refills, a paid one over adds
+            self.failed = 0
+            if not over:
+                self.refilled = 0
+            elif paid:  # a free compaction over the trigger wastes no call: not counted
+                self.refilled += 1
         if self.failed >= FAILED_IN_A_ROW:
             self.tripped = (
                 f"compaction is stuck: {self.failed} compaction attempts in a row failed (the "
@@ -114,9 +122,9 @@ class CompactionBreaker:
         elif self.refilled >= REFILLED_IN_A_ROW:
             self.tripped = (
                 f"compaction is stuck: the context was back over the trigger right after each "
-                f"of the last {self.refilled} compactions; raise the budget, keep less (a "
-                f"lower target or result cap, a shorter summary), or use a strategy that frees "
-                f"more (compact)")
+                f"of the last {self.refilled} compactions that cost a model call; raise the "
+                f"budget, keep less (a lower target or result cap, a shorter summary), or use "
+                f"a strategy that needs no summary call (clear or trim)")
         return self.tripped
 
     def api_compacted(self, turn: int, null: bool) -> str | None:
@@ -126,4 +134,4 @@ class CompactionBreaker:
         if not null:
             self.api_turn = turn
         return self.attempted("the API's compaction came back with null content" if null
-                              else "", over=again)
+                              else "", over=again, paid=True)

@@ -1,7 +1,8 @@
 """The compaction circuit breaker (`loop_guard.CompactionBreaker`, `rules.Breaker`): three
 failed compaction attempts in a row, or the context back over the trigger right after each of three
-compactions in a row, stop the run as stuck with a reason that says what to change;
-client-side and for the API's own compaction."""
+compactions in a row that cost a model call, stop the run as stuck with a reason that says what
+to change; client-side and for the API's own compaction. A compaction that costs no call (clear,
+trim) never trips the second rule."""
 
 from __future__ import annotations
 
@@ -62,11 +63,14 @@ def test_the_counts_reset_and_trip():
     assert "attempts in a row failed (the last: down)" in breaker.attempted("down")
     fresh = CompactionBreaker()
     for _ in range(REFILLED_IN_A_ROW - 1):
-        assert fresh.attempted("", over=True) is None
-    assert fresh.attempted("", over=False) is None and fresh.refilled == 0
+        assert fresh.attempted("", over=True, paid=True) is None
+    assert fresh.attempted("", over=False, paid=True) is None and fresh.refilled == 0
     for _ in range(REFILLED_IN_A_ROW - 1):
-        fresh.attempted("", over=True)
-    assert "back over the trigger" in fresh.attempted("", over=True)
+        fresh.attempted("", over=True, paid=True)
+    for _ in range(REFILLED_IN_A_ROW):  # free compactions over the trigger are not counted
+        assert fresh.attempted("", over=True) is None
+    assert fresh.refilled == REFILLED_IN_A_ROW - 1
+    assert "back over the trigger" in fresh.attempted("", over=True, paid=True)
 
 
 def test_three_failed_summary_calls_stop_the_run_though_trimming_stood_in():
@@ -81,23 +85,41 @@ def test_three_failed_summary_calls_stop_the_run_though_trimming_stood_in():
     validate(run.messages)
 
 
-def test_a_context_over_the_trigger_right_after_each_compaction_stops_the_run():
+def results_of(tokens: int):
+    """An `echo` tool whose every result is about `tokens` tokens long."""
     from jupyter_compaction.tokens import TokenCounter
 
     def echo(text: str) -> str:
-        """Return about 85 % of the budget: after trimming, the newest turn alone is over
-        the 80 % trigger, yet under the budget (not stuck by the older rule)."""
+        """Return the text, many times over."""
         words = ""
-        while TokenCounter().count_text(words) < 3_350:
+        while TokenCounter().count_text(words) < tokens:
             words += f"{text} {len(words)} "
         return words
+    return echo
 
-    run = Agent(Endless(), tools=[echo], budget=4_000, task_state=False, strategy="trim",
-                result_cap=1.0).run("go", max_turns=40)
+
+def test_clearing_that_keeps_the_context_over_the_trigger_is_not_stopped():
+    """The three newest results `clear` keeps are over the 80 % trigger after each clearing
+    (yet under the budget, and each clearing frees enough): no call is wasted, so the run
+    goes on to its turn limit."""
+    run = Agent(Endless(), tools=[results_of(1_150)], budget=4_000, task_state=False,
+                strategy="clear", result_cap=1.0).run("go", max_turns=10)
+    compactions = run.of(Compacted)
+    assert len(compactions) > REFILLED_IN_A_ROW and not any(c.summary for c in compactions)
+    assert all(c.tokens_after > 3_200 for c in compactions)  # the trigger: 80 % of 4,000
+    assert run.status == "max_turns" and not run.of(Failed)
+
+
+def test_summaries_that_leave_the_context_over_the_trigger_stop_the_run():
+    """Each summary (a model call) is itself over the trigger: three in a row stop the run."""
+    summary = "## Progress\n" + " ".join(f"fact{i} kept" for i in range(1_030))
+    run = Agent(Endless(summary), tools=[results_of(3_350)], budget=4_000, task_state=False,
+                strategy="compact", result_cap=1.0).run("go", max_turns=40)
     line = stuck_line(run)
-    assert f"each of the last {REFILLED_IN_A_ROW} compactions" in line
+    assert f"each of the last {REFILLED_IN_A_ROW} compactions that cost a model call" in line
     assert "raise the budget" in line and "shorter summary" in line
-    assert len(run.compactions) == REFILLED_IN_A_ROW and run.turn < 10
+    assert len(run.compactions) == REFILLED_IN_A_ROW and len(run.summary_usage) == REFILLED_IN_A_ROW
+    assert all(c.summary for c in run.of(Compacted)) and run.breaker.refilled == REFILLED_IN_A_ROW
     assert run.transcript[0]["content"] == "go"  # the transcript survives
 
 
