@@ -19,7 +19,7 @@ and then moving on is what compaction is expected to cost.
 that each cost a model call (a summary call of ours, or the API's own compaction step)
 and each left the context over the trigger, and compacting again is pointless (the stop
 rule that reads it is `rules.Breaker`). A breaker stops wasted effort: a compaction that
-costs no call (clear, trim, offload) never counts towards the second rule, however often
+costs no call (clear, trim) never counts towards the second rule, however often
 it runs over the trigger.
 
 Left out: loops inside a single window (the context grows until it is compacted, so the

@@ -17,7 +17,7 @@ tells the `Failed` event its reason.
   in a row that cost a model call (ours: a summary call, and its result, restored files
   included, is over the trigger; the API's: it compacted again on the very next
   request): compacting again would cost a call and free nothing that lasts. A
-  compaction that costs no call (clear, trim, offload) never counts for the second.
+  compaction that costs no call (clear, trim) never counts for the second.
 
 The first four are read by the compactor (`compactor.py`); the loop guard is a `Feature`
 that looks at each round; the breaker hears the compactor's attempts at the trigger and
