@@ -5,8 +5,8 @@ Each turn:
    state) and the tools (the user's, then the features');
 2. preflight: count the whole request *before* calling, and let the features act: the
    compactor (`compactor.py`) compacts when the request is over the trigger;
-3. call the model (if the API refuses the request as too long, the compactor compacts
-   harder and the call is retried once);
+3. call the model (if the API refuses the request as too long, or the reply fills the
+   model's context window, the compactor compacts harder and the call is retried once);
 4. run every tool call of the reply and append the results; the stop rules
    (`rules.py`) may end the run after the round.
 A reply without tool calls is the answer.
@@ -41,7 +41,7 @@ from .settings import DEFAULTS, Settings
 from .strategies import Compaction, Strategy, check_counter
 from .tokens import CHARS_PER_TOKEN, TokenCounter
 from .tools import Toolbox, truncate
-from .vocab import PAUSED_AFTER_COMPACTION
+from .vocab import PAUSED_AFTER_COMPACTION, WINDOW_EXCEEDED
 from .workspace import Workspace
 
 __all__ = ["MAX_RESULT_SHARE", "SYSTEM_PROMPT", "Agent", "Run", "part_of"]
@@ -49,6 +49,9 @@ __all__ = ["MAX_RESULT_SHARE", "SYSTEM_PROMPT", "Agent", "Run", "part_of"]
 MAX_RESULT_SHARE = DEFAULTS.result_cap  # the default result cap (`Settings.result_cap`)
 HTTP_BAD_REQUEST, HTTP_TOO_LARGE = 400, 413
 PROMPT_TOO_LONG = "prompt is too long"  # the API's words when a request is over the window
+WINDOW_FULL = (f"the model's context window filled up during its reply (stop reason "
+               f"{WINDOW_EXCEEDED}) and compacting harder did not make room; lower the "
+               f"budget to fit the model's window, or lower max_output_tokens")
 SYSTEM_PROMPT = (
     "You are a careful agent working on the user's task with tools. Finish the task, then "
     "answer in plain text. Keep track of what you have done."
@@ -164,19 +167,19 @@ class Agent:
         return overhead
 
     def _call(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> Reply | None:
-        """The model's reply; None when the call failed and the run ended. A refusal for
-        length (413, or 400 "prompt is too long") compacts harder and retries once."""
+        """The model's reply; None when the call failed and the run ended. An overflow (a
+        refusal for length, or a reply that filled the model's window, `_ask`) compacts
+        harder and retries once; a second one ends the run."""
         for retry in (False, True):
-            try:
-                return self.model.create(system=run.system, messages=run.messages,
-                                         tools=schemas,
-                                         max_tokens=self.settings.max_output_tokens)
-            except Exception as exc:  # the model's failure ends the run, never the kernel
-                harder = (self.compactor.harder(run, schemas, overhead)
-                          if not retry and _too_long(exc) else Outcome())
-                if harder.compaction is None:  # nothing removed (or a bug in the strategy)
-                    self._stop(run, harder.stop or Stop(one_line(exc), "model"))
-                    return None
+            reply, stop, overflow = _ask(self.model, run, schemas,
+                                         self.settings.max_output_tokens)
+            if stop is None:
+                return reply
+            harder = (self.compactor.harder(run, schemas, overhead)
+                      if not retry and overflow else Outcome())
+            if harder.compaction is None:  # nothing removed (or a bug in the strategy)
+                self._stop(run, harder.stop or stop)
+                return None
         return None  # not reached: the retry returns a reply or fails
 
     def _record_reply(self, run: Run, reply: Reply, sent: int) -> None:
@@ -268,6 +271,21 @@ def _answered(messages: list[Message]) -> bool:
     (sending it again would ask for a reply to an answer, with no new user turn)."""
     return bool(messages) and messages[-1]["role"] == "assistant" and not any(
         b.get("type") == "tool_use" for b in blocks(messages[-1]))
+
+
+def _ask(model: Model, run: Run, schemas: list[dict[str, Any]], max_tokens: int
+         ) -> tuple[Reply | None, Stop | None, bool]:
+    """(the reply, None, False), or (None, why there is none, whether it overflowed): a
+    refusal for length (413, or 400 "prompt is too long"), or a reply cut off because it
+    filled the model's window (stop reason `model_context_window_exceeded`; dropped)."""
+    try:
+        reply = model.create(system=run.system, messages=run.messages, tools=schemas,
+                             max_tokens=max_tokens)
+    except Exception as exc:  # the model's failure ends the run, never the kernel
+        return None, Stop(one_line(exc), "model"), _too_long(exc)
+    if reply.stop_reason == WINDOW_EXCEEDED:
+        return None, Stop(WINDOW_FULL, "model"), True
+    return reply, None, False
 
 
 def _too_long(exc: BaseException) -> bool:

@@ -16,6 +16,12 @@ own count as far as its reports tell: `usage_anchor.py`). One compaction, step b
 7. accept: the result becomes the live context (the transcript keeps every message);
 8. announce: a `Compacted` event.
 
+Each compaction at the trigger is counted by the run's circuit breaker
+(`loop_guard.CompactionBreaker`): failed attempts, and compactions that cost a model call
+(a summary call, the API's summary step) yet leave the context over the trigger, stop the
+run once there are three in a row; a compaction that costs no call (clear, trim) is never
+counted as left over the trigger.
+
 Each step returns an `Outcome`, never an exception: the compaction (None when there was
 none), why trimming stood in, and a `Stop` when the run must end. Any exception but a
 failed summary call is a bug in the strategy (or a hook), and ends the run with its
@@ -39,9 +45,16 @@ from .events import Compacted, Event, TurnStarted
 from .fallback_summary import FALLBACK_TOKENS, with_fallback
 from .history import Message
 from .hooks import Feature, Stop
-from .models.base import Model, Reply
+from .models.base import Model, Reply, Usage
 from .restore import restore
-from .rules import compaction_stuck, no_room, one_line, strategy_bug, trim_failed
+from .rules import (
+    breaker_stop,
+    compaction_stuck,
+    no_room,
+    one_line,
+    strategy_bug,
+    trim_failed,
+)
 from .settings import Settings
 from .strategies import (
     Compaction,
@@ -59,17 +72,22 @@ from .usage_anchor import UsageAnchor
 if TYPE_CHECKING:
     from .run import Run
 
-TOO_LONG_NOTE = "the model refused the request as too long; compacted harder and retried"
+TOO_LONG_NOTE = ("the model refused the request as too long (or its reply filled the "
+                 "model's window); compacted harder and retried")
 
 
 @dataclass(frozen=True)
 class Outcome:
     """What one compaction did: the compaction (None: there was none), why trimming stood
-    in for the strategy ("" when it did not), and why the run must stop (None: it goes on)."""
+    in for the strategy ("" when it did not), why the run must stop (None: it goes on),
+    and why it failed: a failed summary call, or nothing changed ("" when it compacted)."""
 
     compaction: Compaction | None = None
     fallback: str = ""
     stop: Stop | None = None
+    failure: str | None = ""  # why it failed (the circuit breaker counts it), "" when it
+    # compacted, None when it was no attempt (the summarizer rested, trimming stood in)
+    paid: bool = False  # it cost a model call: a summary call of ours, or the API's step
 
 
 class Compactor(Feature):
@@ -91,11 +109,17 @@ class Compactor(Feature):
     # --- when: before each request ---------------------------------------------------------
     def before_request(self, run: Run, schemas: list[dict[str, Any]], overhead: int
                        ) -> Stop | None:
-        """Compact when the request is over the trigger (in the API's own count)."""
+        """Compact when the request is over the trigger (in the API's own count); the
+        circuit breaker (`loop_guard.CompactionBreaker`) counts each such attempt."""
         if not due(self.strategy, overhead + run.tokens(self.counter).total,
                    self.settings.trigger_at, run.anchor):
             return None
-        return self.compact(run, schemas, overhead).stop
+        outcome = self.compact(run, schemas, overhead)
+        if outcome.stop or outcome.failure is None:
+            return outcome.stop
+        over = due(self.strategy, overhead + run.tokens(self.counter).total,
+                   self.settings.trigger_at, run.anchor)  # still, right after it
+        return breaker_stop(run.breaker.attempted(outcome.failure, over, outcome.paid))
 
     def after_reply(self, run: Run, reply: Reply, sent: int) -> bool:
         run.anchor.observe(sent, reply.usage.total_input)  # the API's count of that request
@@ -149,7 +173,9 @@ class Compactor(Feature):
             self._accept(run, result)  # 7.
         if result.changed or shrunk.fallback:  # else: under the budget, nothing worth doing
             self._announce(run, before, result, shrunk.fallback)  # 8.
-        return Outcome(result, shrunk.fallback)
+        failure = shrunk.failure if shrunk.fallback else (
+            "" if result.changed else f"it changed nothing ({result.note or result.kind})")
+        return Outcome(result, shrunk.fallback, failure=failure, paid=shrunk.paid)
 
     def harder(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> Outcome:
         """After a refusal for length: compact to the target, or (if that frees nothing)
@@ -199,10 +225,12 @@ class Compactor(Feature):
             if not isinstance(exc, Resting):
                 run.backoff.failed(run.turn)
             return self._trim_instead(run, goal, strategy, exc.reason)
+        if result.iterations and not called:  # the API summarized: its steps are the cost
+            run.summary_usage.append(Usage(iterations=list(result.iterations)))
         refused = run.backoff.judge(result) if called else None
         if refused is not None:  # trimming stands in at once
             return self._trim_instead(run, goal, strategy, refused)
-        return Outcome(result)
+        return Outcome(result, paid=bool(called or result.iterations))
 
     def _trim_instead(self, run: Run, goal: int, strategy: Strategy, failure: BaseException
                       ) -> Outcome:
@@ -221,7 +249,9 @@ class Compactor(Feature):
             result = dataclasses.replace(result, note="")
         verb = "skipped" if isinstance(failure, Resting) else "failed"
         return Outcome(result, f"summary {verb} ({one_line(failure)}); " + (
-            "trimmed instead" if result.changed else "nothing to trim, history unchanged"))
+            "trimmed instead" if result.changed else "nothing to trim, history unchanged"),
+            failure=None if isinstance(failure, Resting) else f"a summary call failed: "
+            f"{one_line(failure)}")
 
     def _restored(self, run: Run, result: Compaction, goal: int, early: list[str]
                   ) -> Compaction:

@@ -6,8 +6,8 @@ the compactor first (it compacts over the trigger before any other feature acts 
 a request), then the task state, the notes, the memory tool, the deduplication of
 unchanged re-reads (`dedup.py`), the offloading of large results (`offload.py`), the
 compaction the model asks for, the usage line, the join after a server compaction's
-pause, the texts that come back after a compaction, the stop rules, and the session
-store last (it hears everything the others did).
+pause, the texts that come back after a compaction, the instructions restated after it,
+the stop rules, and the session store last (it hears everything the others did).
 
 The task state's and the notes' features are here rather than in `task_state.py`: the
 run's record (`run.py`) holds a `TaskState`, and the hooks know the run.
@@ -30,8 +30,9 @@ from .models.base import Model
 from .offload import Offload, OffloadFolder
 from .paused import JoinPaused
 from .recorder import Recorder
+from .restate import Restate
 from .restore import Reattach
-from .rules import GoingInCircles
+from .rules import Breaker, GoingInCircles
 from .settings import Settings
 from .store import SessionStore
 from .task_state import TaskState, notes_tools
@@ -94,7 +95,11 @@ def assemble(settings: Settings, compactor: Compactor, counter: TokenCounter, *,
         features.append(AskedCompaction(compactor))
     if settings.usage_line:
         features.append(UsageLine(counter, compactor, settings.compact_at))
-    features += [JoinPaused(), Reattach(), GoingInCircles()]
+    features += [JoinPaused(), Reattach()]
+    if settings.standing_instructions:
+        features.append(Restate(settings.standing_instructions, settings.restate,
+                                compactor.features))
+    features += [GoingInCircles(), Breaker()]
     if store:
         features.append(Recorder(store, model, compactor))
     return features

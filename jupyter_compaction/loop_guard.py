@@ -1,4 +1,4 @@
-"""A circuit breaker for runs that go round in circles across compactions.
+"""Circuit breakers for runs that go round in circles across compactions.
 
 The simulated model never makes an identical call a third time in a row when it got the
 same result twice; that rule cannot see a longer loop. After a compaction an agent may
@@ -21,6 +21,14 @@ result deduplicated as unchanged (`dedup.py`) is a repeat of the one it stands f
 offloaded result (`offload.py`) is judged by its preview without the file's path (each
 read gets a file of its own), and reading an offloaded file back is not progress: what it
 holds came with the read that made it.
+
+`CompactionBreaker` watches the compactions themselves, as Claude Code's breaker does:
+`FAILED_IN_A_ROW` failed attempts in a row, or `REFILLED_IN_A_ROW` compactions in a row
+that each cost a model call (a summary call of ours, or the API's own compaction step)
+and each left the context over the trigger, and compacting again is pointless (the stop
+rule that reads it is `rules.Breaker`). A breaker stops wasted effort: a compaction that
+costs no call (clear, trim) never counts towards the second rule, however often
+it runs over the trigger.
 
 Left out: loops inside a single window (the context grows until it is compacted, so the
 window closes), loops whose results change each time (a clock, a counter): those
@@ -50,6 +58,8 @@ from .vocab import (
     offloaded_path,
 )
 
+FAILED_IN_A_ROW = 3  # failed compaction attempts in a row that stop the run
+REFILLED_IN_A_ROW = 3  # paid compactions in a row that left the context over the trigger
 STALE_WINDOWS = 2  # this many windows in a row without progress: the run is stuck
 NAMED_CALLS = 4  # the repeated calls a reason names (and counts the rest)
 OFFLOAD_TOOLS = (READ_OFFLOADED, SEARCH_OFFLOADED)
@@ -156,3 +166,48 @@ def _label(name: str, args: dict[str, Any]) -> str:
     """A call as a reason names it: `read_file path=a.md`."""
     shown = ", ".join(f"{key}={value}" for key, value in args.items())
     return f"{name} {shown[:60]}".strip()
+
+
+@dataclass
+class CompactionBreaker:
+    """One run's compaction attempts, as the circuit breaker counts them (on `Run.breaker`)."""
+
+    failed: int = 0  # failed attempts in a row
+    refilled: int = 0  # paid compactions in a row that left the context over the trigger
+    api_turn: int | None = None  # the turn of the API's newest compaction
+    tripped: str | None = None  # why the run must stop, once it must
+
+    def attempted(self, failure: str = "", over: bool = False, paid: bool = False
+                  ) -> str | None:
+        """Record an attempt (`failure`: why it failed, "" when it compacted; `over`: the
+        context was over the trigger right after it; `paid`: it cost a model call); the
+        reason to stop, in one line, once a count reaches its limit."""
+        if failure:  # a failure neither breaks nor extends a run of refills
+            self.failed += 1
+        else:  # a compaction: under the trigger resets the refills, a paid one over adds
+            self.failed = 0
+            if not over:
+                self.refilled = 0
+            elif paid:  # a free compaction over the trigger wastes no call: not counted
+                self.refilled += 1
+        if self.failed >= FAILED_IN_A_ROW:
+            self.tripped = (
+                f"compaction is stuck: {self.failed} compaction attempts in a row failed (the "
+                f"last: {failure}); use a strategy that needs no summary call (trim or clear), "
+                f"check the summarizer, or raise the budget")
+        elif self.refilled >= REFILLED_IN_A_ROW:
+            self.tripped = (
+                f"compaction is stuck: the context was back over the trigger right after each "
+                f"of the last {self.refilled} compactions that cost a model call; raise the "
+                f"budget, keep less (a lower target or result cap, a shorter summary), or use "
+                f"a strategy that needs no summary call (clear or trim)")
+        return self.tripped
+
+    def api_compacted(self, turn: int, null: bool) -> str | None:
+        """The API compacted at `turn` (`null`: its block has no content, a failure); it
+        compacting again on the next turn means its view was over the trigger right after."""
+        again = self.api_turn is not None and turn - self.api_turn <= 1
+        if not null:
+            self.api_turn = turn
+        return self.attempted("the API's compaction came back with null content" if null
+                              else "", over=again, paid=True)

@@ -7,8 +7,9 @@ on from the summary. `JoinPaused` joins the two in the live context and the tran
 so the history keeps one assistant message per turn; the session store keeps what went
 over the wire (the pause, then the rest).
 
-Left out: adding content between the pause and the next request (the documented place
-to restate instructions): the loop sends the request again as it is.
+Left out: adding content between the pause and the next request: the loop sends the
+request again as it is (`restate.py` restates standing instructions after the next user
+message, where a system message may go).
 """
 
 from __future__ import annotations

@@ -8,11 +8,21 @@ tells the `Failed` event its reason.
 - `strategy_bug` (strategy): the strategy or a compaction hook raised anything but a
   failed summary call; the traceback becomes `run.error`;
 - `GoingInCircles` (stuck): after each of the last compactions the agent redid the same
-  calls with the same results (`loop_guard.py`).
+  calls with the same results (`loop_guard.py`);
+- `Breaker` (stuck), the circuit breaker Claude Code has (`loop_guard.CompactionBreaker`
+  counts): `FAILED_IN_A_ROW`
+  compaction attempts in a row failed (the summary call failed, the API answered a
+  `compaction` block with null content, or the compaction changed nothing), or the
+  context was back over the trigger right after each of `REFILLED_IN_A_ROW` compactions
+  in a row that cost a model call (ours: a summary call, and its result, restored files
+  included, is over the trigger; the API's: it compacted again on the very next
+  request): compacting again would cost a call and free nothing that lasts. A
+  compaction that costs no call (clear, trim) never counts for the second.
 
-The first four are read by the compactor (`compactor.py`); the last is a `Feature` that
-looks at each round. The model's own failure (`reason="model"`) and an interrupt are
-the loop's, since no rule decides them.
+The first four are read by the compactor (`compactor.py`); the loop guard is a `Feature`
+that looks at each round; the breaker hears the compactor's attempts at the trigger and
+the API's own compactions (`Breaker`, a `Feature`). The model's own failure
+(`reason="model"`) and an interrupt are the loop's, since no rule decides them.
 
 Left out: a limit on cost or wall time, and a rule over several runs.
 """
@@ -20,13 +30,17 @@ Left out: a limit on cost or wall time, and a rule over several runs.
 from __future__ import annotations
 
 import traceback
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .history import COMPACTION
 from .hooks import Feature, Stop
+from .loop_guard import CompactionBreaker
+from .models.base import Reply
 from .strategies import Compaction, CompressionStuck, check_stuck
 
 if TYPE_CHECKING:
     from .run import Run
+
 
 
 def one_line(exc: BaseException) -> str:
@@ -72,3 +86,27 @@ class GoingInCircles(Feature):
     def after_round(self, run: Run) -> Stop | None:
         loop = run.loop_guard.check(*run.messages[-2:], len(run.compactions))
         return Stop(loop) if loop else None
+
+
+class Breaker(Feature):
+    """The circuit breaker as a stop rule: it counts the API's own compactions (a reply
+    carrying a `compaction` block; null content is a failure) and stops the run before
+    its next request once `CompactionBreaker` trips (the compactor counts its own)."""
+
+    def resume(self, run: Run) -> None:
+        run.breaker = CompactionBreaker()  # a resumed run starts with a closed breaker
+
+    def after_reply(self, run: Run, reply: Reply, sent: int) -> bool:
+        for block in reply.content:
+            if block.get("type") == COMPACTION:
+                run.breaker.api_compacted(run.turn, block.get("content") is None)
+        return False
+
+    def before_request(self, run: Run, schemas: list[dict[str, Any]], overhead: int
+                       ) -> Stop | None:
+        return breaker_stop(run.breaker.tripped)
+
+
+def breaker_stop(reason: str | None) -> Stop | None:
+    """The circuit breaker's stop, once it tripped (the compactor asks it too)."""
+    return Stop(reason) if reason else None

@@ -3,8 +3,9 @@
 `Run.messages` is the live context, which compactions rewrite; `Run.transcript` is every
 message ever sent or received, which nothing rewrites. Everything a run needs to be
 continued lives here, not on the agent: the tally of its context's tokens, the usage
-anchor, the summarizer's back-off, the loop guard, the results deduplication compares
-(`dedup.py`), and a compaction the model asked for.
+anchor, the summarizer's back-off, the loop guard, the compaction circuit breaker, the
+results deduplication compares (`dedup.py`), a compaction the model asked for, and
+instructions due to be restated.
 An agent can therefore make any number of runs, one after the other, and none of them
 sees another's state.
 
@@ -21,7 +22,7 @@ from typing import Any
 from .backoff import SummaryBackoff
 from .events import Event, Failed, ToolCalled, TurnStarted
 from .history import Message, blocks, call_key
-from .loop_guard import LoopGuard
+from .loop_guard import CompactionBreaker, LoopGuard
 from .models.base import Usage
 from .strategies import Compaction
 from .summaries import is_summary
@@ -70,8 +71,9 @@ class RunRecord:
 
     @property
     def tokens_sent(self) -> int:
-        """Input tokens of every call, summary calls included."""
-        return sum(u.total_input for u in self.usage + self.summary_usage)
+        """Input tokens of every call, summary calls and the API's compaction steps
+        (`usage.iterations`) included."""
+        return sum(u.billed_input for u in self.usage + self.summary_usage)
 
     @property
     def repeats(self) -> int:
@@ -107,6 +109,8 @@ class Run(RunRecord):
     loop_guard: LoopGuard = field(default_factory=LoopGuard, repr=False)  # see loop_guard.py
     results_seen: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)  # the
     # newest result of each call, for deduplicating unchanged re-reads (dedup.py)
+    breaker: CompactionBreaker = field(default_factory=CompactionBreaker, repr=False)
+    restate_due: bool = field(default=False, repr=False)  # instructions to send (restate.py)
     asked: str | None = field(default=None, repr=False)  # the focus of a compaction the
     # model asked for with the `compact` tool (asked_compaction.py), run before its next turn
 

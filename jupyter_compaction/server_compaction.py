@@ -194,7 +194,7 @@ def compact_edit_of(body: dict[str, Any]) -> dict[str, Any] | None:
     return next((e for e in edits if isinstance(e, dict) and e.get("type") == COMPACT), None)
 
 
-def _newest_summary(messages: list[Message]) -> tuple[int, int] | None:
+def newest_summary(messages: list[Message]) -> tuple[int, int] | None:
     """(message, block) of the newest compaction block with content; null ones are no-ops."""
     found = [(i, k) for i, k, _, block in _compaction_blocks(messages)
              if block.get("content") is not None]
@@ -204,7 +204,7 @@ def _newest_summary(messages: list[Message]) -> tuple[int, int] | None:
 def from_compaction(messages: list[Message]) -> tuple[list[Message], int]:
     """What the API reads of `messages`: from the newest compaction block on (its summary
     as a user message), and how many messages it ignored before it."""
-    newest = _newest_summary(messages)
+    newest = newest_summary(messages)
     if newest is None:
         return list(messages), 0
     n, at = newest
@@ -240,7 +240,7 @@ def _summarized(body: dict[str, Any], respond: Callable[[dict[str, Any]], Answer
                 ) -> tuple[dict[str, Any], dict[str, Any], list[Message]]:
     """(the new block, the summary step's usage, the context it summarized) for `body`."""
     view, _ = from_compaction(body["messages"])
-    resumed = _newest_summary(body["messages"]) is not None
+    resumed = newest_summary(body["messages"]) is not None
     answer = respond(_summary_request(body, view, instructions, resumed))
     summary = "".join(b.get("text", "") for b in answer.get("content") or []
                       if b.get("type") == "text")  # none when it tried to call a tool

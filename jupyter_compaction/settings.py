@@ -53,7 +53,8 @@ class Option:
     1 unless set, up to `most`), float (a share of the budget), bool (on/off) or str (a
     name from `choices`, or a name starting with `prefix`, one or a tuple, which `also`
     describes; `objects` says which objects are accepted instead of a name, and `accepts`
-    tells them apart). `between`: a float's range, (low, high]. `optional`: None is allowed
+    tells them apart; `text`: any text that is not blank, instead of a name). `between`:
+    a float's range, (low, high]. `optional`: None is allowed
     (and means "not set"). `surfaces`: where a user can type it: "agent" (the `%%agent`
     magic), "demo" (`jupyter-compaction demo`), "replay" (`%replay` and
     `jupyter-compaction replay`)."""
@@ -71,6 +72,7 @@ class Option:
     objects: str = ""
     accepts: Callable[[Any], bool] | None = None
     optional: bool = False
+    text: bool = False  # a str setting that takes free text (not blank) instead of a name
     between: tuple[float, float] | None = None  # a float's range: low < value <= high
     surfaces: tuple[str, ...] = ("agent", "demo")  # where a user can type it (`exposed`)
 
@@ -86,7 +88,16 @@ class Option:
         elif self.kind is bool:
             if not isinstance(value, bool):
                 raise ValueError(f"{label} must be True or False, not {shown(value)}")
-        elif isinstance(value, str):
+        elif self.text:
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"{label} must be text that is not blank, or None; got "
+                                 f"{shown(value)}")
+        else:
+            self._check_name(label, value, typed)
+
+    def _check_name(self, label: str, value: Any, typed: bool) -> None:
+        """A str setting: a name from `choices` (or with `prefix`), or an accepted object."""
+        if isinstance(value, str):
             if value not in self.choices and not (self.prefix and value.startswith(self.prefix)):
                 raise ValueError(self._unknown(label, value, typed))
         elif self.accepts is None or not self.accepts(value):
@@ -204,6 +215,14 @@ class Settings:
         False, kind=bool, help="answer a call repeated with an unchanged result, while "
                                "the earlier result is still in the context, with a short "
                                "'unchanged since turn N'")
+    standing_instructions: str | None = knob(
+        None, metavar="TEXT", text=True, optional=True, surfaces=(),  # text: in Python
+        help="instructions sent as a system message right after the task (none: no such "
+             "message); a compaction that summarizes their turn summarizes them away")
+    restate: bool = knob(
+        True, kind=bool, surfaces=(),
+        help="send the standing instructions again as a system message after each compaction, "
+             "client-side or the API's own (restate.py)")
     max_turns: int = knob(
         60, kind=int, metavar="N", unit="turns", help="stop after this many model calls")
     max_output_tokens: int = knob(

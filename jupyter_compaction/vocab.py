@@ -59,6 +59,8 @@ def is_unchanged(text: str) -> bool:
 
 
 # --- what the API says back ---------------------------------------------------------------
+WINDOW_EXCEEDED = "model_context_window_exceeded"  # the stop reason of a reply that filled
+# the model's context window (the API's, SDK `StopReason`)
 PAUSED_AFTER_COMPACTION = "compaction"  # the stop reason of a reply the API paused after it
 # compacted (`server_compaction.py`): the loop sends the request again to go on
 COMPACT = "compact_20260112"  # server compaction's edit (SDK `BetaCompact20260112EditParam`)

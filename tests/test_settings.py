@@ -56,6 +56,10 @@ def test_with_changes_overrides_only_what_is_given():
     ({"summarizer": "bogus"}, "unknown summarizer 'bogus': summarizer must be one of aux, "
                               "same, or a Model or a callable"),
     ({"summarizer": 42}, "unknown summarizer 42"),
+    ({"standing_instructions": "  "}, "standing_instructions must be text that is not blank, "
+                                      "or None; got '  '"),
+    ({"standing_instructions": 3}, "standing_instructions must be text that is not blank"),
+    ({"restate": "yes"}, "restate must be True or False, not 'yes'"),
     ({"strategy": "bogus"}, f"unknown strategy 'bogus': strategy must be one of {ALL}, or a "
                             "strategy object"),
     ({"strategy": None}, "unknown strategy None"),
@@ -117,7 +121,7 @@ def test_every_setting_declares_its_option():
         assert option.help and option.help[0].islower(), name  # shown after the flag
         assert help_text(name).startswith(option.help), name
         assert option.kind in (int, float, bool, str), name
-        if option.kind is str:
+        if option.kind is str and not option.text:
             assert option.choices and option.noun and option.metavar, name
             assert getattr(DEFAULTS, name) in (*option.choices, None), name
         option.check(name, getattr(DEFAULTS, name))  # the default passes its own check

@@ -33,6 +33,15 @@ class Usage:
         """Every input token the call carried, cached or not."""
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
+    @property
+    def billed_input(self) -> int:
+        """The input tokens of every step the call was billed for: with `iterations`, their
+        sum (a server compaction's summary step included), else `total_input`."""
+        if not self.iterations:
+            return self.total_input
+        return sum(int(step.get(key) or 0) for step in self.iterations for key in (
+            "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         if not self.iterations:

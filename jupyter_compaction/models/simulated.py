@@ -31,6 +31,10 @@ it was given, and nothing else:
   (the answer says so); a call whose error lists valid values ("topics: a, b") is retried once with
   the closest listed value, whose result then stands for it; a call that keeps failing
   otherwise is given up, and the answer says (unknown) for what it would have found;
+- instructions: mid-conversation `system` messages are read with the system prompt, not
+  as turns; the output rules they state ("answer in one line", `models/output_rules.py`)
+  shape its final answer only while a message stating them is in the request, so a rule
+  whose message a compaction summarized away is forgotten;
 - honest endings: it never repeats a call a third time in a row when the same call
   already returned the same visible result twice; it answers with what it has instead.
   It calls only the tools offered (none offered: it answers), and caps its reply at
@@ -88,7 +92,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..asked_compaction import COMPACT_TOOL, read_usage_line
-from ..history import Message, blocks, call_key, opens_with_compaction, result_text
+from ..history import SYSTEM, Message, blocks, call_key, opens_with_compaction, result_text
 from ..memory_tool import MEMORY_ROOT, MEMORY_TOOL_NAME
 from ..scenarios import load
 from ..scenarios.base import Call, Question, Scenario
@@ -112,6 +116,7 @@ from ..vocab import (
     read_facts,
 )
 from .base import Reply, Usage
+from .output_rules import apply, rules_in
 from .simulated_offload import OffloadReading
 from .simulated_summary import (
     SUMMARY_WORDS,
@@ -241,13 +246,15 @@ class SimulatedModel:
         self._calls = 0
         offered = {t["name"] for t in tools}
         stop = ""
-        if (prompt := summary_prompt(messages)) is not None:
+        # mid-conversation system messages are instructions: read with the system prompt
+        said = "\n\n".join([system, *(_text_of(m) for m in messages if m["role"] == SYSTEM)])
+        talk = [m for m in messages if m["role"] != SYSTEM]
+        if (prompt := summary_prompt(talk)) is not None:
             content = [self._text(self.summarize(prompt))]
-        elif not self.scenario.answerable(task := _task(messages)):
+        elif not self.scenario.answerable(task := _task(talk)):
             content, stop = [self._text(self.out_of_scope(task))], OUT_OF_SCOPE
         else:
-            content = self.act(system, messages, offered, max_tokens, _visible(system, messages,
-                                                                                tools))
+            content = self.act(said, talk, offered, max_tokens, _visible(said, talk, tools))
         stop = stop or ("tool_use" if any(b["type"] == "tool_use" for b in content)
                         else "end_turn")
         content, stop = self._cap(content, stop, max_tokens)
@@ -353,7 +360,8 @@ class SimulatedModel:
                               look_first=STATE_OPEN not in system)
         if follow:  # what its offloaded results hold is all that is left to read
             return [self._text(f"{said}Next: read the offloaded results."), *follow]
-        return [self._text(self._answer(_task(messages), r))]
+        answer = self._answer(_task(messages), r)
+        return [self._text(apply(rules_in([system]), answer))]  # the rules it can see
 
     def _step(self, call: Call, said: str, book: list[dict], follow: list[dict],
               max_tokens: int, look_first: bool = True) -> list[dict]:

@@ -164,7 +164,8 @@ def test_a_plain_class_runs_in_an_agent_with_every_knob():
              "summary_role": "user", "summarizer": summarizer, "max_turns": 8,
              "max_output_tokens": 512, "memory": True, "usage_line": True,
              "compact_at": 0.9, "restore": 2, "result_cap": 0.3, "offload_over": 300,
-             "dedup_reads": True}
+             "dedup_reads": True,
+             "standing_instructions": 'End every answer with "-- bot".', "restate": True}
     assert set(knobs) == set(SETTINGS)
     with runner.start("agents", **knobs) as session:
         assert session.agent.strategy.role == "user"

@@ -31,6 +31,11 @@ speaks enough of the API for `anthropic.Anthropic(base_url=fake.base_url, ...)`:
   breakpoint as `cache_creation_input_tokens`, and what follows as `input_tokens`.
 - Faults can be injected (`Fault`): 429 / 529 / 500 / 400 responses, a timeout, a dropped
   connection, a malformed 200 body.
+- `context_window=N` gives the model a window of N tokens: a request whose input alone is
+  over it is a 400 "prompt is too long"; a reply that would not fit after the input is
+  cut where the window ends (its text cut, its tool calls dropped) and stops with
+  `stop_reason` "model_context_window_exceeded", as the API answers once a reply fills
+  the window.
 - `compatible=True` behaves as Ollama, llama.cpp or vLLM do behind `/v1/messages`: usage
   without cache fields, a 400 for any `anthropic-beta` header or `context_management`,
   no `count_tokens` (404), and, at the requests listed in `malformed_at`, tool calls with
@@ -60,6 +65,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from jupyter_compaction.server_compaction import PAUSED, CompactionRefused, serve
+from jupyter_compaction.vocab import WINDOW_EXCEEDED
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -625,8 +631,10 @@ class FakeMessagesAPI:
         min_cacheable_tokens: int = 0,
         compatible: bool = False,
         malformed_at: tuple[int, ...] = (),
+        context_window: int | None = None,
     ) -> None:
         self.responder: Responder = responder or default_responder
+        self.context_window = context_window
         self.compatible = compatible
         self.malformed_at = set(malformed_at)
         self.timeout_sleep = timeout_sleep
@@ -783,6 +791,12 @@ class FakeMessagesAPI:
             except Exception as err:  # the responder's bug becomes a 500, and is recorded
                 self.errors.append(f"{type(err).__name__}: {err}")
                 return error(500, "api_error", f"responder failed: {type(err).__name__}: {err}")
+            if self.context_window is not None:
+                room = self.context_window - approx_tokens(seen)
+                if room <= 0:
+                    return error(400, "invalid_request_error", f"prompt is too long: "
+                                 f"{approx_tokens(seen)} tokens > {self.context_window} maximum")
+                answer = _within(answer, room)
             message = self._billed(self._message(seen, answer), steps,
                                    on_demand="compaction" in body)
             if self.compatible:
@@ -913,6 +927,17 @@ class FakeMessagesAPI:
             handler.wfile.flush()
         except OSError:  # the client went away (e.g. after its own timeout)
             handler.close_connection = True
+
+
+def _within(answer: dict[str, Any], room: int) -> dict[str, Any]:
+    """`answer` cut to `room` output tokens: its text cut, its tool calls dropped, and the
+    stop reason the API gives a reply that filled the context window."""
+    content = answer.get("content") or []
+    if max(1, len(_canon(content)) // 4) <= room:
+        return answer
+    text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
+    return {"content": [{"type": "text", "text": text[:room * 4] or "."}],
+            "stop_reason": WINDOW_EXCEEDED, "usage": {"output_tokens": room}}
 
 
 def _error_body(kind: str, message: str, code: str | None = None) -> dict[str, Any]:
