@@ -186,27 +186,52 @@ def validate(messages: Sequence[Message], tools: Sequence[Any] | None = None) ->
     `tools` (the request's tool definitions) also checks rule 5; None skips it."""
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         raise InvalidHistory(0, "a history must be a list of messages")
-    seen: set[str] = set()
-    opened = opens_with_compaction(messages)  # on-demand: the summary block comes first
-    turn = int(opened)
-    for i, message in enumerate(messages):
-        _check_shape(i, message)
-        if message["role"] == SYSTEM:  # between turns: it follows a user message
-            _check_system_place(i, messages)
-            continue
-        expected, turn = TURN_ROLES[turn % 2], turn + 1
-        if message["role"] != expected:
-            rule = "the first message must come from user" if i == 0 else "roles must alternate"
-            raise InvalidHistory(i, rule, f"expected {expected}, got {message['role']}")
-        _check_answers(i, message, tool_use_ids(messages[i - 1]) if i else [])
-        for tid in tool_use_ids(message):
-            if tid in seen:
-                raise InvalidHistory(i, "duplicate tool_use id", tid)
-            seen.add(tid)
-        _check_server_results(i, message)
-        _check_compaction_place(i, message, opened)
+    rules = Rules(opens_with_compaction(messages))
+    for message in messages:
+        rules.take(message)
     if tools is not None:
         check_tools_defined(messages, tools)
+
+
+class Rules:
+    """Rules 1-4 and the block rules, checked one message at a time, in order.
+
+    What a message must obey depends only on the messages before it; their traces are kept
+    here (whose turn it is, the tool_use ids seen, the message before). So a caller that
+    repairs a message that breaks a rule checks the repaired one and goes on, each message
+    checked once, instead of validating the whole history again after every repair."""
+
+    def __init__(self, opened: bool = False):
+        self.opened = opened  # the history opens with an on-demand compaction block
+        self._turn = int(opened)
+        self._seen: set[str] = set()
+        self._previous: Message | None = None
+        self._index = 0
+
+    def take(self, message: Any) -> None:
+        """Check the next message: raise `InvalidHistory` (and take nothing) if it breaks
+        a rule after the messages taken so far; else take it."""
+        i = self._index
+        _check_shape(i, message)
+        if message["role"] == SYSTEM:  # between turns: it follows a user message
+            if self._previous is None or self._previous.get("role") != "user":
+                raise InvalidHistory(i, "a system message must come right after a user message")
+        else:
+            expected = TURN_ROLES[self._turn % 2]
+            if message["role"] != expected:
+                rule = "the first message must come from user" if i == 0 else "roles must alternate"
+                raise InvalidHistory(i, rule, f"expected {expected}, got {message['role']}")
+            _check_answers(i, message, tool_use_ids(self._previous) if self._previous else [])
+            ids: set[str] = set()
+            for tid in tool_use_ids(message):  # unique in the history and in the message
+                if tid in self._seen or tid in ids:
+                    raise InvalidHistory(i, "duplicate tool_use id", tid)
+                ids.add(tid)
+            _check_server_results(i, message)
+            _check_compaction_place(i, message, self.opened)
+            self._seen |= ids
+            self._turn += 1
+        self._previous, self._index = message, i + 1
 
 
 def _check_answers(i: int, message: Message, asked: list[str]) -> None:
@@ -400,28 +425,37 @@ def from_openai(messages: Sequence[Message]) -> list[Message]:
     Consecutive `tool` messages become the `tool_result` blocks of one user message.
     """
     out: list[Message] = []
+    answering: Message | None = None  # the last message known to hold tool results
     for m in messages:
         role = m["role"]
         if role == "tool":
             block = {"type": "tool_result", "tool_use_id": m["tool_call_id"],
                      "content": m.get("content") or ""}
-            if out and out[-1]["role"] == "user" and tool_result_ids(out[-1]):
+            # each message is searched for results once: many tool messages stay linear
+            if out and (out[-1] is answering
+                        or out[-1]["role"] == "user" and tool_result_ids(out[-1])):
                 out[-1]["content"].append(block)
             else:
                 out.append({"role": "user", "content": [block]})
+            answering = out[-1]
         elif role == "assistant" and m.get("tool_calls"):
-            text = m.get("content")
-            content: list[Block] = [{"type": "text", "text": text}] if text else []
-            for call in m["tool_calls"]:
-                fn = call["function"]
-                content.append({"type": "tool_use", "id": call["id"], "name": fn["name"],
-                                "input": json.loads(fn.get("arguments") or "{}")})
-            out.append({"role": "assistant", "content": content})
+            out.append(_calls_from_openai(m))
         elif role == "user" and out and out[-1]["role"] == "user":
             out[-1]["content"].append({"type": "text", "text": m.get("content") or ""})
         else:
             out.append({"role": role, "content": m.get("content") or ""})
     return out
+
+
+def _calls_from_openai(message: Message) -> Message:
+    """An OpenAI assistant message with `tool_calls` as one with `tool_use` blocks."""
+    text = message.get("content")
+    content: list[Block] = [{"type": "text", "text": text}] if text else []
+    for call in message["tool_calls"]:
+        fn = call["function"]
+        content.append({"type": "tool_use", "id": call["id"], "name": fn["name"],
+                        "input": json.loads(fn.get("arguments") or "{}")})
+    return {"role": "assistant", "content": content}
 
 
 def to_openai(messages: Sequence[Message]) -> list[Message]:
@@ -467,7 +501,3 @@ def _check_system_fields(i: int, message: Message) -> None:
     if message.get("clear_at", "never") not in CLEAR_AT:
         raise InvalidHistory(i, "a system message's clear_at is 'next_user_message' or 'never'")
 
-
-def _check_system_place(i: int, messages: Sequence[Message]) -> None:
-    if not i or messages[i - 1].get("role") != "user":
-        raise InvalidHistory(i, "a system message must come right after a user message")

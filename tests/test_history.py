@@ -5,6 +5,7 @@ from hypothesis import given
 
 from jupyter_compaction.history import (
     InvalidHistory,
+    Rules,
     cut_points,
     from_openai,
     to_openai,
@@ -40,10 +41,14 @@ def test_generated_histories_are_valid(messages):
     ([{"role": "user", "content": "a"}, {"role": "assistant", "content": [call(1)]},
       {"role": "user", "content": [result(1)]}, {"role": "assistant", "content": [call(1)]},
       {"role": "user", "content": [result(1)]}], 3, "duplicate"),
+    ([{"role": "user", "content": "a"}, {"role": "assistant", "content": [call(1), call(1)]},
+      {"role": "user", "content": [result(1)]}], 1, "duplicate"),
     ([{"role": "user", "content": []}], 0, "non-empty"),
     ([{"role": "user"}], 0, "content"),
     ([{"role": "tool", "content": "x"}], 0, "role must be"),
     ([{"role": "system", "content": "x"}], 0, "right after a user message"),
+    ([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+      {"role": "system", "content": "x"}], 2, "right after a user message"),
     (["not a dict"], 0, "must be a dict"),
     ([{"role": "user", "content": [{"type": "video"}]}], 0, "cannot hold"),
     ([{"role": "user", "content": [{"type": "image"}]}], 0, "need a 'source'"),
@@ -55,6 +60,17 @@ def test_validate_names_index_and_rule(messages, index, rule):
     assert rule in str(err.value)
     assert str(err.value).startswith(f"messages[{index}]")
     assert "\n" not in str(err.value)
+
+
+def test_a_message_that_breaks_a_rule_is_not_taken():
+    # what the refused message would have added (its call id, its turn) is not kept: the
+    # message checked in its place is judged after the ones taken before it
+    rules = Rules()
+    rules.take({"role": "user", "content": "a"})
+    with pytest.raises(InvalidHistory, match="messages\\[1\\].*duplicate"):
+        rules.take({"role": "assistant", "content": [call(1), call(1)]})
+    rules.take({"role": "assistant", "content": [call(1)]})
+    rules.take({"role": "user", "content": [result(1)]})
 
 
 def test_parallel_calls_answered_together_are_valid():

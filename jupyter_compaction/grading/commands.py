@@ -6,9 +6,9 @@ gradebook. Exit codes: 0 when grading or releasing completed (scores are data, s
 notebook with failures still exits 0) or the gradebook verified; 1 when `--verify` finds
 the gradebook changed; 2 for a usage error, reported on one line: a missing notebook or
 folder, a file that is not a notebook, unbalanced solution markers, a release into the
-source folder, an unreadable seeds file, or a weak sandbox (no bubblewrap, and a worker
-that would keep privileges) without `--allow-weak-sandbox`. nbformat and nbclient are
-imported only when a command runs.
+source folder, an unreadable seeds file, or a weak sandbox (no syscall filter, or no
+bubblewrap and a worker that would keep privileges) without `--allow-weak-sandbox`.
+nbformat and nbclient are imported only when a command runs.
 
 Left out: uploading grades anywhere; `--json` prints them for whatever comes next.
 """
@@ -166,8 +166,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="one seed for every exercise's hidden cases (default: the "
                         "per-exercise seeds release fixed in RELEASE)")
     g.add_argument("--allow-weak-sandbox", action="store_true",
-                   help="grade even where no bubblewrap runs and the worker would keep "
-                        "its user's privileges (recorded in gradebook.json)")
+                   help="grade even where the worker's syscall filter is off, or no "
+                        "bubblewrap runs and the worker would keep its user's privileges "
+                        "(recorded in gradebook.json)")
     g.add_argument("--release", default=SOURCES, metavar="RELEASE",
                    help=f"the folder released from, holding {SEEDS_FILE} "
                         "(default: %(default)s)")

@@ -23,8 +23,11 @@ and why, and the worker's user); `JUPYTER_COMPACTION_SANDBOX=limits` forces the 
 Without bubblewrap a grader running as root starts the worker as nobody, with no groups
 and so no capabilities, where Python is readable by nobody; `require()` refuses to grade
 where the worker would keep privileges instead, unless the teacher allows it
-(`--allow-weak-sandbox`). Under bubblewrap /tmp is a tmpfs of `TMP_BYTES`, and the
-syscall filter refuses SysV IPC, so nothing the worker creates outlives its memory limit.
+(`--allow-weak-sandbox`). Under bubblewrap /tmp, a tmpfs of `TMP_BYTES`, is the only
+place the worker can write (its home, /dev and the rest are read-only), and the syscall
+filter refuses SysV IPC (whose limits in the sandbox's IPC namespace are the machine's):
+so nothing the worker creates escapes its memory limit. Where that filter cannot be
+installed (not x86-64 Linux), `require()` refuses as well, bubblewrap or not.
 
 Left out: CPU and memory accounting across processes (cgroups): each worker has its own
 limits, and `RLIMIT_NPROC` does not bind root (the seccomp filter is what stops forks).
@@ -85,6 +88,9 @@ WEAK = ("the worker would run as {user} with only resource limits and a syscall 
         "({reason}); install bubblewrap (apt-get install bubblewrap, or dnf install "
         "bubblewrap) so that every worker gets a sandbox of its own, or pass "
         "--allow-weak-sandbox to grade anyway (gradebook.json records it)")
+UNFILTERED = ("the worker would run without its syscall filter ({reason}), which is what "
+              "stops forks, SysV shared memory and io_uring in any sandbox; grade on x86-64 "
+              "Linux, or pass --allow-weak-sandbox to grade anyway (gradebook.json records it)")
 
 
 class SandboxError(Exception):
@@ -127,8 +133,11 @@ def _system_links() -> list[str]:
 def bwrap_command(workdir: Path, empty_init: Path) -> list[str]:
     """The bubblewrap command line that runs the worker (without the worker itself)."""
     grading = PACKAGE / "grading"
+    # /tmp, a tmpfs of TMP_BYTES, is the one place it can write: /dev and the grading
+    # package's stand-in are tmpfs too (of half the machine's memory), so read-only
     args = [BWRAP, "--unshare-all", "--as-pid-1", "--die-with-parent",
-            "--uid", "65534", "--gid", "65534", "--proc", "/proc", "--dev", "/dev",
+            "--uid", "65534", "--gid", "65534", "--proc", "/proc",
+            "--dev", "/dev", "--remount-ro", "/dev",
             "--size", str(TMP_BYTES), "--tmpfs", "/tmp", *_system_links()]
     for root in _read_only_roots():
         args += ["--ro-bind", str(root), str(root)]
@@ -136,7 +145,8 @@ def bwrap_command(workdir: Path, empty_init: Path) -> list[str]:
              "--ro-bind", str(empty_init), str(grading / "__init__.py")]
     for module in WORKER_MODULES:
         args += ["--ro-bind", str(grading / module), str(grading / module)]
-    args += ["--bind", str(workdir), SANDBOX_HOME, "--chdir", SANDBOX_HOME, "--clearenv"]
+    args += ["--remount-ro", str(grading),
+             "--ro-bind", str(workdir), SANDBOX_HOME, "--chdir", SANDBOX_HOME, "--clearenv"]
     for key, value in worker_env(SANDBOX_HOME).items():
         args += ["--setenv", key, value]
     return [*args, "--"]
@@ -223,15 +233,17 @@ def isolation() -> dict[str, str]:
 
 
 def require(allow_weak: bool) -> None:
-    """Raise `WeakSandbox` (saying how to install bubblewrap) where no bubblewrap runs and
-    the worker would keep privileges (not nobody) or go unfiltered, unless `allow_weak`."""
+    """Raise `WeakSandbox`, unless `allow_weak`, where the worker would go without its
+    syscall filter (bubblewrap or not: the filter is what bounds SysV IPC and forks), or
+    where no bubblewrap runs and it would keep privileges (not nobody): saying how to
+    install bubblewrap."""
     used = isolation()
-    weak = used["kind"] != BUBBLEWRAP and (used["user"] != "nobody"
-                                           or used["syscall_filter"] != "on")
-    if weak and not allow_weak:
-        reason = used["reason"] if used["syscall_filter"] == "on" else (
-            f"{used['reason']}; syscall filter: {used['syscall_filter']}")
-        raise WeakSandbox(WEAK.format(user=used["user"], reason=reason))
+    if allow_weak:
+        return
+    if used["syscall_filter"] != "on":
+        raise WeakSandbox(UNFILTERED.format(reason=used["syscall_filter"]))
+    if used["kind"] != BUBBLEWRAP and used["user"] != "nobody":
+        raise WeakSandbox(WEAK.format(user=used["user"], reason=used["reason"]))
 
 
 class Sandbox:

@@ -42,10 +42,11 @@ from ..history import (
     Block,
     InvalidHistory,
     Message,
+    Rules,
     blocks,
+    opens_with_compaction,
     tool_result_ids,
     tool_use_ids,
-    validate,
 )
 from ..history import _check_shape as check_message_shape
 
@@ -460,20 +461,25 @@ class Thread:
 
 def checked(segment: list[Message], problems: Problems) -> list[Message]:
     """`segment`, valid by `history.validate`: a message that still breaks a rule has its
-    blocks kept as text (and is dropped if that cannot help), with a warning each time."""
-    for _ in range(len(segment) + 1):
+    blocks kept as text (and is dropped if that cannot help), with a warning each time.
+    Each message is checked once, in order, after the ones kept (`history.Rules`), so
+    however many messages need repair the check stays linear."""
+    kept: list[Message] = []
+    rules = Rules()
+    pending = segment[::-1]  # the messages still to check, the next one last
+    while pending:
+        message = pending.pop()
+        if not kept:  # the first message kept says whether the history opens compacted
+            rules = Rules(opens_with_compaction([message]))
         try:
-            validate(segment)
-            return segment
+            rules.take(message)
         except InvalidHistory as err:
-            i = err.index
             problems.note("messages broke a history rule and were kept as text", None,
                           f"{shown(err)}; the message was kept as text")
-            if all(b.get("type") == "text" for b in blocks(segment[i])):
-                segment = [*segment[:i], *segment[i + 1:]]
-                continue
-            text = [{"type": "text", "text": f"{AS_TEXT_PREFIX} {json.dumps(b, default=str)}"}
-                    if b.get("type") != "text" else b for b in blocks(segment[i])]
-            segment = [*segment[:i], {"role": segment[i]["role"], "content": text},
-                       *segment[i + 1:]]
-    return []
+            if not all(b.get("type") == "text" for b in blocks(message)):
+                pending.append({"role": message["role"], "content": [
+                    {"type": "text", "text": f"{AS_TEXT_PREFIX} {json.dumps(b, default=str)}"}
+                    if b.get("type") != "text" else b for b in blocks(message)]})
+            continue  # an all-text message that breaks a rule is dropped
+        kept.append(message)
+    return kept

@@ -11,7 +11,10 @@ within the test's limit, and nothing they started is left running.
 from __future__ import annotations
 
 import errno
+import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -145,6 +148,48 @@ def f(pid, grader_files):
     assert run(source, os.getpid(), here) == ("hidden", False, False)
 
 
+FILL = r"""
+import errno, json, os, sys
+
+def fill(folder):
+    # 256 KB files until a write fails: (the bytes the folder took, why it refused more)
+    why, made = None, []
+    try:
+        for n in range(64):
+            made.append(os.path.join(folder, f"fill{n}"))
+            with open(made[-1], "wb") as f:
+                f.write(b"x" * (256 << 10))
+    except OSError as exc:
+        why = errno.errorcode[exc.errno]
+    return sum(os.path.getsize(p) for p in made if os.path.exists(p)), why
+
+print(json.dumps({folder: fill(folder) for folder in sys.argv[1:]}))
+"""
+
+
+def test_under_bubblewrap_only_a_small_tmp_takes_files_even_without_the_filter(tmp_path):
+    """Files live in memory that no process limit counts: inside bubblewrap, Python run
+    without the syscall filter (as on a machine the filter does not support) can write
+    `TMP_BYTES` to /tmp and nothing anywhere else (/dev and the grading package's
+    stand-in are tmpfs too; the home is a folder of the grader's)."""
+    sandbox._probe.cache_clear()
+    if sandbox.isolation()["kind"] != "bubblewrap":
+        pytest.skip(f"bubblewrap cannot run here: {sandbox.isolation()['reason']}")
+    home, init = tmp_path / "home", tmp_path / "__init__.py"
+    home.mkdir()
+    init.write_text("")
+    grading = str(sandbox.PACKAGE / "grading")
+    done = subprocess.run([*sandbox.bwrap_command(home, init), sys.executable, "-c", FILL,
+                           "/tmp", "/dev", "/dev/shm", grading, sandbox.SANDBOX_HOME],
+                          capture_output=True, text=True, timeout=60,
+                          preexec_fn=sandbox._limits)  # noqa: PLW1509 - setrlimit only
+    taken = json.loads(done.stdout)
+    assert taken.pop("/tmp") == [sandbox.TMP_BYTES, "ENOSPC"]
+    assert taken == dict.fromkeys([grading, "/dev", "/dev/shm", sandbox.SANDBOX_HOME],
+                                  [0, "EROFS"])
+    assert not list(home.iterdir())
+
+
 def test_a_result_that_is_not_plain_data_is_refused(isolation):
     with pytest.raises(Exception, match="not plain data") as raised:
         run("class Mine(dict):\n    pass\n\ndef f():\n    return Mine()\n")
@@ -225,6 +270,18 @@ def test_a_weak_sandbox_is_refused_unless_allowed(monkeypatch):
     monkeypatch.setattr(sandbox, "_probe", lambda: (sandbox.LIMITS_ONLY, "no bwrap", "on",
                                                     "nobody"))
     sandbox.require(False)
+
+
+def test_without_the_syscall_filter_grading_refuses_even_in_bubblewrap(monkeypatch):
+    """The filter is what refuses SysV IPC (whose limits in bubblewrap's IPC namespace are
+    the machine's) and forks: where it cannot be installed, bubblewrap is not enough."""
+    unfiltered = "no seccomp filter for Linux aarch64"
+    monkeypatch.setattr(sandbox, "_probe", lambda: (sandbox.BUBBLEWRAP, "", unfiltered,
+                                                    "nobody"))
+    with pytest.raises(sandbox.WeakSandbox, match=f"without its syscall filter "
+                                                  f"\\({unfiltered}\\).*--allow-weak"):
+        sandbox.require(False)
+    sandbox.require(True)
 
 
 def test_without_bubblewrap_a_root_grader_runs_the_worker_as_nobody(isolation):

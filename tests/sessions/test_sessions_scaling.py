@@ -1,23 +1,28 @@
-"""Importers stay linear and lose nothing: each shape that once made same-role merging
-quadratic (many consecutive user entries, one reply streamed as many entries, many
-parallel calls, a long list of user messages) loads in time that doubles, not
-quadruples, when the input doubles; and a block the history cannot hold, a file that
-grows after its size check, and a log in UTF-16/32 or with a byte-order mark each load
-with every message they can keep."""
+"""Importers stay linear and lose nothing: each shape that once made an import quadratic
+(many consecutive user entries, one reply streamed as many entries, many parallel calls, a
+long list of user messages, many messages a history rule makes the import repair, many
+OpenAI tool messages in a row) takes twice the steps, not four times, when the input
+doubles; and a block the history cannot hold, a file that grows after its size check, and
+a log in UTF-16/32 or with a byte-order mark each load with every message they can keep.
 
-import gc
+Steps are counted, not timed (`sys.settrace` sees every call, line and turn of a loop in
+Python code), so the check gives the same answer on a loaded machine. It leaves out work
+inside one C call (a list copied, `in` on a list): a loop around such a call is still
+counted once per turn."""
+
 import json
-import time
+import sys
+from collections.abc import Callable
 
 import pytest
 
 from jupyter_compaction import sessions
-from jupyter_compaction.history import validate
+from jupyter_compaction.history import blocks, validate
 from tests.support.quick import quick_first
 
-SIZE = 4000  # entries in the smaller input; the larger has twice as many
-RATIO = 3.0  # the most the doubled input may cost, best of five: linear is 2 (2.2 to 2.6
-# measured, allocation and cache effects), quadratic 4
+SIZE = 400  # entries in the smaller input; the larger has twice as many
+GROWTH = 2.2  # the most steps the doubled input may take, relative: linear measures 1.99,
+# quadratic 4 (less while the linear part still dominates; the control below shows 3)
 
 
 def _claude(entries: list[dict]) -> str:
@@ -60,27 +65,70 @@ def user_message_list(n: int) -> str:
     return json.dumps([{"role": "user", "content": f"note {i}"} for i in range(n)])
 
 
-SHAPES = [consecutive_user_entries, streamed_reply, parallel_codex_calls, user_message_list]
+def messages_breaking_a_rule(n: int) -> str:
+    """Each reply holds a web search result with no search before it: every one is a
+    message the import repairs (kept as text) after the history check finds it."""
+    return _claude([entry for i in range(n) for entry in (
+        {"type": "user", "message": {"role": "user", "content": f"note {i}"}},
+        {"type": "assistant", "message": {"role": "assistant", "id": f"m{i}", "content": [
+            {"type": "web_search_tool_result", "tool_use_id": f"srvtoolu_{i}",
+             "content": []}]}})])
 
 
-def _seconds(text: str) -> float:
-    gc.collect()
-    gc.disable()  # a collection inside one run and not the other is noise, not growth
+def openai_tool_messages(n: int) -> str:
+    calls = [{"id": f"c{i}", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+             for i in range(n)]
+    return json.dumps([{"role": "user", "content": "go"},
+                       {"role": "assistant", "content": None, "tool_calls": calls},
+                       *({"role": "tool", "tool_call_id": f"c{i}", "content": f"note {i}"}
+                         for i in range(n))])
+
+
+SHAPES = [consecutive_user_entries, streamed_reply, parallel_codex_calls, user_message_list,
+          messages_breaking_a_rule, openai_tool_messages]
+
+
+def steps(load: Callable[[str], object], text: str) -> int:
+    """How many steps `load(text)` takes: the events `sys.settrace` reports (each call,
+    line, return and loop turn in Python code), the same on any machine under any load."""
+    count = 0
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        count += 1
+        return tracer
+
+    before = sys.gettrace()  # a coverage run's tracer is put back afterwards
+    sys.settrace(tracer)
     try:
-        start = time.process_time()  # this process's CPU: other workers' load is not in it
-        sessions.loads(text)
-        return time.process_time() - start
+        load(text)
     finally:
-        gc.enable()
+        sys.settrace(before)
+    return count
+
+
+def growth(load: Callable[[str], object], shape: Callable[[int], str]) -> float:
+    """How many times the steps grow when the input doubles."""
+    return steps(load, shape(2 * SIZE)) / steps(load, shape(SIZE))
 
 
 @pytest.mark.parametrize("shape", quick_first(SHAPES), ids=lambda f: f.__name__)
 def test_loading_is_linear(shape):
-    small, large = shape(SIZE), shape(2 * SIZE)
-    _seconds(small)  # warm up
-    runs = [(_seconds(small), _seconds(large)) for _ in range(5)]  # alternated: a busy
-    ratio = min(b for _, b in runs) / min(a for a, _ in runs)  # machine slows both alike
-    assert ratio < RATIO, f"{shape.__name__}: doubling the input cost {ratio:.1f}x"
+    ratio = growth(sessions.loads, shape)
+    assert ratio < GROWTH, f"{shape.__name__}: doubling the input took {ratio:.2f}x the steps"
+
+
+def quadratic_loads(text: str) -> None:
+    """The import with a quadratic step added, as a same-role merge that searches every
+    block kept so far before it keeps the next one would be."""
+    kept: list[dict] = []
+    for block in (b for m in sessions.loads(text).messages for b in blocks(m)):
+        if all(block is not other for other in kept):
+            kept.append(block)
+
+
+def test_the_check_fails_a_quadratic_import():
+    assert growth(quadratic_loads, user_message_list) > GROWTH + 0.5
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda f: f.__name__)
