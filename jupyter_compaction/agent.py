@@ -237,10 +237,7 @@ class Agent:
     def _append(self, run: Run, message: Message, live: bool = True) -> None:
         """Add `message` to the context and transcript (unless a feature took it in)."""
         if live:
-            run.messages.append(message)
-            if run.tally is not None:
-                run.tally.append(message)
-            run.transcript.append(message)
+            run.add(message)
         for feature in self.features:
             feature.on_message(run, message)
 

@@ -69,10 +69,7 @@ class Restate(Feature):
         message = {"role": SYSTEM, "content": self.text}
         if message in in_view(run.messages):
             return None
-        run.messages.append(message)
-        if run.tally is not None:
-            run.tally.append(message)
-        run.transcript.append(message)
+        run.add(message)
         for feature in self.features:
             feature.on_message(run, message)
         return None

@@ -121,6 +121,13 @@ class Run(RunRecord):
         self.calls_seen = {call_key(b["name"], b["input"]) for m in self.transcript[:-1]
                            for b in blocks(m) if b.get("type") == "tool_use"}
 
+    def add(self, message: Message) -> None:
+        """Add `message` to the live context, its running count and the transcript."""
+        self.messages.append(message)
+        if self.tally is not None:
+            self.tally.append(message)
+        self.transcript.append(message)
+
     def tokens(self, counter: TokenCounter) -> Tally:
         """The running count of the live context's tokens (rebuilt when it was dropped)."""
         if self.tally is None:
