@@ -11,7 +11,8 @@ stack: the request's size as the model's API counted it, where the stack is the 
 count. The line is drawn only when some turn's reported count differs from the local
 count by more than `SAME_COUNT_SHARE` of it; otherwise (the simulated model reports the
 local count) it would hide on the top of the stack, so it is left out and the chart's
-caption (its subtitle) says the two are equal.
+caption (its subtitle) says the two are equal; a report that changes nothing drawn (the
+line hidden, the caption as it was) does not draw the figure again.
 
 The figure is drawn by plotly's own renderer for notebook outputs (the
 `application/vnd.plotly.v1+json` output, which JupyterLab, Notebook and JupyterLite load
@@ -164,11 +165,11 @@ class TokenChart:
                 f"messages {event.tokens_before} → {event.tokens_after} tokens")
             return True
         if isinstance(event, ModelReplied) and event.usage.total_input > 0:
-            count = event.usage.total_input
+            count, caption = event.usage.total_input, self.caption()
             self.reported.append((event.turn, count))
             local = self.tokens[-1] if self.turns and self.turns[-1] == event.turn else None
             self._differs |= local is None or abs(count - local) > SAME_COUNT_SHARE * local
-            return True
+            return self._differs or self.caption() != caption  # else nothing drawn changed
         return False
 
     # --- the widget -------------------------------------------------------------------
@@ -222,6 +223,7 @@ class TokenChart:
         span = [self.turns[0], self.turns[-1]] if self.turns else []
         budget, trigger, target, reported, marks = range(len(PARTS), len(PARTS) + 5)
         target_span = span if self.target else []
+        shown = self.reported if self.reported_differs() else []  # a hidden line: no points
         values = {(i, "x"): self.turns for i in range(len(PARTS))}
         values |= {(i, "y"): self.parts[p] for i, p in enumerate(PARTS)}
         values |= {(budget, "x"): span, (budget, "y"): [self.budget] * len(span),
@@ -230,8 +232,8 @@ class TokenChart:
                    (target, "y"): [self.target] * len(target_span),
                    (marks, "x"): self._mark_x, (marks, "y"): self._mark_y,
                    (marks, "hovertext"): self._mark_text,
-                   (reported, "x"): [x for x, _ in self.reported],
-                   (reported, "y"): [y for _, y in self.reported]}
+                   (reported, "x"): [x for x, _ in shown],
+                   (reported, "y"): [y for _, y in shown]}
         with fig.batch_update():
             for (i, prop), points in values.items():
                 setattr(fig.data[i], prop, tuple(points))

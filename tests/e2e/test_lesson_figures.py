@@ -182,7 +182,7 @@ def test_each_lesson_key_figure_renders_and_is_saved(open_notebook, waits):
             assert state["budget"] and state["budget"][0] == budget, (label, state)
         assert broken_words(output) == [], f"{label}: words broken mid-word"
         png = ARTIFACTS / f"lesson-{figure.lesson:02d}-{figure.name}.png"
-        output.screenshot(path=str(png))
+        output.screenshot(path=str(png), timeout=waits.ms(RENDER_S))  # once redraws settle
         assert png.stat().st_size > 5_000, f"{png.name} is nearly empty"
         if figure.lesson == 1:
             check_readme_chart(output, budget)

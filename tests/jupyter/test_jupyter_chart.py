@@ -61,6 +61,21 @@ def test_other_events_do_not_redraw():
     assert chart.updates == 1 and chart.turns == []
 
 
+def test_a_report_that_changes_nothing_drawn_does_not_redraw():
+    """The simulated model reports the local count: only the first report (the caption
+    appears) is drawn; a report that differs is drawn, and every one after it."""
+    chart = TokenChart()
+    _ = chart.figure
+    chart(turn(1, 300))
+    chart(ModelReplied(1, Usage(input_tokens=300), "tool_use"))
+    chart(turn(2, 500))
+    chart(ModelReplied(2, Usage(input_tokens=500), "tool_use"))
+    assert chart.updates == 4 and len(chart.reported) == 2  # built, turn, caption, turn
+    chart(ModelReplied(2, Usage(input_tokens=900), "tool_use"))
+    chart(ModelReplied(2, Usage(input_tokens=500), "tool_use"))
+    assert chart.updates == 6 and chart.reported_differs()
+
+
 def test_compactions_are_marked_with_hover_text():
     chart = TokenChart()
     chart(turn(1, 900))

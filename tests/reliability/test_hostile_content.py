@@ -239,7 +239,7 @@ def test_the_lab_tabs_and_message_escape(finished: Run) -> None:
 def test_the_comparison_table_escapes() -> None:
     from jupyter_compaction.jupyter.compare import Comparison
 
-    rows = [(HOSTILE, 1, 2, 3, 4, "50%", HOSTILE)]
+    rows = [(HOSTILE, 1, 2, 3, 4, "50%", HOSTILE, HOSTILE)]  # the last: the question
     assert_inert(Comparison(HOSTILE, {}, rows).view().html)
 
 
