@@ -90,8 +90,8 @@ class Option:
                 raise ValueError(f"{label} must be True or False, not {shown(value)}")
         elif self.text:
             if not isinstance(value, str) or not value.strip():
-                raise ValueError(f"{label} must be text that is not blank, or None; got "
-                                 f"{shown(value)}")
+                raise ValueError(f"{label} must be text that is not blank"
+                                 + ("" if typed else ", or None") + f"; got {shown(value)}")
         else:
             self._check_name(label, value, typed)
 
@@ -216,11 +216,12 @@ class Settings:
                                "the earlier result is still in the context, with a short "
                                "'unchanged since turn N'")
     standing_instructions: str | None = knob(
-        None, metavar="TEXT", text=True, optional=True, surfaces=(),  # text: in Python
-        help="instructions sent as a system message right after the task (none: no such "
-             "message); a compaction that summarizes their turn summarizes them away")
+        None, metavar="TEXT", text=True, optional=True,
+        help="instructions sent as a system message right after the task, in quotes when "
+             "they hold spaces (none: no such message); a compaction that summarizes their "
+             "turn summarizes them away")
     restate: bool = knob(
-        True, kind=bool, surfaces=(),
+        True, kind=bool,
         help="send the standing instructions again as a system message after each compaction, "
              "client-side or the API's own (restate.py)")
     max_turns: int = knob(

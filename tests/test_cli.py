@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 
@@ -33,6 +34,8 @@ def test_demo_output_is_the_same_every_run(capsys):
     (["--model", "gpt-4o"], "unknown model 'gpt-4o': --model must be one of simulated"),
     (["--summary-role", "system"], "unknown summary role 'system'"),
     (["--summarizer", "cheap"], "unknown summarizer 'cheap': --summarizer must be one of aux"),
+    (["--standing-instructions", " "], "--standing-instructions must be text that is not "
+                                       "blank; got ' '"),
 ])
 def test_demo_bad_input_is_one_line_and_exit_2(capsys, argv, words):
     assert main(["demo", *argv]) == 2
@@ -44,10 +47,20 @@ def test_demo_takes_every_setting_a_terminal_can_type(capsys):
     from jupyter_compaction.cli import DEMO_SETTINGS
     from jupyter_compaction.settings import NAMES
 
-    assert set(NAMES) - set(DEMO_SETTINGS) == {"max_output_tokens", "standing_instructions",
-                                               "restate"}  # text, typed in Python
+    assert set(NAMES) - set(DEMO_SETTINGS) == {"max_output_tokens"}
     assert main(["demo", "--summarizer", "same", "--notes", "--max-turns", "3"]) == 1
     assert "status" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("restate", [True, False])
+def test_demo_states_the_standing_instructions_and_restates_them(capsys, restate):
+    rule = 'End every answer with "-- ops bot".'
+    argv = ["demo", "--scenario", "agents", "--budget", "8000", "--strategy", "compact",
+            "--standing-instructions", rule, *([] if restate else ["--no-restate"])]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^outcome\s+correct$", out, re.M)  # graded on content, not sign-off
+    assert out.rstrip().endswith("-- ops bot") is restate
 
 
 def test_console_script_entry_point_runs():

@@ -11,7 +11,9 @@ last run's context now (`Agent.compact`) and says what it did; `%compaction_budg
 `CONTEXT_BUDGET`, which `%%agent` reads when `--budget` is not given; `%compaction_lab`
 opens the lab. Options are declared with IPython's `magic_arguments`, so `%%agent?`
 shows them; those that are settings (`--budget`, `--strategy`, ...) are generated from
-`Settings` (`setting_arguments()`), which also checks their values. Every bad input
+`Settings` (`setting_arguments()`), which also checks their values; a text value with
+spaces is typed in quotes, `--standing-instructions 'Answer in one line.'` (the line is
+split by `validate.words`). Every bad input
 raises `UsageError` (shown by IPython as one line, no traceback) that names the option;
 a model that fails mid-run ends the run, not the cell, and only its one-line error is
 shown.
@@ -28,7 +30,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, magic_arguments
 
 from .. import runner
 from ..events import Compacted, Failed
@@ -85,9 +87,10 @@ class CompactionMagics(Magics):
         return self.shell.user_ns
 
     def _parse(self, magic: Callable[..., Any], line: str) -> argparse.Namespace:
-        """Parse `line`; argparse's complaints become one-line UsageErrors."""
+        """Parse `line` (split by `validate.words`: a quoted value loses its quotes);
+        argparse's complaints become one-line UsageErrors."""
         try:
-            return parse_argstring(magic, line)
+            return magic.parser.parse_args(check.words(line))
         except UsageError as err:
             name = magic.__name__
             raise UsageError(f"{check.one_line(str(err))}; see %{name}? for the options"

@@ -8,7 +8,13 @@ of variables. IPython shows a `UsageError` as its message alone, without a trace
 each check raises exactly `IPython.core.error.UsageError` (never a subclass) with one
 line that says what is wrong and what to type instead.
 
-Left out: coercing near-misses ("20k", "20,000", 2.5e4); a budget is a whole number.
+A magic line is split into words as IPython splits it (`words()`): quotes group words,
+and a word wrapped in one kind of quote loses them, as in a shell, so a text value such
+as `--standing-instructions 'End every answer with "-- bot".'` arrives without its outer
+quotes; an apostrophe inside a word (`don't`) stays, and so does a backslash.
+
+Left out: coercing near-misses ("20k", "20,000", 2.5e4); a budget is a whole number; a
+quote escaped with a backslash inside quotes of the same kind (use the other kind).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from IPython.core.error import UsageError
+from IPython.utils.process import arg_split
 
 from .. import scenarios
 from ..redact import strip_control
@@ -29,6 +36,7 @@ BUDGET_VAR = "CONTEXT_BUDGET"
 BUDGET_HINT = (f"{BUDGET_VAR} must be a positive whole number of tokens, at most "
                f"{MAX_BUDGET:_} tokens, e.g. {BUDGET_VAR} = 20_000")
 KEY_ENV = "ANTHROPIC_API_KEY"
+QUOTES = "'\""
 
 
 def whole_number(value: Any) -> int | None:
@@ -84,3 +92,10 @@ def one_line(message: str) -> str:
     """Collapse a message (e.g. from argparse, echoing what was typed) onto one line,
     without control characters."""
     return " ".join(strip_control(str(message)).split())
+
+
+def words(line: str) -> list[str]:
+    """A magic line's words, as IPython's own argument parsing splits them, each word
+    wrapped in one kind of quote without them; an unclosed quote is a `ValueError`."""
+    return [w[1:-1] if len(w) > 1 and w[0] == w[-1] and w[0] in QUOTES else w
+            for w in arg_split(line, strict=True)]

@@ -17,6 +17,10 @@ Each rule is a pattern with its quoted part free (any text), not one wording:
 | `start every/each/your answer with "X"`| X, a space, then the answer         |
 | `end every/each/your answer with "X"`  | the answer, a newline, then X       |
 
+A grader reads the content: `without_marks` takes off the openings and endings the
+rules added (`scenarios.base.graded_answer`), so an answer that follows its rule is not
+graded wrong for the words of its sign-off.
+
 Left out: rules about content (what to look up, what to leave out), and a summary that
 carries a rule forward (the simulated summarizer writes facts and steps only, so a rule
 survives a compaction only when its message does, or when the agent restates it).
@@ -39,16 +43,32 @@ def _one_line(text: str) -> str:
     return " / ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
+def _marks(texts: list[str]) -> list[tuple[str, str]]:
+    """("start" or "end", the quoted text) of each opening and ending `texts` state, in
+    the order stated."""
+    return [(kind, x) for _, _, kind, x in sorted(
+        (n, m.start(), kind, m[1]) for n, text in enumerate(texts)
+        for kind, pattern in (("start", START), ("end", END)) for m in pattern.finditer(text))]
+
+
 def rules_in(texts: Iterable[str]) -> list[Rule]:
     """The rules `texts` state: the quoted openings and endings in the order stated, then
     "one line" (last, so that it joins what the others added)."""
     texts = list(texts)
-    marks = sorted((n, m.start(), kind, m[1]) for n, text in enumerate(texts)
-                   for kind, pattern in (("start", START), ("end", END))
-                   for m in pattern.finditer(text))
     rules: list[Rule] = [(lambda t, x=x: f"{x} {t}") if kind == "start"
-                         else (lambda t, x=x: f"{t}\n{x}") for _, _, kind, x in marks]
+                         else (lambda t, x=x: f"{t}\n{x}") for kind, x in _marks(texts)]
     return rules + ([_one_line] if any(ONE_LINE.search(t) for t in texts) else [])
+
+
+def without_marks(texts: Iterable[str], answer: str) -> str:
+    """`answer` without the openings and endings the rules `texts` state added to it (the
+    content a grader reads; a joined line stays joined)."""
+    for kind, x in reversed(_marks(list(texts))):
+        if kind == "start" and answer.startswith(f"{x} "):
+            answer = answer[len(x) + 1:]
+        elif kind == "end" and answer.endswith(f"\n{x}"):
+            answer = answer[:-len(x) - 1]
+    return answer
 
 
 def apply(rules: Iterable[Rule], answer: str) -> str:

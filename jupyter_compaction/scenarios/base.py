@@ -52,7 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jupyter_compaction.history import call_key
+from jupyter_compaction.history import blocks, call_key
+from jupyter_compaction.models.output_rules import without_marks
 from jupyter_compaction.scenarios import grammar
 from jupyter_compaction.scenarios.grammar import Grammar, Parse
 from jupyter_compaction.tools import ToolError
@@ -570,7 +571,7 @@ class Scenario:
             task = getattr(run, "task", None)
             if task is not None and not self.answerable(task):
                 return "not graded"
-            return self.grade(run.answer, workspace, task).status
+            return self.grade(graded_answer(run), workspace, task).status
         if run.status == "failed":
             reasons = [getattr(e, "reason", "") for e in run.events if hasattr(e, "reason")]
             return "stuck" if reasons and reasons[-1] == "stuck" else "failed"
@@ -581,7 +582,7 @@ class Scenario:
         ("wrong (wrong: 90; missing: 30)")."""
         result = self.outcome(run, workspace)
         if result in ("wrong", "partial"):
-            return str(self.grade(run.answer, workspace, getattr(run, "task", None)))
+            return str(self.grade(graded_answer(run), workspace, getattr(run, "task", None)))
         return result
 
     @property
@@ -606,6 +607,16 @@ class Scenario:
                 shutil.copyfile(src, dst)
         target.mkdir(parents=True, exist_ok=True)
         return Workspace(target)
+
+
+def graded_answer(run: Any) -> str | None:
+    """A run's answer as it is graded: without the openings and endings its instructions
+    asked for (the rules its system prompt and system messages state, `output_rules.py`),
+    which are form, not content."""
+    said = [getattr(run, "system", "") or "", *(
+        "\n".join(b.get("text", "") for b in blocks(m)) for m in getattr(run, "transcript", ())
+        if m["role"] == "system")]
+    return run.answer if run.answer is None else without_marks(said, run.answer)
 
 
 # -- file tools shared by several scenarios ------------------------------------------------

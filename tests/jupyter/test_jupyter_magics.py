@@ -134,6 +134,29 @@ def test_knobs_reach_the_agent(ip):
     assert all(e.strategy == "summarize" for e in run.of(Compacted))
 
 
+RULE = 'End every answer with "-- ops bot".'
+
+
+@pytest.mark.parametrize("restate", [True, False])
+def test_standing_instructions_are_typed_in_quotes_and_restated_unless_told_not_to(ip, restate):
+    line = (f"--scenario agents --budget 8000 --strategy compact --quiet "
+            f"--standing-instructions '{RULE}'" + ("" if restate else " --no-restate"))
+    with capture_output():
+        ip.run_line_magic("agent", line)
+    run = ip.user_ns["_agent_run"]
+    assert run.status == "finished" and run.compactions
+    stated = [m["content"] for m in run.transcript if m["role"] == "system"]
+    assert stated[0] == RULE and len(stated) == 1 + restate * len(run.compactions)
+    assert run.answer.endswith("-- ops bot") is restate
+
+
+def test_a_magic_line_unquotes_a_quoted_word_and_keeps_an_apostrophe():
+    from jupyter_compaction.jupyter.validate import words
+
+    assert words(f"--x '{RULE}' --y \"two words\" don't C:\\tmp") == [
+        "--x", RULE, "--y", "two words", "don't", "C:\\tmp"]
+
+
 def test_notes_and_same_model_summarizer(ip):
     with capture_output() as out:
         ip.run_line_magic("agent", "--scenario debug --budget 6000 --strategy compact --notes "
@@ -193,6 +216,10 @@ BAD_LINES = [
     ("--scenario agents --out class", "--out needs a Python variable name"),
     ("--scenario agents --bogus", "unrecognized arguments: --bogus; see %agent?"),
     ("--scenario 'agents", "cannot read the options"),
+    ("--scenario agents --standing-instructions \"\"", "--standing-instructions must be "
+                                                        "text that is not blank; got ''"),
+    ("--scenario agents --standing-instructions Answer in one line.",
+     "unrecognized arguments: in one line."),
     ("", EMPTY_TASK),
     ("--resume", "nothing to resume"),
 ]
@@ -219,6 +246,8 @@ BAD_OPTIONS = {
     "result_cap": ("2", "--result-cap must be a share of the budget in (0, 1], not 2.0"),
     "restore": ("-1", "--restore must be a whole number (at least 0) of files"),
     "offload_over": ("lots", "--offload-over must be a positive whole number of tokens"),
+    "standing_instructions": ("'  '", "--standing-instructions must be text that is not "
+                                      "blank; got '"),
 }
 
 

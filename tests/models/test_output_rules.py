@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_compaction.models.output_rules import apply, rules_in
+from jupyter_compaction.models.output_rules import apply, rules_in, without_marks
 from jupyter_compaction.models.simulated import SimulatedModel
 
 
@@ -36,3 +36,22 @@ def test_the_model_honours_a_rule_only_while_its_message_is_in_the_request():
     assert not plain.endswith("-- ops bot")
     assert ask([TASK, {"role": "system", "content": RULE}]) == f"{plain}\n-- ops bot"
     assert ask([TASK], system=RULE) == f"{plain}\n-- ops bot"  # the system prompt too
+
+
+@pytest.mark.parametrize("stated", [
+    'Start every answer with "Hi:". End every answer with "-- ops bot".',
+    'End every answer with "[a]". End each answer with "[b]".',
+    "Be brief.",
+])
+def test_what_the_rules_added_is_taken_off_for_grading_and_nothing_else(stated):
+    assert without_marks([stated], apply(rules_in([stated]), "a\nb")) == "a\nb"
+    assert without_marks([stated], "x -- ops bot") == "x -- ops bot"  # not on its own line
+
+
+def test_a_run_that_follows_its_rule_is_graded_on_its_content():
+    from jupyter_compaction import runner
+
+    with runner.start("agents", budget=8_000, strategy="trim",
+                      standing_instructions=RULE) as session:
+        run = session.play()
+    assert run.answer.endswith("-- ops bot") and run.outcome == "correct"
