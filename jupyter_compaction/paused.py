@@ -7,21 +7,32 @@ on from the summary. `JoinPaused` joins the two in the live context and the tran
 so the history keeps one assistant message per turn; the session store keeps what went
 over the wire (the pause, then the rest).
 
-Left out: adding content between the pause and the next request: the loop sends the
-request again as it is (`restate.py` restates standing instructions after the next user
-message, where a system message may go).
+Content may be added between the pause and the next request, as the documentation
+allows: with standing instructions due again, `restate.py` adds a user turn after the
+block and restates them after it (a system message may only follow a user message), so
+the reply that continues is written with them; that reply is then a turn of its own.
+
+Left out: adding anything else there (the documented "preserve recent messages" recipe:
+the summary here covers every message before the block).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .history import COMPACTION, blocks
+from .history import COMPACTION, Message, blocks
 from .hooks import Feature
 
 if TYPE_CHECKING:
     from .models.base import Reply
     from .run import Run
+
+
+def is_paused(message: Message | None) -> bool:
+    """Whether `message` is a reply the API paused after compacting: an assistant message
+    of `compaction` blocks alone."""
+    return bool(message) and message["role"] == "assistant" and all(
+        b.get("type") == COMPACTION for b in blocks(message))
 
 
 class JoinPaused(Feature):
@@ -32,8 +43,7 @@ class JoinPaused(Feature):
 
     def after_reply(self, run: Run, reply: Reply, sent: int) -> bool:
         last = run.messages[-1] if run.messages else None
-        if not last or last["role"] != "assistant" or not all(
-                b.get("type") == COMPACTION for b in blocks(last)):
+        if not is_paused(last):
             return False
         joined = {"role": "assistant", "content": [*blocks(last), *reply.as_message()["content"]]}
         run.messages[-1] = joined

@@ -12,15 +12,19 @@ settings' `standing_instructions`:
 2. a compaction makes them due again: one of ours (`Feature.on_compacted`: the
    compactor's restore step has run), or the API's own (a reply carrying a `compaction`
    block, paused or not);
-3. before the next request whose history ends with a user message (a system message may
-   only follow one), they are appended, counted and recorded, unless an identical system
-   message is still in view (after the newest compaction block with content, which is
-   where the API starts reading); with `restate` off, only step 1 happens.
+3. before the next request, they are appended, counted and recorded, unless an identical
+   system message is still in view (after the newest compaction block with content,
+   which is where the API starts reading). A system message may only follow a user
+   message: after a tool round there is one; after a reply the API paused once it
+   compacted (`paused.py`), a user turn saying to go on (`GO_ON`) is added first, so the
+   reply that continues, which may be the answer, is written with the instructions in
+   view. With `restate` off, only step 1 happens.
 
 Left out: choosing which of several instructions to restate (all of `standing_instructions` is
 one message), `clear_at` (the message stays until a compaction removes it), and the
-reply that continues a paused compaction: no user message comes between the pause and
-it, so when that reply is the answer, it is written without the instructions.
+API's compaction without a pause: the reply it compacted in is written from the summary
+alone, so when that reply is the answer it is written without the instructions (a
+pause, `pause_after_compaction`, is what lets them in).
 """
 
 from __future__ import annotations
@@ -30,7 +34,10 @@ from typing import TYPE_CHECKING, Any
 from .history import COMPACTION, SYSTEM, Message
 from .hooks import Feature, Stop
 from .models.base import Reply
+from .paused import is_paused
 from .server_compaction import newest_summary
+
+GO_ON = "Continue the task."  # the user turn after a paused compaction (ours)
 
 if TYPE_CHECKING:
     from .run import Run
@@ -63,13 +70,20 @@ class Restate(Feature):
 
     def before_request(self, run: Run, schemas: list[dict[str, Any]], overhead: int
                        ) -> Stop | None:
-        if not run.restate_due or not run.messages or run.messages[-1]["role"] != "user":
-            return None  # 3. only right after a user message
+        last = run.messages[-1] if run.messages else None
+        paused = is_paused(last)
+        if not run.restate_due or not last or not (paused or last["role"] == "user"):
+            return None  # 3. only where a user message is, or may be added
         run.restate_due = False
         message = {"role": SYSTEM, "content": self.text}
         if message in in_view(run.messages):
             return None
+        if paused:  # a user turn after the pause, for the system message to follow
+            self._add(run, {"role": "user", "content": GO_ON})
+        self._add(run, message)
+        return None
+
+    def _add(self, run: Run, message: Message) -> None:
         run.add(message)
         for feature in self.features:
             feature.on_message(run, message)
-        return None

@@ -103,26 +103,70 @@ def test_in_view_starts_at_the_newest_block_with_content():
     assert in_view(messages[:2]) == messages[:2]
 
 
+def over_the_sdk(edits, restate, folder):
+    """The markdown task with the API's `edits`, through the real SDK to the strict local
+    API: (the run, the API with its requests)."""
+    from jupyter_compaction.models.anthropic import AnthropicModel
+    from tests.support.fake_messages_api import FakeMessagesAPI, model_responder
+
+    with FakeMessagesAPI(model_responder(SimulatedModel("markdown"))) as api:
+        model = AnthropicModel(api_key="sk-ant-test-key", base_url=api.base_url, edits=edits)
+        run = play(model, restate, folder, "markdown", turns=120)
+    assert api.refusals == [] and run.status == "finished"
+    return run, api
+
+
+def sent_rules(body):
+    """The system messages of a request that the API reads (after the newest block)."""
+    return ["".join(b["text"] for b in blocks(m)) for m in in_view(body["messages"])
+            if m["role"] == "system"]
+
+
 @NEEDS_ANTHROPIC
 @pytest.mark.parametrize("restate", [False, True])
 def test_through_the_sdk_the_strict_api_sees_the_restated_rule_after_the_block(
         restate, tmp_path):
     from jupyter_compaction.api_context import compact_edit
-    from jupyter_compaction.models.anthropic import AnthropicModel
-    from tests.support.fake_messages_api import FakeMessagesAPI, model_responder
 
-    with FakeMessagesAPI(model_responder(SimulatedModel("markdown"))) as api:
-        model = AnthropicModel(api_key="sk-ant-test-key", base_url=api.base_url, edits=[
-            compact_edit(50_000, KEEP, pause_after_compaction=True)])  # the API's least
-        run = play(model, restate, tmp_path, "markdown", turns=120)
-    assert api.refusals == [] and run.status == "finished" and compacted(run)
-    assert run.answer.endswith(SIGN_OFF) is restate
+    run, api = over_the_sdk([compact_edit(50_000, KEEP, pause_after_compaction=True)],
+                            restate, tmp_path)  # 50,000: the API's least trigger
+    assert compacted(run) and run.answer.endswith(SIGN_OFF) is restate
     paused = [n for n, r in enumerate(api.message_requests)
               if r["response"]["stop_reason"] == "compaction"]
     assert paused
-    last = api.message_requests[-1]["body"]["messages"]
-    sent = [m for m in in_view(last) if m["role"] == "system"]
-    assert bool(sent) is restate and all(m["content"] == RULE for m in sent)
+    assert sent_rules(api.message_requests[-1]["body"]) == [RULE] * restate
+
+
+@pytest.fixture(scope="module")
+def last_two_sizes(tmp_path_factory):
+    """The strict API's count of the markdown run's last two requests, with no edit."""
+    from tests.support.fake_messages_api import approx_tokens
+
+    _, api = over_the_sdk([], True, tmp_path_factory.mktemp("measure"))
+    return [approx_tokens(r["body"]) for r in api.message_requests[-2:]]
+
+
+@NEEDS_ANTHROPIC
+@pytest.mark.slow
+@pytest.mark.parametrize("restate", [False, True])
+def test_when_the_reply_that_continues_a_pause_is_the_answer_the_rule_is_in_its_request(
+        restate, tmp_path, last_two_sizes):
+    from jupyter_compaction.restate import GO_ON
+
+    trigger = sum(last_two_sizes) // 2  # only the request for the answer reaches it
+    assert trigger >= 50_000
+    at_last = {**edit(), "trigger": {"type": "input_tokens", "value": trigger}}
+    run, api = over_the_sdk([at_last], restate, tmp_path)
+    stops = [r["response"]["stop_reason"] for r in api.message_requests]
+    assert stops[-2:] == ["compaction", "end_turn"] and stops.count("compaction") == 1
+    last = api.message_requests[-1]["body"]
+    assert sent_rules(last) == [RULE] * restate
+    if restate:  # the block, a user turn to go on, the rule: then the answer
+        assert [m["role"] for m in in_view(last["messages"])] == ["assistant", "user", "system"]
+        assert blocks(in_view(last["messages"])[1])[0]["text"] == GO_ON
+    assert run.answer.endswith(SIGN_OFF) is restate
+    validate(run.messages)
+    validate(run.transcript)
 
 
 def test_the_session_store_keeps_the_restated_messages_and_a_resumed_run_honours_them(
