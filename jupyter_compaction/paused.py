@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 def is_paused(message: Message | None) -> bool:
     """Whether `message` is a reply the API paused after compacting: an assistant message
     of `compaction` blocks alone."""
-    return bool(message) and message["role"] == "assistant" and all(
-        b.get("type") == COMPACTION for b in blocks(message))
+    content = blocks(message) if message else []
+    return bool(content) and message["role"] == "assistant" and all(
+        b.get("type") == COMPACTION for b in content)
 
 
 class JoinPaused(Feature):
