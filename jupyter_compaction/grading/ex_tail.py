@@ -23,7 +23,7 @@ from typing import Any
 from ..history import Message, cut_points
 from ..strategies import SummarizeMiddle
 from ..tokens import TokenCounter
-from .base import Case, Exercise, Space, Test, compare, numbered
+from .base import Case, Exercise, Shown, Space, Test, call, compare, numbered
 from .counters import FIXED_TOKENS, FixedCounter
 from .generated import history_builders, seeded_history
 from .histories import assistant, counter, random_history, reading_history, result, text, use, user
@@ -47,7 +47,8 @@ def same_as_library(build: Callable[[], list[Message]],
         tail_tokens = budget(build())
         return compare(fn(build(), tokens(), tail_tokens),
                        expected(build(), tokens(), tail_tokens),
-                       f"tail_start(messages, counter, {tail_tokens}) returned")
+                       call("tail_start", messages=build(), counter=Shown("counter"),
+                            tail_tokens=tail_tokens) + " returned")
     return test
 
 
