@@ -54,6 +54,12 @@ def test_reference_solution_passes_every_case(exercise, capsys):
     assert repr(result) == f"{exercise}: {result.total}/{result.total} passed"
 
 
+USER_START = ("a tail must start at an assistant message: one that starts at a user message"
+              " orphans its tool results")
+ADVICE = {("ex4", "the tail starts at an assistant message"): USER_START,
+          ("ex4", "a final text-only answer"): USER_START}
+
+
 @pytest.mark.parametrize(("exercise", "source", "case"), WRONG,
                          ids=[f"{e}-{c}" for e, _, c in WRONG])
 def test_wrong_solution_fails_the_case_meant_for_it_and_shows_its_hint(
@@ -64,7 +70,8 @@ def test_wrong_solution_fails_the_case_meant_for_it_and_shows_its_hint(
     assert case in failed, (case, out)
     assert result.passed < result.total
     hint = next(c.hint for c in EXERCISES[exercise].cases if c.name == case)
-    assert f"FAIL  {case}\n        hint: {hint} [" in out
+    advice = ADVICE.get((exercise, case))  # a mistake whose own advice leads instead
+    assert f"FAIL  {case}\n        hint: {advice or hint} [" in out
     assert "Traceback" not in out
     assert case in repr(result)
 
@@ -246,3 +253,24 @@ def test_a_changed_input_leads_the_message_whatever_the_case():
         message, _ = attempt(case, drop_oldest_turns)
         assert message.startswith("do not change the list you are given")
         assert case.hint not in message
+
+
+def test_ex4_blames_a_user_message_start_only_when_the_tail_starts_there():
+    from jupyter_compaction.grading.base import attempt
+
+    case = next(c for c in EXERCISES["ex4"].cases
+                if c.name == "the tail starts at an assistant message")
+    one_late = define(REFERENCE["ex4"])["tail_start"]
+
+    def at_a_user_message(messages, counter, tail_tokens):
+        return one_late(messages, counter, tail_tokens) - 1  # the results before the turn
+
+    def counts_one_turn_short(messages, counter, tail_tokens):
+        start = one_late(messages, counter, tail_tokens)
+        later = [i for i in range(start + 1, len(messages)) if messages[i]["role"] == "assistant"]
+        return later[0] if later else start  # a counting bug: still an assistant message
+
+    user_start, _ = attempt(case, at_a_user_message)
+    assert user_start.startswith("a tail must start at an assistant message")
+    short_count, _ = attempt(case, counts_one_turn_short)
+    assert short_count.startswith(case.hint) and "orphan" not in short_count
