@@ -160,7 +160,7 @@ class Compactor(Feature):
             early = [text for f in self.features for text in f.before_compaction(run)]  # 2.
             shrunk = self._shrink(run, schemas, goal, strategy)  # 3. and 4.
             result = shrunk.compaction
-            stop = shrunk.stop or compaction_stuck(result, room)  # 5.
+            stop = shrunk.stop or compaction_stuck(result, room, self.budget)  # 5.
             if stop:
                 return Outcome(stop=stop)
             if result.changed:

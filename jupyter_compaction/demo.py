@@ -73,15 +73,19 @@ class TurnTable:
 def totals(run: Run) -> list[tuple[str, str]]:
     """The run's headline numbers, as (label, value) rows."""
     over = sum(e.tokens > e.budget for e in run.of(TurnStarted))
+    stuck = any(e.reason == "stuck" for e in run.of(Failed))
     return [
         ("status", run.status + (f" ({run.error})" if run.error else "")),
         *([("outcome", run.outcome)] if run.outcome else []),
         *([("question", run.question)] if run.question else []),
         ("turns", str(run.turn)),
         ("peak context", f"{run.peak_context} tokens" + (f", over budget on {over} turns"
-                                                           if over else "")),
+                                                           if over else "")
+         + ("; the largest request sent: the context it stopped at was never sent"
+            if stuck else "")),
         ("tokens sent", f"{run.tokens_sent} (all calls, summaries included)"),
-        ("compactions", str(len(run.compactions))),
+        ("compactions", str(len(run.compactions))
+         + (" done; the stuck attempt that ended the run is not counted" if stuck else "")),
         ("repeated tool calls", f"{run.repeats} (re-reads and repeated lookups)"),
         ("answer", (run.answer or "(none)").strip()),
     ]

@@ -244,9 +244,9 @@ def _check_answers(i: int, message: Message, asked: list[str]) -> None:
             raise InvalidHistory(i, "tool_result without a tool_use in the message before", tid)
     if asked:
         missing = [tid for tid in asked if tid not in results_set]
-        if missing:
+        if missing:  # named at the call's message, as the API's error names it
             raise InvalidHistory(
-                i, "tool_use not answered by a tool_result in the next message", missing[0]
+                i - 1, "tool_use not answered by a tool_result in the next message", missing[0]
             )
         kinds = [b["type"] for b in blocks(message)]
         if kinds[: len(results)] != ["tool_result"] * len(results):

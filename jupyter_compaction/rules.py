@@ -57,12 +57,16 @@ def no_room(overhead: int, budget: int) -> Stop | None:
                 f"tokens, over the budget of {budget}; raise the budget")
 
 
-def compaction_stuck(result: Compaction, room: int) -> Stop | None:
-    """`result` is over `room` and freed too little to be worth another try."""
+def compaction_stuck(result: Compaction, room: int, budget: int) -> Stop | None:
+    """`result` is over `room` (the `budget` less the system prompt and tools) and freed
+    too little to be worth another try."""
     try:
         check_stuck(result, room)
     except CompressionStuck as exc:
-        return Stop(str(exc))
+        return Stop(f"compaction '{exc.kind}' is stuck: {exc.before} -> {exc.after} tokens,"
+                    f" still over the {room} tokens left for messages (the budget of {budget}"
+                    f" less {budget - room} for the system prompt and tools); raise the budget"
+                    " or pick a stronger strategy")
     return None
 
 

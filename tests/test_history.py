@@ -32,10 +32,10 @@ def test_generated_histories_are_valid(messages):
     ([{"role": "assistant", "content": "hi"}], 0, "first message must come from user"),
     ([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}], 1, "alternate"),
     ([{"role": "user", "content": "a"}, {"role": "assistant", "content": [call(1)]},
-      {"role": "user", "content": "no results"}], 2, "not answered"),
+      {"role": "user", "content": "no results"}], 1, "not answered"),  # the call's message
     ([{"role": "user", "content": [result(9)]}], 0, "without a tool_use"),
     ([{"role": "user", "content": "a"}, {"role": "assistant", "content": [call(1), call(2)]},
-      {"role": "user", "content": [result(1)]}], 2, "not answered"),
+      {"role": "user", "content": [result(1)]}], 1, "not answered"),
     ([{"role": "user", "content": "a"}, {"role": "assistant", "content": [call(1)]},
       {"role": "user", "content": [{"type": "text", "text": "x"}, result(1)]}], 2, "first"),
     ([{"role": "user", "content": "a"}, {"role": "assistant", "content": [call(1)]},

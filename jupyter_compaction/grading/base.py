@@ -125,8 +125,31 @@ class CaseTimeout(Exception):
 
 
 def short(value: Any) -> str:
-    text = repr(value)
+    text = value if isinstance(value, Shown) else repr(value)
     return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+
+class Shown(str):
+    """A value already written as a failure message shows it (`short()` keeps it as is)."""
+
+
+def call(function: str, **arguments: Any) -> str:
+    """A call as a failure message shows it: `function(name=value, ...)`, each argument by
+    the name the exercise's text gives it, so a learner can tell which number is which. A
+    history or tool list is shown by its length (`messages=[5 messages]`)."""
+    def value(given: Any) -> str:
+        for key, kind in (("role", "messages"), ("input_schema", "tools")):
+            if isinstance(given, list) and given and all(
+                    isinstance(item, dict) and key in item for item in given):
+                return f"[{len(given)} {kind}]"
+        return short(given)
+    return f"{function}({', '.join(f'{k}={value(v)}' for k, v in arguments.items())})"
+
+
+def fields(rows: Any, *names: str) -> Shown:
+    """Tuples shown with their fields' names: `[(local=500, reported=400), ...]`."""
+    named = (", ".join(f"{n}={v!r}" for n, v in zip(names, row, strict=True)) for row in rows)
+    return Shown("[" + ", ".join(f"({row})" for row in named) + "]")
 
 
 @contextlib.contextmanager

@@ -6,7 +6,9 @@ cost target, plays `strategy="off"` at the same budget and task-state setting. E
 target is its own case, so the score says which ones were met, and a failure gives the
 numbers: the answer is correct, no tool call is repeated, the peak context stays within
 the budget, the budget is at most `MAX_BUDGET`, and the run sends at most `MAX_SHARE` of
-the tokens that `off` sends. Runs are cached per setting (the model is deterministic).
+the tokens that `off` sends. A run that gives no answer meets none of the four run
+targets, and each says why it stopped (the run's own error line, or the turn limit). Runs
+are cached per setting (the model is deterministic).
 
 `MAX_SHARE` is 50 %. Measured on the simulated model (budgets 5,000-7,000, the agent
 compacting from its trigger down to its target), the settings that answer correctly with
@@ -36,7 +38,7 @@ from ..agent import MAX_RESULT_SHARE
 from ..events import ToolCalled, ToolReturned
 from ..history import block_text, blocks
 from ..strategies import STRATEGIES
-from .base import Case, Exercise, short
+from .base import Advice, Case, Exercise, short
 
 SCENARIO = "audit"
 MAX_BUDGET = 7_000
@@ -54,6 +56,17 @@ class Outcome:
     sent: int
     cut: tuple[str, ...] = ()  # the calls whose results were cut to the result cap
     unseen: tuple[str, ...] = ()  # words the right answer has that no tool result showed
+    reason: str | None = None  # why a run that gave no answer stopped, on one line
+
+    @property
+    def unfinished(self) -> Advice | None:
+        """None if the run gave an answer, else why it meets no target (its own hint: the
+        case's hint is about another mistake)."""
+        if self.answer is not None:
+            return None
+        why = f": {self.reason}" if self.reason else ""
+        return Advice(f"the run ended with status {self.status!r} and no answer{why}; a run"
+                      " that does not finish meets no target: choose settings it finishes with")
 
 
 @functools.lru_cache(maxsize=64)
@@ -72,7 +85,14 @@ def outcome(strategy: str, budget: int, task_state: bool) -> Outcome:
                 for e in run.of(ToolReturned) if e.truncated)
     return Outcome(run.status, run.answer, run.answer is not None and grade.status == "correct",
                    run.repeats, run.peak_context, run.tokens_sent, cut,
-                   tuple(w for w in grade.missing if w not in shown))
+                   tuple(w for w in grade.missing if w not in shown), _reason(run))
+
+
+def _reason(run: Any) -> str | None:
+    """Why `run` stopped without an answer: its error line, or the turn limit."""
+    if run.status == "max_turns":
+        return f"it used all {run.turn} turns"
+    return run.error_line
 
 
 def settings(fn: Callable[[], Any]) -> tuple[str, int, bool]:
@@ -106,12 +126,12 @@ def small_budget(fn: Callable[[], Any]) -> str | None:
     return None if budget <= MAX_BUDGET else f"budget {budget} > {MAX_BUDGET}"
 
 
-def correct(fn: Callable[[], Any]) -> str | None:
+def correct(fn: Callable[[], Any]) -> str | Advice | None:
     run = outcome(*settings(fn))
     if run.correct:
         return None
-    if run.answer is None:
-        return f"the run ended with status {run.status!r} and no answer"
+    if run.unfinished:
+        return run.unfinished
     wrong = f"the answer was wrong: {short(run.answer)}"
     if run.unseen and run.cut:
         return (f"{wrong}. Truncated, not forgotten: no tool result the agent was shown holds "
@@ -123,20 +143,27 @@ def correct(fn: Callable[[], Any]) -> str | None:
             " or a strategy that summarizes)")
 
 
-def no_repeats(fn: Callable[[], Any]) -> str | None:
+def no_repeats(fn: Callable[[], Any]) -> str | Advice | None:
     run = outcome(*settings(fn))
+    if run.unfinished:
+        return run.unfinished
     return None if run.repeats == 0 else f"{run.repeats} tool calls were repeated"
 
 
-def within_budget(fn: Callable[[], Any]) -> str | None:
+def within_budget(fn: Callable[[], Any]) -> str | Advice | None:
     strategy, budget, task_state = settings(fn)
-    peak = outcome(strategy, budget, task_state).peak
-    return None if peak <= budget else f"peak context {peak} > budget {budget}"
+    run = outcome(strategy, budget, task_state)
+    if run.unfinished:
+        return run.unfinished
+    return None if run.peak <= budget else f"peak context {run.peak} > budget {budget}"
 
 
-def cheap(fn: Callable[[], Any]) -> str | None:
+def cheap(fn: Callable[[], Any]) -> str | Advice | None:
     strategy, budget, task_state = settings(fn)
-    sent = outcome(strategy, budget, task_state).sent
+    run = outcome(strategy, budget, task_state)
+    if run.unfinished:
+        return run.unfinished
+    sent = run.sent
     baseline = outcome("off", budget, task_state).sent
     share = sent / baseline
     if share <= MAX_SHARE:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..store import META, SessionStore, write_atomic
-from .base import Case, Exercise, Space, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, call, compare, numbered
 
 HIDDEN_CASES = 8
 CREATED = "2026-01-01T00:00:00+00:00"
@@ -41,7 +41,7 @@ def same_as_store(parents: dict[str, str | None], session_id: str) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
         got = fn(dict(parents), session_id)
         return compare(got, expected(parents, session_id),
-                       f"session_chain(parents, {session_id!r}) returned")
+                       call("session_chain", parents=parents, session_id=session_id) + " returned")
     return test
 
 

@@ -123,7 +123,8 @@ EXERCISE = Exercise(
     signature="compact_history(messages, summary)",
     contract="Return [one user message: the task's blocks without older summaries, then "
              "summary_block(summary, 'user')]; the history unchanged when the summary is "
-             "empty or nothing follows the task; never mutate the input.",
+             "empty or blank (only whitespace) or nothing follows the task; never mutate the"
+             " input.",
     cases=CASES,
     hidden=numbered(hidden_case, HIDDEN_CASES),
     library=("CompactAll",),

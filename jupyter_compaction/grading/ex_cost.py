@@ -21,7 +21,7 @@ from typing import Any
 
 from ..models.base import Usage
 from ..pricing import dollars
-from .base import Case, Exercise, Space, Test, numbered, same_number, short
+from .base import Case, Exercise, Space, Test, call, numbered, same_number, short
 
 HIDDEN_CASES = 8
 TOLERANCE = 1e-9  # relative: the order of the sums may differ, rounding may not
@@ -35,7 +35,8 @@ def same_as_library(usages: list[Usage], prices: dict[str, float]) -> Test:
         got = fn([Usage(**u.to_dict()) for u in usages], dict(prices))
         if same_number(got, want, rel_tol=TOLERANCE, abs_tol=1e-15):
             return None
-        return f"returned {short(got)}, expected {want!r} (prices {prices})"
+        return (f"{call('summary_cost', usages=usages, prices=prices)} returned {short(got)},"
+                f" expected {want!r}")
     return test
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..history import Message, cut_points
-from .base import Case, Exercise, Space, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, call, compare, numbered
 from .generated import history_builders, seeded_history
 from .histories import assistant, random_history, reading_history, result, text, use, user
 
@@ -33,7 +33,7 @@ def expected(messages: list[Message], cut: int) -> int:
 def same_as_library(build: Callable[[], list[Message]], cut: int) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
         return compare(fn(build(), cut), expected(build(), cut),
-                       f"safe_cut_index(messages, {cut}) returned")
+                       call("safe_cut_index", messages=build(), cut=cut) + " returned")
     return test
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from ..task_state import NOTES_FILE, notes_tools
 from ..tools import ToolError
 from ..workspace import Workspace
-from .base import Case, Exercise, Space, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, call, compare, numbered
 from .histories import random_id
 
 HIDDEN_CASES = 8
@@ -49,7 +49,7 @@ def expected(notes: str | None, text: str) -> str | None:
 def same_as_tool(notes: str | None, text: str) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
         return compare(fn(notes, text), expected(notes, text),
-                       f"add_note({notes!r}, {text!r}) returned")
+                       call("add_note", notes=notes, text=text) + " returned")
     return test
 
 

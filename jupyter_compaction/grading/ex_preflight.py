@@ -36,7 +36,7 @@ from ..settings import DEFAULTS
 from ..strategies import CompressionStuck
 from ..tokens import TokenCounter
 from ..tools import Toolbox
-from .base import Case, Exercise, Space, Test, numbered, short
+from .base import Case, Exercise, Shown, Space, Test, call, numbered, short
 from .counters import FixedCounter
 from .generated import history_builders
 from .histories import counter, random_history, reading_history
@@ -123,8 +123,9 @@ def same_as_agent(messages: list[Message], system: str, with_tools: bool,
         got = fn(tokens(), copy.deepcopy(messages), system, copy.deepcopy(tools), limit,
                  trigger, target)  # copies, so nothing the call does reaches TOOLS
         problem = decision_problem(got, want)
-        return problem and (f"preflight(..., budget={limit}, trigger={trigger}, target="
-                            f"{target}) {problem}")
+        return problem and (call("preflight", counter=Shown("counter"), messages=messages,
+                                 system=system, tools=tools, budget=limit, trigger=trigger,
+                                 target=target) + f" {problem}")
     return test
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..evaluation import eval_summary
-from .base import Case, Exercise, Space, Test, numbered, same_number, short
+from .base import Case, Exercise, Space, Test, call, numbered, same_number, short
 from .histories import random_id
 
 TOLERANCE = 1e-9
@@ -32,9 +32,11 @@ def same_as_library(summary: str, must_keep: list[str]) -> Test:
         want = eval_summary(summary, list(must_keep), "").loose_recall  # before the call
         got = fn(summary, list(must_keep))
         if isinstance(got, bool) or not isinstance(got, int | float):
-            return f"returned {short(got)}, expected the number {want}"
+            return (f"{call('fact_recall', summary=summary, must_keep=must_keep)} returned"
+                    f" {short(got)}, expected the number {want}")
         if not same_number(got, want, abs_tol=TOLERANCE):
-            return f"fact_recall(summary, {short(must_keep)}) returned {got}, expected {want}"
+            return (f"{call('fact_recall', summary=summary, must_keep=must_keep)} returned"
+                    f" {got}, expected {want}")
         return None
     return test
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..strategies import Compaction, CompressionStuck, check_stuck
 from ..strategies.base import STUCK_RATIO
-from .base import Case, Exercise, Space, Test, compare, numbered
+from .base import Case, Exercise, Space, Test, call, compare, numbered
 
 
 def expected(before: int, after: int, budget: int) -> bool:
@@ -31,7 +31,8 @@ def expected(before: int, after: int, budget: int) -> bool:
 def same_as_library(before: int, after: int, budget: int) -> Test:
     def test(fn: Callable[..., Any]) -> str | None:
         return compare(fn(before, after, budget), expected(before, after, budget),
-                       f"is_stuck({before}, {after}, {budget}) returned")
+                       call("is_stuck", tokens_before=before, tokens_after=after, budget=budget)
+                       + " returned")
     return test
 
 

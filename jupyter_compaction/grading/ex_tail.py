@@ -23,7 +23,7 @@ from typing import Any
 from ..history import Message, cut_points
 from ..strategies import SummarizeMiddle
 from ..tokens import TokenCounter
-from .base import Case, Exercise, Space, Test, compare, numbered
+from .base import Advice, Case, Exercise, Shown, Space, Test, call, compare, numbered
 from .counters import FIXED_TOKENS, FixedCounter
 from .generated import history_builders, seeded_history
 from .histories import assistant, counter, random_history, reading_history, result, text, use, user
@@ -43,11 +43,17 @@ def tail_of(messages: list[Message], start: int) -> int:
 def same_as_library(build: Callable[[], list[Message]],
                     budget: Callable[[list[Message]], int],
                     tokens: Callable[[], TokenCounter] = counter) -> Test:
-    def test(fn: Callable[..., Any]) -> str | None:
-        tail_tokens = budget(build())
-        return compare(fn(build(), tokens(), tail_tokens),
-                       expected(build(), tokens(), tail_tokens),
-                       f"tail_start(messages, counter, {tail_tokens}) returned")
+    def test(fn: Callable[..., Any]) -> str | Advice | None:
+        messages, tail_tokens = build(), budget(build())
+        got = fn(build(), tokens(), tail_tokens)
+        problem = compare(got, expected(build(), tokens(), tail_tokens),
+                          call("tail_start", messages=messages, counter=Shown("counter"),
+                               tail_tokens=tail_tokens) + " returned")
+        if problem and type(got) is int and 0 < got < len(messages) and (
+                messages[got]["role"] == "user"):  # this mistake leads, whatever the case
+            return Advice("a tail must start at an assistant message: one that starts at a"
+                          f" user message orphans its tool results [{problem}]")
+        return problem
     return test
 
 
@@ -102,7 +108,8 @@ CASES = (
          same_as_library(big, lambda m: 10**6)),
     Case("the tail starts at an assistant message",
          "grow the tail a whole turn at a time, from one assistant message to the one"
-         " before: a tail that starts at a user message would orphan its tool results",
+         " before, counting each candidate as counter.count(messages[start:]); keep the"
+         " longest that fits tail_tokens",
          same_as_library(big, up_to_a_user_message)),
     Case("a tail that fits exactly",
          "a tail of exactly tail_tokens tokens fits (use <=, not <)",

@@ -20,7 +20,7 @@ from typing import Any
 from ..history import Message
 from ..settings import DEFAULTS
 from ..tokens import TokenCounter
-from .base import Case, Exercise, Space, Test, compare, numbered
+from .base import Case, Exercise, Shown, Space, Test, call, compare, numbered
 from .counters import FIXED_TOKENS, FixedCounter
 from .generated import history_builders
 from .histories import counter, random_history, reading_history
@@ -48,8 +48,9 @@ def same_as_agent(messages: list[Message], system: str | None, tools: list[dict]
         want = expected(tokens(), messages, system, tools, limit, trigger)  # before the call
         got = fn(tokens(), copy.deepcopy(messages), system, copy.deepcopy(tools), limit,
                  trigger)
-        return compare(got, want, f"needs_compaction(..., budget={limit}, trigger={trigger})"
-                                  " returned")
+        shown = call("needs_compaction", counter=Shown("counter"), messages=messages,
+                     system=system, tools=tools, budget=limit, trigger=trigger)
+        return compare(got, want, f"{shown} returned")
     return test
 
 

@@ -134,8 +134,9 @@ def history_problem(given: list[Message], original: list[Message], got: Any,
     """What is wrong with a learner's new history, or None: the input `given` no longer
     equals `original`, `got` differs from the library's `want`, or `validate()` rejects it."""
     changed = first_difference(given, original, what="messages")
-    if changed:
-        return f"the input changed: {changed}"
+    if changed:  # this rule leads, not the case's hint about another mistake
+        return Advice("do not change the list you are given: build a new list and leave the"
+                      f" messages as they are [the input changed: {changed}]")
     found = first_difference(got, want, original)
     if found:
         return found

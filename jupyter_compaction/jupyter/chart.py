@@ -1,18 +1,18 @@
 """The live token chart: tokens per turn, stacked by part, against the budget.
 
-`TokenChart` is an event listener (`chart(event)`). Each `TurnStarted` adds one point
-to four stacked areas (system prompt and tools, messages, tool results, summary, from
+`TokenChart` is an event listener (`chart(event)`). Each `TurnStarted` adds one point to
+four stacked areas (system prompt and tools, messages, tool results, summary, from
 `TurnStarted.parts`) and moves the budget and trigger lines; each `Compacted` adds a
-marker at the size the request had before it, whose hover text says which strategy ran
-and how many tokens it took the messages from and to (`Compacted` counts the messages
-only; the marker adds the system prompt and tools so it sits on top of the stack). Each
-`ModelReplied` whose usage reports input tokens adds a point to a dotted line beside the
-stack: the request's size as the model's API counted it, where the stack is the local
-count. The line is drawn only when some turn's reported count differs from the local
-count by more than `SAME_COUNT_SHARE` of it; otherwise (the simulated model reports the
-local count) it would hide on the top of the stack, so it is left out and the chart's
-caption (its subtitle) says the two are equal; a report that changes nothing drawn (the
-line hidden, the caption as it was) does not draw the figure again.
+marker at the size the request had before it (its legend entry says so), whose hover text
+says which strategy ran and how many tokens it took the messages from and to (`Compacted`
+counts the messages only; the marker adds the system prompt and tools so it sits on top
+of the stack). Each `ModelReplied` whose usage reports input tokens adds a point to a
+dotted line beside the stack: the request's size as the model's API counted it, where the
+stack is the local count. The line is drawn only when some turn's reported count differs
+from the local count by more than `SAME_COUNT_SHARE` of it; otherwise (the simulated
+model reports the local count) it would hide on the top of the stack, so it is left out
+and the chart's caption (its subtitle) says the two are equal; a report that changes
+nothing drawn (the line hidden, the caption as it was) does not draw the figure again.
 
 The figure is drawn by plotly's own renderer for notebook outputs (the
 `application/vnd.plotly.v1+json` output, which JupyterLab, Notebook and JupyterLite load
@@ -53,6 +53,7 @@ TARGET_COLOR, REPORTED_COLOR = "#2ca02c", "#7f7f7f"
 UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "target", "reported",
         "compactions")  # the markers last: drawn on top
 REPORTED_LABEL = "reported by the model's API"
+MARK_LABEL = "compaction (drawn at the request's size before it)"  # why a mark sits where
 SAME_COUNT_SHARE = 0.01  # a reported count within 1 % of the local count is the same count
 SAME_CAPTION = "{label} = local count on every turn (line not drawn)"
 TITLE = "Tokens in each request"
@@ -200,7 +201,7 @@ class TokenChart:
                        hovertemplate="reported: %{y}<extra></extra>",
                        line={"color": REPORTED_COLOR, "width": 1.5, "dash": "dot"},
                        marker={"size": 4, "color": REPORTED_COLOR}),
-            go.Scatter(name="compaction", mode="markers", hoverinfo="text",
+            go.Scatter(name=MARK_LABEL, mode="markers", hoverinfo="text",
                        marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
         ]
         fig = figure_output(traces, {

@@ -54,6 +54,12 @@ def test_reference_solution_passes_every_case(exercise, capsys):
     assert repr(result) == f"{exercise}: {result.total}/{result.total} passed"
 
 
+USER_START = ("a tail must start at an assistant message: one that starts at a user message"
+              " orphans its tool results")
+ADVICE = {("ex4", "the tail starts at an assistant message"): USER_START,
+          ("ex4", "a final text-only answer"): USER_START}
+
+
 @pytest.mark.parametrize(("exercise", "source", "case"), WRONG,
                          ids=[f"{e}-{c}" for e, _, c in WRONG])
 def test_wrong_solution_fails_the_case_meant_for_it_and_shows_its_hint(
@@ -64,7 +70,8 @@ def test_wrong_solution_fails_the_case_meant_for_it_and_shows_its_hint(
     assert case in failed, (case, out)
     assert result.passed < result.total
     hint = next(c.hint for c in EXERCISES[exercise].cases if c.name == case)
-    assert f"FAIL  {case}\n        hint: {hint} [" in out
+    advice = ADVICE.get((exercise, case))  # a mistake whose own advice leads instead
+    assert f"FAIL  {case}\n        hint: {advice or hint} [" in out
     assert "Traceback" not in out
     assert case in repr(result)
 
@@ -166,7 +173,7 @@ def test_ex8_tells_a_truncated_finding_from_a_forgotten_one(monkeypatch):
 
 
 def test_ex8_hint_gives_the_numbers(capsys):
-    source = REFERENCE["ex8"].replace('"task_state": True', '"task_state": False')
+    source = REFERENCE["ex8"].replace('"trim"', '"summarize"')  # right, but 56-60 % of off
     result = check("ex8", define(source))
     message = dict(result.failures)["sends at most 50% of the tokens of 'off'"]
     assert "that strategy='off' sends at budget 6000; the target is <= 50%" in message
@@ -198,3 +205,72 @@ def test_reference_tail_agrees_with_summarize_middle(messages, tail_tokens):
     layer = SummarizeMiddle(protect_first=1, tail_tokens=tail_tokens)
     expected = layer.boundaries(messages, 2 * tail_tokens, COUNTER)[1]
     assert solution("ex4")(messages, COUNTER, tail_tokens) == expected
+
+
+def test_ex8_a_run_without_an_answer_meets_no_run_target_and_says_why():
+    from jupyter_compaction.grading import ex_capstone
+
+    chosen = {"strategy": "clear", "budget": 4000, "task_state": False}
+    run = ex_capstone.outcome(*chosen.values())
+    assert run.answer is None and run.status == "failed"  # stuck: clearing frees too little
+    for target in (ex_capstone.correct, ex_capstone.no_repeats, ex_capstone.within_budget,
+                   ex_capstone.cheap):
+        message = str(target(lambda: chosen))
+        assert message.startswith(f"the run ended with status 'failed' and no answer: "
+                                  f"{run.reason}; a run that does not finish meets no target")
+    assert run.reason == ex_capstone.outcome(*chosen.values()).reason
+    assert "is stuck" in run.reason and "left for messages" in run.reason
+    result = check("ex8", define(f"def choose_settings():\n    return {chosen!r}\n"))
+    assert result.passed == 2  # the two settings targets only: well formed, small budget
+
+
+# Feedback names each value as the exercise's text does (issue 39).
+
+def test_a_failure_names_each_argument_and_tuple_field():
+    from jupyter_compaction.grading.base import attempt
+    from jupyter_compaction.grading.ex_replay import from_pairs
+    from jupyter_compaction.grading.ex_stuck import same_as_library
+
+    problem = from_pairs([(500, 400), (10, 900)])(lambda turns: 890)
+    assert problem == ("log_overhead(turns=[(local=500, reported=400), (local=10, reported=900)])"
+                       " returned 890, expected 0")
+    problem = same_as_library(10_000, 9_500, 4_000)(lambda *args: False)
+    assert problem == ("is_stuck(tokens_before=10000, tokens_after=9500, budget=4000) returned"
+                       " False, expected True")
+    cut = EXERCISES["ex3"].cases[1]
+    message, _ = attempt(cut, lambda messages, cut: 0)
+    assert "safe_cut_index(messages=[9 messages], cut=4) returned 0" in message
+
+
+def test_a_changed_input_leads_the_message_whatever_the_case():
+    from jupyter_compaction.grading.base import attempt
+
+    def drop_oldest_turns(messages, drop):
+        del messages[1:3]  # right answer for drop=1, reached by changing the input
+        return messages
+
+    for case in EXERCISES["ex3b"].cases[:2]:
+        message, _ = attempt(case, drop_oldest_turns)
+        assert message.startswith("do not change the list you are given")
+        assert case.hint not in message
+
+
+def test_ex4_blames_a_user_message_start_only_when_the_tail_starts_there():
+    from jupyter_compaction.grading.base import attempt
+
+    case = next(c for c in EXERCISES["ex4"].cases
+                if c.name == "the tail starts at an assistant message")
+    one_late = define(REFERENCE["ex4"])["tail_start"]
+
+    def at_a_user_message(messages, counter, tail_tokens):
+        return one_late(messages, counter, tail_tokens) - 1  # the results before the turn
+
+    def counts_one_turn_short(messages, counter, tail_tokens):
+        start = one_late(messages, counter, tail_tokens)
+        later = [i for i in range(start + 1, len(messages)) if messages[i]["role"] == "assistant"]
+        return later[0] if later else start  # a counting bug: still an assistant message
+
+    user_start, _ = attempt(case, at_a_user_message)
+    assert user_start.startswith("a tail must start at an assistant message")
+    short_count, _ = attempt(case, counts_one_turn_short)
+    assert short_count.startswith(case.hint) and "orphan" not in short_count

@@ -67,7 +67,8 @@ def test_a_failing_generated_case_shows_the_input_and_the_expected_value():
     wrong = REFERENCE["ex9"].replace("if t.reported is not None", "if t.reported")
     result = grade_source("ex9", wrong, seed=SEED)
     generated = [f.message for f in result.failures if f.case == "generated cases"]
-    assert generated and "log_overhead([" in generated[0] and "expected" in generated[0]
+    assert generated and "log_overhead(turns=[(local=" in generated[0]
+    assert ", reported=" in generated[0] and "expected" in generated[0]
 
 
 def test_hidden_cases_change_with_the_seed():

@@ -9,6 +9,7 @@ import textwrap
 
 from jupyter_compaction.events import Compacted, Finished, ModelReplied, ToolCalled, TurnStarted
 from jupyter_compaction.jupyter.chart import (
+    MARK_LABEL,
     PARTS,
     PLOTLY_MIME,
     REPORTED_LABEL,
@@ -85,6 +86,7 @@ def test_compactions_are_marked_with_hover_text():
     assert list(marks.x) == [2]
     assert list(marks.y) == [950]  # the request before compaction: 850 + 100
     assert marks.hovertext == ("turn 2: trim<br>messages 850 → 300 tokens",)
+    assert marks.name == MARK_LABEL and "size before" in marks.name  # the legend says why
 
 
 def test_feed_and_reset():
