@@ -5,14 +5,17 @@ exception placed in the script. `Relay(inner)` passes each request on to a real 
 (the simulated one, usually). Both keep every request they were sent (`requests`) and
 run `before(call_number, request)` first where given (a test's way to change the world
 mid-run, or to fail one call: `fail_at`). `Endless` calls a tool every turn, forever.
+`Accepting` is the Claude adapter keeping what the SDK handed back.
 Left out: anything computed from the request (the simulated model does that).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from jupyter_compaction.models.anthropic import AnthropicModel
 from jupyter_compaction.models.base import Reply, Usage
 
 Before = Callable[[int, dict[str, Any]], None]  # (call number from 1, the request)
@@ -98,3 +101,24 @@ class Endless:
         return Reply([{"type": "text", "text": f"Call {self.n}."},
                       {"type": "tool_use", "id": f"toolu_{self.n}", "name": "echo",
                        "input": {"text": f"more {self.n}"}}], "tool_use", Usage(10, 5))
+
+
+class Accepting(AnthropicModel):
+    """The Claude model, keeping each request with a copy of the reply the SDK handed back:
+    what the client accepted (`accepted`), for tests that fault the API under it."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.accepted: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+
+    def create(self, **request: Any) -> Reply:
+        reply = super().create(**request)
+        # the request's message list as it was sent (the agent's own list grows on)
+        sent = {**request, "messages": list(request.get("messages") or [])}
+        self.accepted.append((sent, copy.deepcopy(reply.content)))
+        return reply
+
+    def replies(self, skip: Callable[[dict[str, Any]], bool]) -> list[list[dict[str, Any]]]:
+        """The accepted replies' contents in order, less those to requests `skip` picks
+        (the summary calls, say)."""
+        return [content for request, content in self.accepted if not skip(request)]
