@@ -4,7 +4,8 @@
 exception placed in the script. `Relay(inner)` passes each request on to a real model
 (the simulated one, usually). Both keep every request they were sent (`requests`) and
 run `before(call_number, request)` first where given (a test's way to change the world
-mid-run, or to fail one call: `fail_at`). `Endless` calls a tool every turn, forever.
+mid-run, or to fail one call: `fail_at`). `Endless` calls a tool every turn, forever,
+with a fresh input; `Looping` repeats a few calls round and round.
 `Accepting` is the Claude adapter keeping what the SDK handed back.
 Left out: anything computed from the request (the simulated model does that).
 """
@@ -101,6 +102,21 @@ class Endless:
         return Reply([{"type": "text", "text": f"Call {self.n}."},
                       {"type": "tool_use", "id": f"toolu_{self.n}", "name": "echo",
                        "input": {"text": f"more {self.n}"}}], "tool_use", Usage(10, 5))
+
+
+class Looping:
+    """Calls the tools of `calls` (`(name, input)` pairs) in turn, round and round, forever."""
+
+    name = "looping"
+
+    def __init__(self, calls: Iterable[tuple[str, dict[str, Any]]]):
+        self.calls, self.n = list(calls), 0
+
+    def create(self, **request: Any) -> Reply:
+        self.n += 1
+        name, args = self.calls[(self.n - 1) % len(self.calls)]
+        use = {"type": "tool_use", "id": f"toolu_{self.n}", "name": name, "input": args}
+        return Reply([use], "tool_use", Usage(input_tokens=100, output_tokens=10), self.name)
 
 
 class Accepting(AnthropicModel):
