@@ -123,30 +123,40 @@ def _check_shape(i: int, message: Any) -> None:
 
 
 def _check_block(i: int, block: Block) -> None:
+    """One block's fields, by its type: the rules below (`SHAPE_RULES`), the special
+    blocks' at the end of the file (`BLOCK_RULES`), and media.py's."""
     kind = block["type"]
-    if kind in BLOCK_RULES:
-        BLOCK_RULES[kind](i, block)
-    if kind == "text" and not isinstance(block.get("text"), str):
-        raise InvalidHistory(i, "a text block needs a string 'text'")
-    if kind == "tool_use" and not (
-        isinstance(block.get("id"), str) and block["id"]
-        and isinstance(block.get("name"), str) and isinstance(block.get("input"), dict)
-    ):
-        raise InvalidHistory(i, "a tool_use block needs a string 'id', a 'name' and a dict 'input'")
-    if kind == "tool_use":
-        try:
-            json.dumps(block["input"], sort_keys=True)
-        except (TypeError, ValueError):
-            raise InvalidHistory(i, "a tool_use 'input' must be JSON-serializable") from None
-    if kind == "tool_result":
-        content = block.get("content", "")
-        parts_ok = isinstance(content, list) and all(_part_ok(i, p) for p in content)
-        if not isinstance(block.get("tool_use_id"), str) or not (
-            isinstance(content, str) or parts_ok
-        ):
-            raise InvalidHistory(i, "a tool_result needs a 'tool_use_id' and string content or"
-                                    " a list of text, image and document blocks")
+    for rules in (BLOCK_RULES, SHAPE_RULES):
+        if kind in rules:
+            rules[kind](i, block)
     _check_media(i, block)
+
+
+def _check_text(i: int, block: Block) -> None:
+    if not isinstance(block.get("text"), str):
+        raise InvalidHistory(i, "a text block needs a string 'text'")
+
+
+def _check_tool_use(i: int, block: Block) -> None:
+    if not (isinstance(block.get("id"), str) and block["id"]
+            and isinstance(block.get("name"), str) and isinstance(block.get("input"), dict)):
+        raise InvalidHistory(i, "a tool_use block needs a string 'id', a 'name' and a dict 'input'")
+    try:
+        json.dumps(block["input"], sort_keys=True)
+    except (TypeError, ValueError):
+        raise InvalidHistory(i, "a tool_use 'input' must be JSON-serializable") from None
+
+
+def _check_tool_result(i: int, block: Block) -> None:
+    content = block.get("content", "")
+    parts_ok = isinstance(content, list) and all(_part_ok(i, p) for p in content)
+    if not isinstance(block.get("tool_use_id"), str) or not (isinstance(content, str) or parts_ok):
+        raise InvalidHistory(i, "a tool_result needs a 'tool_use_id' and string content or"
+                                " a list of text, image and document blocks")
+
+
+SHAPE_RULES = {"text": _check_text, "tool_use": _check_tool_use,
+               "tool_result": _check_tool_result}
 
 
 # --- images and documents: the rules live in media.py --------------------------------------
@@ -399,21 +409,32 @@ def drop_old_thinking(messages: Sequence[Message], keep: int | str | None = None
         return list(messages)
     if keep is not None and (not isinstance(keep, int) or isinstance(keep, bool) or keep < 0):
         raise ValueError(f"keep must be a number of thinking turns or 'all', not {keep!r}")
+    keeping = _thinking_kept(messages, keep)
+    return [m if i in keeping else _without_thinking(m) for i, m in enumerate(messages)]
+
+
+def _thinking_kept(messages: Sequence[Message], keep: int | None) -> set[int]:
+    """The messages whose thinking stays: the newest `keep` that hold some, and the newest
+    assistant message of an ongoing tool loop."""
+    # 1. the assistant messages that hold thinking, oldest first
     thinking = [i for i, m in enumerate(messages) if m["role"] == "assistant"
                 and not isinstance(m["content"], str)
                 and any(b.get("type") in THINKING_TYPES for b in m["content"])]
+    # 2. the newest `keep` of them
     keeping = set(thinking[len(thinking) - keep:] if keep else [])
+    # 3. the call an unanswered tool loop continues from
     if ongoing_tool_loop(messages):
         keeping.add(len(messages) - 2)
-    out = []
-    for i, message in enumerate(messages):
-        if (i not in keeping and message["role"] == "assistant"
-                and not isinstance(message["content"], str)):
-            kept = [b for b in message["content"] if b.get("type") not in THINKING_TYPES]
-            if kept and len(kept) < len(message["content"]):
-                message = {**message, "content": kept}
-        out.append(message)
-    return out
+    return keeping
+
+
+def _without_thinking(message: Message) -> Message:
+    """An assistant message without its thinking blocks (a copy); any other message, or
+    one of thinking alone, unchanged."""
+    if message["role"] != "assistant" or isinstance(message["content"], str):
+        return message
+    kept = [b for b in message["content"] if b.get("type") not in THINKING_TYPES]
+    return {**message, "content": kept} if kept and len(kept) < len(message["content"]) else message
 
 
 # --- the OpenAI chat-completions style (`tool_calls`, `role: "tool"`) -------------------------

@@ -48,12 +48,12 @@ from .history import Message, block_text, blocks
 from .models.base import Usage
 from .redact import safe
 from .run import part_of
-from .sessions import RecordedSession
+from .sessions import RecordedSession, SessionCompaction
 from .settings import DEFAULTS
-from .strategies.base import STUCK_RATIO, Summarizer
+from .strategies.base import STUCK_RATIO, Strategy, Summarizer
 from .summaries import SECTIONS
 from .tokens import Tally, TokenCounter
-from .vocab import UNKNOWN, read_tagged, read_transcript
+from .vocab import UNKNOWN, Entry, read_tagged, read_transcript
 
 DEFAULT_BUDGET = 100_000
 SUMMARY_NOTES = 3  # the last assistant notes an offline summary keeps
@@ -68,27 +68,47 @@ OFFLINE_LABEL = f"({OFFLINE_METHOD})"
 def offline_summary(prompt: str) -> str:
     """A structured summary extracted from a summary prompt: no model, no invention. It
     reads the prompt only through `vocab`'s readers and says first that it is a stand-in."""
+    # 1. the prompt's sections, and the transcript's entries
     sections = read_tagged(prompt)
     entries = read_transcript(sections.get("turns", ""))
     calls = [e for e in entries if e.kind == "call"]
-    counts = Counter(e.who for e in calls)
-    files = list(dict.fromkeys(value for e in calls for key, value in e.args.items()
-                               if key in FILE_KEYS and isinstance(value, str)))
-    notes = [first for e in entries if e.kind == "said" and e.who == "assistant"
-             and (first := e.body.strip().split("\n")[0].strip())][-SUMMARY_NOTES:]
-    earlier = [ln for ln in sections.get("previous-summary", "").splitlines()
-               if ln.startswith("- ") and "tool calls" in ln]
+    # 2. each section of the summary, from those entries only
+    files = _files(calls)
     parts = {
         "Goal": [(sections.get("task") or UNKNOWN).split("\n")[0]],
-        "Progress": [*earlier[-1:], "- tool calls: " + ", ".join(
-            f"{name} x{n}" for name, n in counts.most_common()) if calls else "- no tool calls"],
-        "Key Decisions": [f"- {n}" for n in notes] or ["- none stated"],
+        "Progress": _progress(sections.get("previous-summary", ""), calls),
+        "Key Decisions": [f"- {n}" for n in _notes(entries)] or ["- none stated"],
         "Files Modified": [f"- touched: {', '.join(files[-SUMMARY_FILES:])}"] if files
         else ["- none"],
         "Next Steps": ["- continue from the newest turn"],
     }
+    # 3. the sections in the summary's order, under the stand-in's label
     return OFFLINE_LABEL + "\n" + "\n".join(
         f"## {name}\n" + "\n".join(parts[name]) for name in SECTIONS)
+
+
+def _progress(previous: str, calls: list[Entry]) -> list[str]:
+    """The progress lines: the previous summary's tool-call line, if any, then this
+    transcript's tool calls, most frequent first."""
+    earlier = [ln for ln in previous.splitlines() if ln.startswith("- ") and "tool calls" in ln]
+    if not calls:
+        return [*earlier[-1:], "- no tool calls"]
+    counts = Counter(e.who for e in calls)
+    return [*earlier[-1:], "- tool calls: " + ", ".join(
+        f"{name} x{n}" for name, n in counts.most_common())]
+
+
+def _files(calls: list[Entry]) -> list[str]:
+    """The files the calls name (`FILE_KEYS`), each once, in the order first named."""
+    return list(dict.fromkeys(value for e in calls for key, value in e.args.items()
+                              if key in FILE_KEYS and isinstance(value, str)))
+
+
+def _notes(entries: list[Entry]) -> list[str]:
+    """The first line of each of the last `SUMMARY_NOTES` assistant notes."""
+    firsts = (e.body.strip().split("\n")[0].strip() for e in entries
+              if e.kind == "said" and e.who == "assistant")
+    return [first for first in firsts if first][-SUMMARY_NOTES:]
 
 
 @dataclass
@@ -264,55 +284,82 @@ def replay(session: RecordedSession, strategy: str = DEFAULTS.strategy,
     if not isinstance(budget, int) or budget <= 0:
         raise ValueError(f"budget must be a positive number of tokens, not {budget!r}")
     counter = counter or TokenCounter()
-    managed = _strategy(strategy, summarizer)
-    reported = {(u.segment, u.index): u.input_tokens for u in session.usage}
     who = summarizer_name or (OFFLINE_METHOD if summarizer is offline_summary
                               else getattr(summarizer, "__name__", "a summarizer passed in"))
     out = Replay(session.source, strategy, budget, warnings=[safe(w) for w in session.warnings],
                  summarized_by=who)
-    context: list[Message] = []
-    held = Tally(counter, part=part_of)  # the strategy's context
+    walk = _Walk(out, _strategy(strategy, summarizer), counter,
+                 {(u.segment, u.index): u.input_tokens for u in session.usage})
     for s, segment in enumerate(session.segments):
-        fed = 0
-        if s and context and context[-1]["role"] == "user":
-            fed = 1  # the session's summary: the replayed context keeps its own instead
         own = next((c for c in session.compactions if c.segment == s), None)
-        sent = Tally(counter)  # what the session itself sent in this segment
+        walk.segment(s, segment, own)
+    return out
+
+
+class _Walk:
+    """One replay under way: the strategy's context and its running count, filled into the
+    report `out` call by call."""
+
+    def __init__(self, out: Replay, managed: Strategy, counter: TokenCounter,
+                 reported: dict[tuple[int, int], int | None]):
+        self.out, self.managed, self.counter, self.reported = out, managed, counter, reported
+        self.context: list[Message] = []
+        self.held = Tally(counter, part=part_of)  # the strategy's context
+
+    def segment(self, s: int, segment: list[Message], own: SessionCompaction | None) -> None:
+        """Replay segment `s` of the session; `own` is the session's compaction that
+        opened it, if any."""
+        # 1. a later segment opens with the session's summary: the replayed context keeps
+        #    its own instead
+        fed = 1 if s and self.context and self.context[-1]["role"] == "user" else 0
+        sent = Tally(self.counter)  # what the session itself sent in this segment
         for i, message in enumerate(segment):
             if message["role"] != "assistant":
                 continue
-            for m in segment[fed:i]:
-                context.append(m)
-                held.append(m)
+            # 2. the messages since the last call join the strategy's context
+            self._feed(segment[fed:i])
             fed = i + 1
-            while len(sent.per_message) < i:
-                sent.append(segment[len(sent.per_message)])
-            turn = len(out.turns) + 1
-            if own is not None:
-                out.session_compactions.append(SessionMark(
-                    turn, own.trigger, own.tokens_before, counter.count_text(own.summary)))
-            if due(managed, held.total, out.trigger_at):
-                result = managed(context, goal=out.target_at, counter=counter)
-                if result.changed:
-                    out.compactions.append(ReplayCompaction(
-                        turn, result.kind, result.tokens_before, result.tokens_after,
-                        result.dropped, len(result.cleared),
-                        _dropped(context, result.messages),
-                        counter.count_text(result.summary_prompt)
-                        if result.summary_prompt else None,
-                        counter.count_text(result.summary) if result.summary else None))
-                    context = list(result.messages)
-                    held.reset(context)
-            out.turns.append(ReplayTurn(
-                turn, s, i, sent.total, reported.get((s, i)), held.total, own is not None,
-                dict(held.by_part)))
-            own = None
-            context.append(message)
-            held.append(message)
-        for m in segment[fed:]:
-            context.append(m)
-            held.append(m)
-    return out
+            # 3. the session's own count of what it sent with this call
+            for m in segment[len(sent.per_message):i]:
+                sent.append(m)
+            # 4. the call, the strategy compacting first where the agent would
+            self._call(s, i, sent.total, own)
+            own = None  # the session's compaction preceded this segment's first call only
+            self._feed([message])
+        # 5. the segment's tail (results and a last message no call followed)
+        self._feed(segment[fed:])
+
+    def _feed(self, messages: list[Message]) -> None:
+        for m in messages:
+            self.context.append(m)
+            self.held.append(m)
+
+    def _call(self, s: int, i: int, local: int, own: SessionCompaction | None) -> None:
+        """Record call `i` of segment `s`: the session's own compaction before it, the
+        strategy's (where due), and the sizes sent."""
+        out = self.out
+        turn = len(out.turns) + 1
+        if own is not None:
+            out.session_compactions.append(SessionMark(
+                turn, own.trigger, own.tokens_before, self.counter.count_text(own.summary)))
+        if due(self.managed, self.held.total, out.trigger_at):
+            self._compact(turn)
+        out.turns.append(ReplayTurn(turn, s, i, local, self.reported.get((s, i)),
+                                    self.held.total, own is not None, dict(self.held.by_part)))
+
+    def _compact(self, turn: int) -> None:
+        """Run the strategy on the context; a change is recorded and becomes the context."""
+        result = self.managed(self.context, goal=self.out.target_at, counter=self.counter)
+        if not result.changed:
+            return
+        count = self.counter.count_text
+        self.out.compactions.append(ReplayCompaction(
+            turn, result.kind, result.tokens_before, result.tokens_after, result.dropped,
+            len(result.cleared), _dropped(self.context, result.messages),
+            count(result.summary_prompt) if result.summary_prompt else None,
+            count(result.summary) if result.summary else None))
+        self.context = list(result.messages)
+        self.held.reset(self.context)
 
 
 def _dropped(before: list[Message], after: list[Message]) -> list[str]:

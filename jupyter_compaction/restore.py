@@ -46,17 +46,30 @@ def recent_reads(transcript: Sequence[Message], context: Sequence[Message], file
                  ) -> list[dict[str, Any]]:
     """Of the newest `files` distinct read calls of `transcript` (newest first), those
     whose result is not visible in `context` any more."""
+    visible = _visible_calls(context)
+    return [block for key, block in _newest_reads(transcript, files).items()
+            if key not in visible]
+
+
+def _visible_calls(context: Sequence[Message]) -> set[tuple[str, str]]:
+    """The calls (`_key`) whose result `context` still shows (not a placeholder)."""
     shown = {b.get("tool_use_id") for m in context for b in blocks(m)
              if b.get("type") == "tool_result" and result_text(b) != PLACEHOLDER}
-    visible = {_key(b) for m in context for b in blocks(m)
-               if b.get("type") == "tool_use" and b["id"] in shown}
+    return {_key(b) for m in context for b in blocks(m)
+            if b.get("type") == "tool_use" and b["id"] in shown}
+
+
+def _newest_reads(transcript: Sequence[Message], files: int
+                  ) -> dict[tuple[str, str], dict[str, Any]]:
+    """The newest `files` distinct `READ_TOOLS` calls of `transcript`, newest first."""
     newest: dict[tuple[str, str], dict[str, Any]] = {}
-    for message in reversed(transcript):
-        for block in reversed(blocks(message)):
-            if (block.get("type") == "tool_use" and block.get("name") in READ_TOOLS
-                    and len(newest) < files):
-                newest.setdefault(_key(block), block)
-    return [block for key, block in newest.items() if key not in visible]
+    calls = (b for m in reversed(transcript) for b in reversed(blocks(m))
+             if b.get("type") == "tool_use" and b.get("name") in READ_TOOLS)
+    for block in calls:
+        if len(newest) >= files:
+            break
+        newest.setdefault(_key(block), block)
+    return newest
 
 
 def _key(block: dict[str, Any]) -> tuple[str, str]:
@@ -69,37 +82,58 @@ def restore(result: Compaction, transcript: Sequence[Message], toolbox: Toolbox,
     """`result` with the newest read files (read again; only when it wrote a summary) and
     `texts` appended after it, counted and noted; unchanged when there is nothing to add."""
     context = result.messages
+    # 1. nothing comes back after a context that ends with the model's message
     if not context or context[-1]["role"] != "user":
         return result
-    calls, results, used = [], [], 0
+    # 2. the newest reads no longer visible, read again (after a summary only)
     reads = recent_reads(transcript, context, files) if files and result.summary else []
+    calls, results = _read_again(reads, toolbox, counter, RESTORE_SHARE * goal, tag)
+    # 3. the pinned and hook texts
+    extra = [{"type": "text", "text": t} for t in texts if t and t.strip()]
+    if not calls and not extra:
+        return result
+    # 4. all of it after the context, counted and named in the note
+    messages = _appended(context, calls, [*results, *extra])
+    return dataclasses.replace(result, messages=messages, note=_note(result.note, calls, extra),
+                               tokens_after=counter.count(messages))
+
+
+def _read_again(reads: list[dict[str, Any]], toolbox: Toolbox, counter: TokenCounter,
+                room: float, tag: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """`(calls, results)`: each of `reads` called again through `toolbox`, newest first,
+    kept while the results fit in `room` tokens (a failed read is skipped)."""
+    calls, results, used = [], [], 0
     for n, old in enumerate(reads):
         call = {"type": "tool_use", "id": f"toolu_restore_{tag}_{n}", "name": old["name"],
                 "input": dict(old.get("input") or {})}
         answer = toolbox.call(call)
         size = counter.count_text(result_text(answer))
-        if answer.get("is_error") or used + size > RESTORE_SHARE * goal:
+        if answer.get("is_error") or used + size > room:
             continue
         calls.append(call)
         results.append(answer)
         used += size
-    extra = [{"type": "text", "text": t} for t in texts if t and t.strip()]
-    if not calls and not extra:
-        return result
+    return calls, results
+
+
+def _appended(context: list[Message], calls: list[dict[str, Any]],
+              content: list[dict[str, Any]]) -> list[Message]:
+    """`context` with `content` (results, then texts) added: after a tool round of `calls`
+    marked `RESTORED`, or, with no calls, at the end of its last (user) message."""
     if calls:
-        added: list[Message] = [
-            {"role": "assistant", "content": [{"type": "text", "text": RESTORED}, *calls]},
-            {"role": "user", "content": [*results, *extra]}]
-        messages = [*context, *added]
-    else:
-        last = context[-1]
-        messages = [*context[:-1], {**last, "content": [*blocks(last), *extra]}]
+        return [*context,
+                {"role": "assistant", "content": [{"type": "text", "text": RESTORED}, *calls]},
+                {"role": "user", "content": content}]
+    last = context[-1]
+    return [*context[:-1], {**last, "content": [*blocks(last), *content]}]
+
+
+def _note(note: str, calls: list[dict[str, Any]], extra: list[dict[str, Any]]) -> str:
+    """The compaction's note, then what came back."""
     names = [c["input"].get("path", c["name"]) for c in calls]
-    note = "; ".join(n for n in (result.note, f"restored {len(calls)} files" + (
-        f" ({', '.join(names)})" if names else "") + (
-        f" and {len(extra)} pinned or hook texts" if extra else "")) if n)
-    return dataclasses.replace(result, messages=messages, note=note,
-                               tokens_after=counter.count(messages))
+    added = f"restored {len(calls)} files" + (f" ({', '.join(names)})" if names else "") + (
+        f" and {len(extra)} pinned or hook texts" if extra else "")
+    return "; ".join(n for n in (note, added) if n)
 
 
 def hook_texts(hooks: Sequence[Callable[..., str | None]], *args: Any) -> list[str]:

@@ -31,14 +31,9 @@ def results(run) -> dict[str, str]:
 
 
 def played(*replies: Reply, dedup: bool = True, change=None):
-    class Changing(Scripted):
-        def create(self, **request):
-            if change:
-                change(len(request["messages"]))
-            return super().create(**request)
-
-    model = Changing([*replies, Reply([{"type": "text", "text": "ok"}], "end_turn",
-                                      Usage(1, 1))])
+    model = Scripted([*replies, Reply([{"type": "text", "text": "ok"}], "end_turn", Usage(1, 1))],
+                     before=None if change is None else
+                     (lambda _, request: change(len(request["messages"]))))
     return Agent(model, tools=[read_file], task_state=False, dedup_reads=dedup).run("go")
 
 

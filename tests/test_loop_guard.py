@@ -4,7 +4,7 @@ from jupyter_compaction import scenarios
 from jupyter_compaction.agent import Agent
 from jupyter_compaction.events import Failed
 from jupyter_compaction.loop_guard import STALE_WINDOWS, LoopGuard, pairs
-from jupyter_compaction.models.base import Reply, Usage
+from tests.support.scripted import Looping
 
 
 def turn(n: int, path: str, output: str, error: bool = False) -> tuple[dict, dict]:
@@ -71,20 +71,9 @@ def test_without_compaction_the_guard_never_stops_a_run():
     assert not any(said)  # the model's own rule handles repeats in a row
 
 
-class Cycler:
+def cycler() -> Looping:
     """A model that reads the same three files round and round, forever."""
-
-    name = "cycler"
-
-    def __init__(self) -> None:
-        self.n = 0
-
-    def create(self, *, system, messages, tools, max_tokens, cache=None) -> Reply:
-        self.n += 1
-        path = ("a.md", "b.md", "c.md")[self.n % 3]
-        use = {"type": "tool_use", "id": f"toolu_{self.n}", "name": "read", "input":
-               {"path": path}}
-        return Reply([use], "tool_use", Usage(input_tokens=100, output_tokens=10), self.name)
+    return Looping([("read", {"path": path}) for path in ("b.md", "c.md", "a.md")])
 
 
 def read(path: str) -> str:
@@ -93,7 +82,7 @@ def read(path: str) -> str:
 
 
 def test_the_agent_stops_a_cycling_run_as_stuck_long_before_max_turns():
-    agent = Agent(Cycler(), tools=[read], budget=1500, strategy="trim", task_state=False)
+    agent = Agent(cycler(), tools=[read], budget=1500, strategy="trim", task_state=False)
     run = agent.run("Read a.md, b.md and c.md.", max_turns=60)
     failure = run.of(Failed)[-1]
     assert run.status == "failed" and failure.reason == "stuck" and run.turn < 20
@@ -103,7 +92,7 @@ def test_the_agent_stops_a_cycling_run_as_stuck_long_before_max_turns():
 
 
 def test_a_resumed_run_gets_its_windows_afresh():
-    agent = Agent(Cycler(), tools=[read], budget=1500, strategy="trim", task_state=False)
+    agent = Agent(cycler(), tools=[read], budget=1500, strategy="trim", task_state=False)
     run = agent.run("Read a.md, b.md and c.md.", max_turns=60)
     stopped = run.turn
     agent.resume(run, max_turns=60)
@@ -154,21 +143,16 @@ def test_a_deduplicated_re_read_is_a_repeat():
     assert any(said)
 
 
-class NoteTaker(Cycler):
+def note_taker() -> Looping:
     """Reads the same file and writes the same finding to its notes, round and round."""
-
-    def create(self, *, system, messages, tools, max_tokens, cache=None) -> Reply:
-        self.n += 1
-        name, args = [("read", {"path": "a.md"}), ("write_note", {"text": "a.md: lorem"}),
-                      ("read_notes", {})][self.n % 3]
-        use = {"type": "tool_use", "id": f"toolu_{self.n}", "name": name, "input": args}
-        return Reply([use], "tool_use", Usage(input_tokens=100, output_tokens=10), self.name)
+    return Looping([("write_note", {"text": "a.md: lorem"}), ("read_notes", {}),
+                    ("read", {"path": "a.md"})])
 
 
 def test_the_agent_stops_a_note_taking_loop(tmp_path):
     from jupyter_compaction.workspace import Workspace
 
-    agent = Agent(NoteTaker(), tools=[read], budget=1500, strategy="trim", task_state=False,
+    agent = Agent(note_taker(), tools=[read], budget=1500, strategy="trim", task_state=False,
                   notes=True, workspace=Workspace(tmp_path))
     run = agent.run("Read a.md.", max_turns=60)
     assert run.status == "failed" and run.of(Failed)[-1].reason == "stuck" and run.turn < 30

@@ -12,30 +12,9 @@ from jupyter_compaction.agent import Agent
 from jupyter_compaction.events import Compacted, Failed
 from jupyter_compaction.history import COMPACTION, validate
 from jupyter_compaction.loop_guard import FAILED_IN_A_ROW, REFILLED_IN_A_ROW, CompactionBreaker
-from jupyter_compaction.models.base import Reply, Usage
 from jupyter_compaction.server_compaction import ServerCompactingModel
 from jupyter_compaction.vocab import COMPACT
-
-
-class Endless:
-    """Calls `echo` every turn with a fresh input; a summary request (no tools offered)
-    gets `summary`, or a tool call when `summary` is None (a failed summary)."""
-
-    name = "endless"
-
-    def __init__(self, summary: str | None = "## Progress\nkept calling echo"):
-        self.n, self.summary = 0, summary
-
-    def create(self, *, system, messages, tools, max_tokens, cache=False) -> Reply:
-        if not tools:
-            if self.summary is None:
-                return Reply([{"type": "tool_use", "id": "toolu_s", "name": "echo",
-                               "input": {}}], "tool_use", Usage(10, 5))
-            return Reply([{"type": "text", "text": self.summary}], usage=Usage(10, 5))
-        self.n += 1
-        return Reply([{"type": "text", "text": f"Call {self.n}."},
-                      {"type": "tool_use", "id": f"toolu_{self.n}", "name": "echo",
-                       "input": {"text": f"more {self.n}"}}], "tool_use", Usage(10, 5))
+from tests.support.scripted import Endless
 
 
 def echo(text: str) -> str:

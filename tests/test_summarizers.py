@@ -28,21 +28,11 @@ from jupyter_compaction.summarizers import (
     open_tool_call,
     with_request,
 )
+from tests.support.scripted import Relay, Scripted
 
 SYSTEM = "You are a careful agent."
 TOOLS = [{"name": n, "description": "", "input_schema": {"type": "object"}}
          for n in ("read_file", "list_files")]
-
-
-class Recording:
-    """A model that passes requests on to `inner` (or answers `reply`) and keeps them."""
-
-    def __init__(self, inner=None, reply: Reply | None = None):
-        self.inner, self.reply, self.requests, self.name = inner, reply, [], "recording"
-
-    def create(self, **request):
-        self.requests.append(request)
-        return self.reply if self.inner is None else self.inner.create(**request)
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +48,7 @@ def same(model, history, usage):
 
 def test_same_reads_the_covered_turns_from_the_conversation_and_nothing_else(transcript):
     history, middle = transcript[:11], transcript[1:6]  # middle: list agents/, read two files
-    model, usage = Recording(SimulatedModel("agents")), []
+    model, usage = Relay(SimulatedModel("agents")), []
     prompt = build_prompt(middle, None, message_goal(history[0]))
     summary = same(model, history, usage)(prompt)
 
@@ -97,7 +87,7 @@ def test_an_open_tool_call_skips_the_summary_without_a_call(transcript):
         *transcript[11]["content"], {"type": "tool_use", "id": "t2", "name": "x", "input": {}}]},
         {**transcript[12], "content": transcript[12]["content"]}]
     assert open_tool_call(partial)  # one of two calls still has no result
-    model, usage = Recording(SimulatedModel("agents")), []
+    model, usage = Relay(SimulatedModel("agents")), []
     assert same(model, history, usage)(build_prompt(history[1:6])) == ""
     assert model.requests == [] and usage == []
 
@@ -108,14 +98,14 @@ def test_a_tool_call_instead_of_text_is_an_empty_summary_and_the_history_stays(t
                  "tool_use", Usage(input_tokens=0, output_tokens=12,
                                    cache_read_input_tokens=900))
     history, usage = transcript[:11], []
-    result = CompactAll(summarizer=same(Recording(reply=call), history, usage))(
+    result = CompactAll(summarizer=same(Scripted([call]), history, usage))(
         history, goal=1_000, counter=TokenCounter())
     assert not result.changed and "retry next turn" in result.note
     assert usage == [call.usage]  # the call happened and is paid for
 
 
 def test_aux_is_a_separate_uncached_request_with_the_transcript(transcript):
-    model, usage = Recording(SimulatedModel("agents")), []
+    model, usage = Relay(SimulatedModel("agents")), []
     prompt = build_prompt(transcript[1:6])
     make_summarizer("aux", model=model, system=SYSTEM, tools=TOOLS, usage=usage)(prompt)
     sent = model.requests[-1]

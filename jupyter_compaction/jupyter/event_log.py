@@ -9,6 +9,8 @@ Left out: filtering by event kind (the lab shows everything).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from ..events import (
     Compacted,
@@ -29,37 +31,59 @@ LOG_STYLE = "white-space:pre-wrap;margin:0;font-size:12px;max-height:320px;overf
 
 
 def describe(event: Event) -> str:
-    """One line (without the turn) for `event`."""
-    if isinstance(event, TurnStarted):
-        parts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in event.parts.items())
-        return f"request {event.tokens} tokens of {event.budget}" + (f" ({parts})" if parts
-                                                                      else "")
-    if isinstance(event, Compacted):
-        line = f"compacted [{event.strategy}] {event.tokens_before} -> {event.tokens_after} tokens"
-        if event.cleared or event.dropped:
-            line += f"; cleared {event.cleared} results, dropped {event.dropped} messages"
-        if event.dropped_facts:
-            line += f"; lost: {', '.join(event.dropped_facts)}"
-        return line + (f"; {event.note}" if event.note else "")
-    if isinstance(event, ModelReplied):
-        calls = f", {event.tool_calls} tool calls" if event.tool_calls else ""
-        return (f"model replied ({event.stop_reason}{calls}; {event.usage.total_input} in, "
-                f"{event.usage.output_tokens} out)")
-    if isinstance(event, ToolCalled):
-        args = json.dumps(event.input, sort_keys=True, ensure_ascii=False, default=str)
-        return (f"-> {event.name}({plain(args, INPUT_CHARS)})"
-                + (" [repeat]" if event.repeat else ""))
-    if isinstance(event, ToolReturned):
-        flags = "".join((" [error]" if event.is_error else "",
-                         " [truncated]" if event.truncated else ""))
-        return f"<- {event.name}: {event.tokens} tokens{flags}"
-    if isinstance(event, Finished):
-        if event.reason == "max_turns":
-            return "stopped: max turns reached"
-        return f"answered: {plain(event.answer, TEXT_CHARS)}"
-    if isinstance(event, Failed):
-        return f"failed ({event.reason}): {plain(event.error, None)}"
+    """One line (without the turn) for `event`: its kind's describer in `DESCRIBERS`, or
+    the kind's name for an event that has none."""
+    for kind, describer in DESCRIBERS.items():
+        if isinstance(event, kind):
+            return describer(event)
     return event.kind
+
+
+def _turn_started(event: TurnStarted) -> str:
+    parts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in event.parts.items())
+    return f"request {event.tokens} tokens of {event.budget}" + (f" ({parts})" if parts else "")
+
+
+def _compacted(event: Compacted) -> str:
+    line = f"compacted [{event.strategy}] {event.tokens_before} -> {event.tokens_after} tokens"
+    if event.cleared or event.dropped:
+        line += f"; cleared {event.cleared} results, dropped {event.dropped} messages"
+    if event.dropped_facts:
+        line += f"; lost: {', '.join(event.dropped_facts)}"
+    return line + (f"; {event.note}" if event.note else "")
+
+
+def _model_replied(event: ModelReplied) -> str:
+    calls = f", {event.tool_calls} tool calls" if event.tool_calls else ""
+    return (f"model replied ({event.stop_reason}{calls}; {event.usage.total_input} in, "
+            f"{event.usage.output_tokens} out)")
+
+
+def _tool_called(event: ToolCalled) -> str:
+    args = json.dumps(event.input, sort_keys=True, ensure_ascii=False, default=str)
+    return f"-> {event.name}({plain(args, INPUT_CHARS)})" + (" [repeat]" if event.repeat else "")
+
+
+def _tool_returned(event: ToolReturned) -> str:
+    flags = "".join((" [error]" if event.is_error else "",
+                     " [truncated]" if event.truncated else ""))
+    return f"<- {event.name}: {event.tokens} tokens{flags}"
+
+
+def _finished(event: Finished) -> str:
+    if event.reason == "max_turns":
+        return "stopped: max turns reached"
+    return f"answered: {plain(event.answer, TEXT_CHARS)}"
+
+
+def _failed(event: Failed) -> str:
+    return f"failed ({event.reason}): {plain(event.error, None)}"
+
+
+DESCRIBERS: dict[type, Callable[[Any], str]] = {
+    TurnStarted: _turn_started, Compacted: _compacted, ModelReplied: _model_replied,
+    ToolCalled: _tool_called, ToolReturned: _tool_returned, Finished: _finished,
+    Failed: _failed}
 
 
 def line(event: Event) -> str:

@@ -393,50 +393,9 @@ class AnthropicModel:
         """Our one-line, key-free error for an SDK (or decoding) failure."""
         if isinstance(err, ModelError | MissingAPIKey):
             return err
-        try:
-            import anthropic
-        except ImportError:  # pragma: no cover - a client was passed in without the SDK
-            anthropic = None  # type: ignore[assignment]
-
-        if anthropic is not None and isinstance(err, anthropic.APIStatusError):
-            status = int(err.status_code)
-            kind = getattr(err, "type", None) or _body_field(err.body, "type") or "error"
-            text = getattr(err, "api_message", None) or _body_field(err.body, "message")
-            text = text or err.response.reason_phrase or "no message"
-            should = err.response.headers.get("x-should-retry")
-            retryable = (
-                should == "true"
-                if should in ("true", "false")
-                else (status in (408, 409, 429) or status >= 500)
-            )
-            return ModelError(
-                self._redact(f"Claude API error {status} {kind}: {text}"),
-                status=status,
-                error_type=str(kind),
-                retryable=retryable,
-                request_id=err.response.headers.get("request-id"),
-                error_code=getattr(err, "error_code", None),
-            )
-        if anthropic is not None and isinstance(err, anthropic.APITimeoutError):
-            return ModelError(
-                self._redact(f"Claude API request timed out ({self._limits()})"),
-                error_type="timeout",
-                retryable=True,
-            )
-        if anthropic is not None and isinstance(err, anthropic.APIConnectionError):
-            cause = err.__cause__
-            detail = f"{type(cause).__name__}: {cause}" if cause else str(err)
-            return ModelError(
-                self._redact(f"Claude API connection error ({self._limits()}): {detail}"),
-                error_type="connection_error",
-                retryable=True,
-            )
-        if anthropic is not None and isinstance(err, anthropic.APIResponseValidationError):
-            return ModelError(
-                self._redact(f"Claude API returned an invalid response ({err.status_code})"),
-                status=int(err.status_code),
-                error_type="malformed_response",
-            )
+        sdk = self._sdk_error(err)
+        if sdk is not None:
+            return sdk
         if isinstance(err, json.JSONDecodeError):
             return ModelError(
                 self._redact(f"Claude API returned a malformed response: not JSON ({err.msg})"),
@@ -445,6 +404,58 @@ class AnthropicModel:
         return ModelError(
             self._redact(f"Claude API call failed: {type(err).__name__}: {err}"),
             error_type=type(err).__name__,
+        )
+
+    def _sdk_error(self, err: BaseException) -> ModelError | None:
+        """The SDK's own failures as a `ModelError`; None for any other exception."""
+        try:
+            import anthropic
+        except ImportError:  # pragma: no cover - a client was passed in without the SDK
+            return None
+        if isinstance(err, anthropic.APIStatusError):
+            return self._status_error(err)
+        if isinstance(err, anthropic.APITimeoutError):  # before its base, a connection error
+            return ModelError(
+                self._redact(f"Claude API request timed out ({self._limits()})"),
+                error_type="timeout",
+                retryable=True,
+            )
+        if isinstance(err, anthropic.APIConnectionError):
+            cause = err.__cause__
+            detail = f"{type(cause).__name__}: {cause}" if cause else str(err)
+            return ModelError(
+                self._redact(f"Claude API connection error ({self._limits()}): {detail}"),
+                error_type="connection_error",
+                retryable=True,
+            )
+        if isinstance(err, anthropic.APIResponseValidationError):
+            return ModelError(
+                self._redact(f"Claude API returned an invalid response ({err.status_code})"),
+                status=int(err.status_code),
+                error_type="malformed_response",
+            )
+        return None
+
+    def _status_error(self, err: Any) -> ModelError:
+        """An HTTP error status (`anthropic.APIStatusError`): its status, type and message,
+        retryable as the API's `x-should-retry` header says (else 408, 409, 429 and 5xx)."""
+        status = int(err.status_code)
+        kind = getattr(err, "type", None) or _body_field(err.body, "type") or "error"
+        text = getattr(err, "api_message", None) or _body_field(err.body, "message")
+        text = text or err.response.reason_phrase or "no message"
+        should = err.response.headers.get("x-should-retry")
+        retryable = (
+            should == "true"
+            if should in ("true", "false")
+            else (status in (408, 409, 429) or status >= 500)
+        )
+        return ModelError(
+            self._redact(f"Claude API error {status} {kind}: {text}"),
+            status=status,
+            error_type=str(kind),
+            retryable=retryable,
+            request_id=err.response.headers.get("request-id"),
+            error_code=getattr(err, "error_code", None),
         )
 
 

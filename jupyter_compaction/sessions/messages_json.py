@@ -58,12 +58,30 @@ def _problem(m: Any) -> str | None:
 
 def load(data: Any, source: str, problems: Problems) -> RecordedSession:
     session = RecordedSession("messages", [], source=source)
+    # 1. the message list, and the request's tool definitions where it holds them
     messages = data.get("messages") if isinstance(data, dict) else data
     if not isinstance(messages, list):
         raise SessionFormatError(f"{source or 'input'}: expected a list of messages "
                                  "or an object with 'messages'")
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
         session.tools = [t for t in data["tools"] if isinstance(t, dict)]
+    # 2. the messages that can be read; each one skipped is counted
+    valid = _readable(messages, problems)
+    # 3. OpenAI style becomes Anthropic blocks
+    if any(m["role"] == "tool" or m.get("tool_calls") for m in valid):
+        session.format = "openai"
+        valid = _converted(valid, source)
+    # 4. the log's repairs make one valid segment (system messages set aside)
+    thread = Thread(problems)
+    for m in valid:
+        if m["role"] != "system":
+            thread.add(m["role"], m.get("content") or "")
+    session.segments.append(checked(thread.finish(), problems))
+    return session
+
+
+def _readable(messages: list[Any], problems: Problems) -> list[dict[str, Any]]:
+    """The messages `_problem` finds nothing wrong with; the others noted in `problems`."""
     valid = []
     for i, m in enumerate(messages):
         why = _problem(m)
@@ -71,21 +89,19 @@ def load(data: Any, source: str, problems: Problems) -> RecordedSession:
             problems.note("messages were skipped", None, f"messages[{i}]: {why}; skipped")
         else:
             valid.append(m)
-    if any(m["role"] == "tool" or m.get("tool_calls") for m in valid):
-        session.format = "openai"
-        try:
-            valid = from_openai([{**m, "content": as_blocks(m.get("content") or "")}
-                                 if m["role"] == "user" else m
-                                 for m in valid if m["role"] != "system"])
-        except (ValueError, RecursionError):  # tool arguments that are not JSON
-            raise SessionFormatError(f"{source or 'input'}: a tool call's arguments are not "
-                                     "valid JSON; fix or remove that call") from None
-    thread = Thread(problems)
-    for m in valid:
-        if m["role"] != "system":
-            thread.add(m["role"], m.get("content") or "")
-    session.segments.append(checked(thread.finish(), problems))
-    return session
+    return valid
+
+
+def _converted(messages: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
+    """OpenAI-style `messages` (system ones left out) as Anthropic blocks; arguments that
+    are not JSON are a `SessionFormatError`."""
+    try:
+        return from_openai([{**m, "content": as_blocks(m.get("content") or "")}
+                            if m["role"] == "user" else m
+                            for m in messages if m["role"] != "system"])
+    except (ValueError, RecursionError):  # tool arguments that are not JSON
+        raise SessionFormatError(f"{source or 'input'}: a tool call's arguments are not "
+                                 "valid JSON; fix or remove that call") from None
 
 
 register(Importer("messages", "a .json message list (Anthropic or OpenAI)", "json", sniff,

@@ -67,26 +67,32 @@ class ClearToolResults:
     def __call__(self, messages: Sequence[Message], *, goal: int,
                  counter: TokenCounter) -> Compaction:
         before = measure(messages, counter)
-        tool_names = {b["id"]: b["name"] for m in messages for b in blocks(m)
-                      if b.get("type") == "tool_use"}
-        clearable = [
-            b["tool_use_id"] for m in messages for b in blocks(m)
-            if b.get("type") == "tool_result" and b.get("content") != self.placeholder
-            and tool_names.get(b["tool_use_id"]) not in self.exclude_tools
-        ]
+        # 1. the old results: all that can be cleared but the newest `keep_last`
+        clearable = self._clearable(messages)
         doomed = set(clearable[: max(len(clearable) - self.keep_last, 0)])
         if not doomed:
             return unchanged(self.name, messages, before, "no old tool results to clear")
-
-        out = []
-        for m in messages:
-            original = blocks(m)
-            content = [self._cleared(b, doomed) for b in original]
-            changed = any(a is not b for a, b in zip(content, original, strict=True))
-            out.append({**m, "content": content} if changed else m)
+        # 2. new messages where a block changes; the others are shared, never mutated
+        out = [self._rewritten(m, doomed) for m in messages]
+        # 3. not worth a cache miss when it frees too little
         after = counter.count(out)
         if before - after < self.clear_at_least:
             return unchanged(self.name, messages, before,
                              f"clearing would free {before - after} < {self.clear_at_least} tokens")
         cleared = [tid for tid in clearable if tid in doomed]
         return Compaction(self.name, out, before, after, cleared=cleared)
+
+    def _clearable(self, messages: Sequence[Message]) -> list[str]:
+        """The ids of the results not cleared yet and not of an excluded tool, oldest first."""
+        tool_names = {b["id"]: b["name"] for m in messages for b in blocks(m)
+                      if b.get("type") == "tool_use"}
+        return [b["tool_use_id"] for m in messages for b in blocks(m)
+                if b.get("type") == "tool_result" and b.get("content") != self.placeholder
+                and tool_names.get(b["tool_use_id"]) not in self.exclude_tools]
+
+    def _rewritten(self, message: Message, doomed: set[str]) -> Message:
+        """`message` with its `doomed` blocks cleared: a new message, or itself if none is."""
+        original = blocks(message)
+        content = [self._cleared(b, doomed) for b in original]
+        changed = any(a is not b for a, b in zip(content, original, strict=True))
+        return {**message, "content": content} if changed else message

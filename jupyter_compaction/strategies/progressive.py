@@ -39,6 +39,7 @@ class Progressive:
         before = measure(messages, counter)
         if before <= goal:
             return unchanged(self.name, messages, before, f"fits under {goal} tokens")
+        # each layer works on what the one before left, until the history fits
         current, done = list(messages), []
         for layer in self.layers:
             layer = configure(layer, focus=self.focus) if self.focus else layer
@@ -47,12 +48,19 @@ class Progressive:
             current = step.messages
             if step.tokens_after <= goal:
                 break
-        summarized = [s for s in done if s.summary]
-        return Compaction(
-            "+".join(s.kind for s in done if s.changed) or self.name, current, before,
-            done[-1].tokens_after,
-            cleared=[tid for s in done for tid in s.cleared],
-            dropped=sum(s.dropped for s in done),
-            summary_prompt=summarized[-1].summary_prompt if summarized else None,
-            summary=summarized[-1].summary if summarized else None,
-            note="; ".join(s.note for s in done if s.note), layers=done)
+        return combined(self.name, done, before)
+
+
+def combined(name: str, done: list[Compaction], before: int) -> Compaction:
+    """The layers' steps as one compaction: named after the layers that changed something
+    ("clear+summarize"; `name` when none did), the last step's messages and size, every
+    cleared result and dropped message, the last summary written, and every note."""
+    summarized = [s for s in done if s.summary]
+    return Compaction(
+        "+".join(s.kind for s in done if s.changed) or name, done[-1].messages, before,
+        done[-1].tokens_after,
+        cleared=[tid for s in done for tid in s.cleared],
+        dropped=sum(s.dropped for s in done),
+        summary_prompt=summarized[-1].summary_prompt if summarized else None,
+        summary=summarized[-1].summary if summarized else None,
+        note="; ".join(s.note for s in done if s.note), layers=done)

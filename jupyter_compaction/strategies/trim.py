@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..history import Message, blocks, cut_points
+from ..history import Block, Message, blocks, cut_points
 from ..summaries import is_summary, without_summaries
 from ..tokens import TokenCounter
 from .base import Compaction, measure, unchanged
@@ -32,27 +32,52 @@ class TrimTurns:
     def __call__(self, messages: Sequence[Message], *, goal: int,
                  counter: TokenCounter) -> Compaction:
         before = measure(messages, counter)
+        # 1. the turns after the task (`keep_first` messages, widened to a turn's end)
         cuts = cut_points(messages)
         head = next((c for c in cuts if c >= self.keep_first), len(messages))
         starts = [c for c in cuts if c >= head]  # each a turn we may drop, oldest first
-        if before <= goal or not starts:
-            return unchanged(self.name, messages, before, "already fits, or nothing to drop")
+        if before <= goal:
+            return unchanged(self.name, messages, before, f"fits under {goal} tokens")
+        if not starts:
+            return unchanged(self.name, messages, before, f"over the goal of {goal} tokens with "
+                             f"nothing to drop: the task (keep_first={self.keep_first}) stays")
+        # 2. the oldest turns go until the rest fits
+        resume, carried = self._drop(messages, starts, before, goal, counter)
+        out = [*messages[:head], *messages[resume:]]
+        if carried is not None:  # an older summary moves to the first kept turn
+            out[head] = {**out[head], "content": [carried, *blocks(without_summaries(out[head]))]}
+        # 3. a summary counts as the oldest material: it goes last
+        if counter.count(out) > goal:
+            out = [without_summaries(m) for m in out]
+        after = counter.count(out)
+        return Compaction(self.name, out, before, after, dropped=resume - head,
+                          note=short_of_goal(out, head, goal, after, counter))
 
-        total, carry, carried = before, 0, None
+    def _drop(self, messages: Sequence[Message], starts: list[int], total: int, goal: int,
+              counter: TokenCounter) -> tuple[int, Block | None]:
+        """`(resume, carried)`: the first message kept after the task once the oldest turns
+        are gone (never the newest turn), and the newest summary among them, if any."""
+        carry, carried = 0, None
         resume = starts[0]
-        for start_, end in zip(starts, starts[1:], strict=False):  # never the newest turn
+        for start, end in zip(starts, starts[1:], strict=False):  # never the newest turn
             if total + carry <= goal:
                 break
-            total -= sum(counter.count_message(m) for m in messages[start_:end])
-            found = [b for m in messages[start_:end] for b in blocks(m)
+            total -= sum(counter.count_message(m) for m in messages[start:end])
+            found = [b for m in messages[start:end] for b in blocks(m)
                      if b.get("type") == "text" and is_summary(b["text"])]
             if found:
                 carried = found[-1]
                 carry = counter.count_text(carried["text"])
             resume = end
-        out = [*messages[:head], *messages[resume:]]
-        if carried is not None:  # an older summary moves to the first kept turn
-            out[head] = {**out[head], "content": [carried, *blocks(without_summaries(out[head]))]}
-        if counter.count(out) > goal:  # a summary counts as the oldest material: it goes last
-            out = [without_summaries(m) for m in out]
-        return Compaction(self.name, out, before, counter.count(out), dropped=resume - head)
+        return resume, carried
+
+
+def short_of_goal(out: list[Message], head: int, goal: int, after: int,
+                  counter: TokenCounter) -> str:
+    """Why a trimmed history is still over `goal` ("" when it fits): what it kept, which
+    trimming never drops."""
+    if after <= goal:
+        return ""
+    return (f"still {after} tokens, over the goal of {goal}: the task "
+            f"({counter.count(out[:head])} tokens) and the newest turn "
+            f"({counter.count(out[head:])} tokens) are never dropped")

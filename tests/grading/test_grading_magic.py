@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.error import UsageError
-from IPython.core.interactiveshell import InteractiveShell
 
-from jupyter_compaction.grading import EXERCISES, check, register_magics
+from jupyter_compaction.grading import EXERCISES, check
 from jupyter_compaction.grading.generated import with_hidden
 from tests.grading.grading_solutions import REFERENCE, stub
+from tests.support import shell
+
+ip, shell_text = shell.ip, shell.shell_text  # the shared fixtures; the extension registers %check
 
 
 @pytest.fixture
-def ip() -> InteractiveShell:
-    shell = InteractiveShell.instance()
-    register_magics(shell)
-    for name in ("safe_cut_index", "is_stuck"):
-        shell.user_ns.pop(name, None)
-    yield shell
-    for name in ("safe_cut_index", "is_stuck"):
-        shell.user_ns.pop(name, None)
+def shell_names() -> tuple[str, ...]:
+    """The learner's functions these tests define in a cell."""
+    return ("safe_cut_index", "is_stuck")
 
 
 def test_check_magic_scores_a_function_defined_in_a_cell(ip, capsys):

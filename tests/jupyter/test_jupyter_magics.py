@@ -30,6 +30,7 @@ from jupyter_compaction.jupyter.magics import (
 from jupyter_compaction.jupyter.validate import BUDGET_HINT
 from jupyter_compaction.strategies import STRATEGIES
 from tests.support.reporting import Reporting, scaled
+from tests.support.scripted import Relay, fail_at
 from tests.support.shell import usage_error
 
 MAGIC_NAMES = {"line": {"agent", "context", "summary", "compact", "compaction_budget",
@@ -312,26 +313,13 @@ def test_resume_needs_a_failed_run_of_this_session(ip):
 
 # --- a failing model, and --resume ----------------------------------------------------------
 
-class FlakyModel:
-    """The simulated model, except that call number `fail_at` raises."""
-
-    def __init__(self, inner, fail_at: int):
-        self.inner, self.fail_at, self.calls = inner, fail_at, 0
-        self.name = "flaky"
-
-    def create(self, **request):
-        self.calls += 1
-        if self.calls == self.fail_at:
-            raise ConnectionError("upstream reset\nsecond line of details")
-        return self.inner.create(**request)
-
-
 def test_model_failure_is_one_line_then_resume_finishes(ip, monkeypatch):
     from jupyter_compaction import runner
 
     real_make = runner.make_model
-    monkeypatch.setattr(runner, "make_model",
-                        lambda name, scenario: FlakyModel(real_make(name, scenario), 3))
+    reset = ConnectionError("upstream reset\nsecond line of details")
+    monkeypatch.setattr(runner, "make_model",  # call 3 fails
+                        lambda name, scenario: Relay(real_make(name, scenario), fail_at(3, reset)))
     with capture_output() as out:
         ip.run_line_magic("agent", "--scenario agents --budget 8000")
     run = ip.user_ns["_agent_run"]

@@ -21,7 +21,6 @@ The outcome of each case is read from the evidence, not assumed:
 
 from __future__ import annotations
 
-import copy
 import random
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ from jupyter_compaction import scenarios
 from jupyter_compaction.agent import Agent, Run
 from jupyter_compaction.events import Compacted, Failed, Finished
 from jupyter_compaction.history import validate
-from jupyter_compaction.models.anthropic import AnthropicModel, build_request
+from jupyter_compaction.models.anthropic import build_request
 from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.store import SessionStore
 from jupyter_compaction.summarizers import SUMMARIZER_SYSTEM
@@ -44,6 +43,7 @@ from tests.support.fake_messages_api import (
     strip_cache_control,
 )
 from tests.support.needs import NEEDS_ANTHROPIC
+from tests.support.scripted import Accepting
 
 pytestmark = NEEDS_ANTHROPIC
 
@@ -84,27 +84,11 @@ def in_order_within(part: list[Any], whole: list[Any]) -> bool:
     return all(any(item == other for other in rest) for item in part)
 
 
-class Recording(AnthropicModel):
-    """The Claude model, noting every reply the SDK handed back: what the client accepted."""
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.accepted: list[tuple[bool, list[dict[str, Any]]]] = []
-
-    def create(self, **request: Any) -> Any:
-        reply = super().create(**request)
-        self.accepted.append((is_summary_request(request), copy.deepcopy(reply.content)))
-        return reply
-
-    def replies(self) -> list[list[dict[str, Any]]]:
-        return [content for summary, content in self.accepted if not summary]
-
-
-def assert_nothing_lost(run: Run, model: Recording, api: FakeMessagesAPI) -> None:
+def assert_nothing_lost(run: Run, model: Accepting, api: FakeMessagesAPI) -> None:
     """Every reply the client accepted is in the transcript once, in order, and nothing
     else is; and each of them is one the server really sent."""
     replies = [m["content"] for m in run.transcript if m["role"] == "assistant"]
-    assert replies == model.replies()
+    assert replies == model.replies(skip=is_summary_request)
     assert in_order_within(replies, served(api))
 
 
@@ -125,7 +109,7 @@ class Case:
         self.store = SessionStore(self.root / "sessions")
         spec = scenarios.load(SCENARIO)
         self.workspace = spec.prepare(self.root / "workspace")
-        self.model: Recording | None = None  # built on entry, pointed at the fake
+        self.model: Accepting | None = None  # built on entry, pointed at the fake
         self.tools = spec.tools(self.workspace)
 
     def agent(self) -> Agent:
@@ -134,7 +118,7 @@ class Case:
 
     def __enter__(self) -> Case:
         self.api.start()
-        self.model = Recording(api_key=KEY, base_url=self.api.base_url,
+        self.model = Accepting(api_key=KEY, base_url=self.api.base_url,
                                max_retries=MAX_RETRIES, timeout=CLIENT_TIMEOUT)
         return self
 
@@ -290,7 +274,7 @@ def print_table(rows: list[tuple[str, ...]]) -> None:
 def test_retries_follow_the_sdk_policy(tmp_path: Path, kind: str) -> None:
     """`max_retries=2`: two faults in a row are absorbed, the third attempt answers."""
     with Case(tmp_path, kind, [Fault(kind, at=0), Fault(kind, at=1)]) as case:
-        case.model = Recording(api_key=KEY, base_url=case.api.base_url, max_retries=2,
+        case.model = Accepting(api_key=KEY, base_url=case.api.base_url, max_retries=2,
                                timeout=CLIENT_TIMEOUT)
         run = case.agent().run(scenarios.load(SCENARIO).task, max_turns=MAX_TURNS)
     counts = [r["headers"].get("x-stainless-retry-count") for r in case.api.message_requests[:3]]

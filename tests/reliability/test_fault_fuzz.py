@@ -26,7 +26,6 @@ still the SDK's decision.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections import Counter
 from pathlib import Path
@@ -38,7 +37,6 @@ from jupyter_compaction import scenarios
 from jupyter_compaction.agent import Agent
 from jupyter_compaction.events import Compacted, Failed
 from jupyter_compaction.history import blocks, validate
-from jupyter_compaction.models.anthropic import AnthropicModel
 from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.store import SessionStore
 from jupyter_compaction.strategies import PLACEHOLDER, STRATEGIES
@@ -52,6 +50,7 @@ from tests.support.fake_messages_api import (
 )
 from tests.support.needs import NEEDS_ANTHROPIC
 from tests.support.quick import quick_first
+from tests.support.scripted import Accepting
 
 pytestmark = NEEDS_ANTHROPIC
 
@@ -120,20 +119,6 @@ def is_summary_request(body: dict[str, Any] | None) -> bool:
     return text.startswith(INSTRUCTIONS[:60])
 
 
-class Recording(AnthropicModel):
-    """The Claude model, noting every reply the SDK handed back: what the client accepted."""
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.accepted: list[list[dict[str, Any]]] = []
-
-    def create(self, **request: Any) -> Any:
-        reply = super().create(**request)
-        if not is_summary_request(request):
-            self.accepted.append(copy.deepcopy(reply.content))
-        return reply
-
-
 def in_order_within(part: list[Any], whole: list[Any]) -> bool:
     rest = iter(whole)
     return all(any(item == other for other in rest) for item in part)
@@ -177,7 +162,7 @@ def test_seeded_fault_run_loses_nothing(seed: int, api: FakeMessagesAPI, tmp_pat
 
     workspace = spec.prepare(tmp_path / "workspace")
     store = SessionStore(tmp_path / "sessions")
-    model = Recording(api_key=KEY, base_url=api.base_url,
+    model = Accepting(api_key=KEY, base_url=api.base_url,
                       max_retries=plan["max_retries"], timeout=0.3)
     agent = Agent(model, tools=spec.tools(workspace), budget=plan["budget"],
                   strategy=plan["strategy"], summarizer=plan["summarizer"],
@@ -204,7 +189,7 @@ def test_seeded_fault_run_loses_nothing(seed: int, api: FakeMessagesAPI, tmp_pat
     main = [r for r in requests if not is_summary_request(r["body"])]
     served = [r["response"]["content"] for r in main
               if r["status"] == 200 and r["fault"] is None]
-    accepted = model.accepted  # what the SDK handed back to the library
+    accepted = model.replies(skip=is_summary_request)  # what the SDK handed back
     replies = [m["content"] for m in run.transcript if m["role"] == "assistant"]
     lost = sum(1 for content in accepted if content not in replies)
     duplicated = len(replies) - len(accepted) + lost

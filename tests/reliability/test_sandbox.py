@@ -25,6 +25,7 @@ from jupyter_compaction.models.base import Reply, Usage
 from jupyter_compaction.task_state import NOTES_FILE, notes_tools
 from jupyter_compaction.tools import Toolbox
 from jupyter_compaction.workspace import MAX_FILE_BYTES, Workspace
+from tests.support.scripted import Scripted
 
 SECRET = "TOP-SECRET-OUTSIDE-THE-WORKSPACE"
 PASSWD = "root:x:0:0"
@@ -205,27 +206,18 @@ def test_note_text_cannot_escape_or_flood(tmp_path: Path) -> None:
 
 # -- through a whole agent run ----------------------------------------------------------------
 
-class Prober:
+def prober(calls: list[tuple[str, dict[str, Any]]]) -> Scripted:
     """A model that fires every payload as parallel tool calls, then answers."""
-
-    name = "prober"
-
-    def __init__(self, calls: list[tuple[str, dict[str, Any]]]):
-        self.calls, self.turn = calls, 0
-
-    def create(self, *, system, messages, tools, max_tokens, cache=False) -> Reply:
-        self.turn += 1
-        if self.turn > 1:
-            return Reply([{"type": "text", "text": "Nothing leaked."}], usage=Usage(1, 1))
-        uses = [{"type": "tool_use", "id": f"toolu_{n}", "name": tool, "input": args}
-                for n, (tool, args) in enumerate(self.calls)]
-        return Reply(uses, "tool_use", Usage(1, 1))
+    uses = [{"type": "tool_use", "id": f"toolu_{n}", "name": tool, "input": args}
+            for n, (tool, args) in enumerate(calls)]
+    return Scripted([Reply(uses, "tool_use", Usage(1, 1)),
+                     Reply([{"type": "text", "text": "Nothing leaked."}], usage=Usage(1, 1))])
 
 
 def test_an_agent_run_full_of_traversal_calls_finishes_and_leaks_nothing(tmp_path: Path) -> None:
     ws = trap(tmp_path, "debug")
     probes = calls_for("debug") + [("write_note", {"text": "ok"})]
-    agent = Agent(Prober(probes), tools=scenarios.load("debug").tools(ws), notes=True,
+    agent = Agent(prober(probes), tools=scenarios.load("debug").tools(ws), notes=True,
                   workspace=ws, task_state=False, budget=200_000, strategy="off")
     before = outside(tmp_path)
     run = agent.run("Probe the sandbox.")

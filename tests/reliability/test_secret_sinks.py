@@ -42,8 +42,10 @@ from jupyter_compaction.models.base import Reply, Usage
 from jupyter_compaction.replay import replay
 from jupyter_compaction.settings import DEFAULTS
 from jupyter_compaction.tokens import TokenCounter
+from tests.support import shell
 
 pytest.importorskip("IPython")
+ip, shell_text, shell_names = shell.ip, shell.shell_text, shell.shell_names  # the shared fixtures
 
 PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7\n"
        "-----END RSA PRIVATE KEY-----")
@@ -188,34 +190,27 @@ def failed_run() -> tuple[LeakyModel, Agent, Any]:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from IPython.core.interactiveshell import InteractiveShell
-
-    from jupyter_compaction.jupyter import MAGICS_CLASS, load_ipython_extension
+    from jupyter_compaction.jupyter import MAGICS_CLASS
     from jupyter_compaction.jupyter import magics as magics_module
 
     tmp = tmp_path_factory.mktemp("sinks")
     model, agent, run = failed_run()
     log = tmp / "session.json"
     log.write_text(json.dumps(session_log()))
-    shell = InteractiveShell.instance()
-    load_ipython_extension(shell)
     views: dict[str, dict[str, str]] = {}
     for mode in ("text", "widgets"):
         with pytest.MonkeyPatch.context() as mp:
-            mp.delenv("ANTHROPIC_API_KEY", raising=False)
-            mp.setattr(magics_module, "widgets_enabled", lambda shell=None, on=mode: on != "text")
-            if mode == "text":
-                mp.setenv("JUPYTER_COMPACTION_TEXT", "1")
-            else:
+            if mode != "text":
                 pytest.importorskip("ipywidgets")
                 pytest.importorskip("plotly")
-                mp.delenv("JUPYTER_COMPACTION_TEXT", raising=False)
+            ipython = shell.fresh_shell(mp, shell.MAGIC_NAMES, text=mode == "text")
+            mp.setattr(magics_module, "widgets_enabled", lambda shell=None, on=mode: on != "text")
             # each mode resumes a failed run of its own
             _, own_agent, own_run = (model, agent, run) if mode == "text" else failed_run()
-            views[mode] = magic_outputs(shell, own_run, own_agent, log)
-    shell.magics_manager.registry[MAGICS_CLASS].session = None
-    for name in ("_agent_run", "_replay"):
-        shell.user_ns.pop(name, None)
+            views[mode] = magic_outputs(ipython, own_run, own_agent, log)
+    ipython.magics_manager.registry[MAGICS_CLASS].session = None
+    for name in shell.MAGIC_NAMES:
+        ipython.user_ns.pop(name, None)
     dropped = [{"role": "assistant", "content": [
         {"type": "text", "text": f"Found {text.splitlines()[-1]}"},
         {"type": "tool_use", "id": f"toolu_{i}", "name": "read_file",
@@ -343,16 +338,11 @@ def test_the_demo_and_the_cli_errors_print_no_control_character(tmp_path: Path) 
     assert not CONTROL_CHAR.search(out) and "is not a folder" in out
 
 
-def test_usage_errors_that_echo_what_was_typed_hold_no_control_character() -> None:
+def test_usage_errors_that_echo_what_was_typed_hold_no_control_character(ip: Any) -> None:
     from IPython.core.error import UsageError
-    from IPython.core.interactiveshell import InteractiveShell
 
-    from jupyter_compaction.jupyter import load_ipython_extension
-
-    shell = InteractiveShell.instance()
-    load_ipython_extension(shell)
     for magic, line in (("context", "--bogus\x1b[31mred\x07"), ("summary", "x\x1b[2J\x07"),
                         ("compact", "--strategy \x1b]0;title\x07")):
         with pytest.raises(UsageError) as info:
-            shell.run_line_magic(magic, line)
+            ip.run_line_magic(magic, line)
         assert not CONTROL_CHAR.search(str(info.value)), str(info.value)

@@ -35,6 +35,7 @@ from jupyter_compaction.agent import Agent, Run
 from jupyter_compaction.models.anthropic import AnthropicModel, ModelError
 from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.store import SessionStore
+from tests.support import shell
 from tests.support.fake_messages_api import FakeMessagesAPI, Fault, model_responder
 from tests.support.needs import NEEDS_ANTHROPIC
 
@@ -156,21 +157,18 @@ def test_a_key_echoed_by_the_server_is_redacted_in_our_message() -> None:
 
 # -- the magics and the widgets -------------------------------------------------------------------
 
+ip = shell.ip  # the shared fixture
+
+
 @pytest.fixture
-def ip(monkeypatch: pytest.MonkeyPatch):
-    pytest.importorskip("IPython")
-    from IPython.core.interactiveshell import InteractiveShell
+def shell_text() -> bool:
+    """`ip` leaves the output mode to each test: it sets plain text or rich itself."""
+    return False
 
-    from jupyter_compaction.jupyter import MAGICS_CLASS, load_ipython_extension
 
-    shell = InteractiveShell.instance()
-    load_ipython_extension(shell)
-    for name in ("_agent_run", "_lab", "CONTEXT_BUDGET", "claude_run"):
-        shell.user_ns.pop(name, None)
-    shell.magics_manager.registry[MAGICS_CLASS].session = None
-    yield shell
-    for name in ("_agent_run", "_lab", "claude_run"):
-        shell.user_ns.pop(name, None)
+@pytest.fixture
+def shell_names() -> tuple[str, ...]:
+    return ("claude_run",)
 
 
 def all_widget_states() -> str:

@@ -35,7 +35,7 @@ from jupyter_compaction.strategies import (
     TrimTurns,
 )
 from jupyter_compaction.tokens import CHARS_PER_TOKEN, TokenCounter
-from tests.support.scripted import Scripted
+from tests.support.scripted import Endless, Relay, Scripted
 
 WATCHDOG_S = 30
 COMPACTING = [name for name in STRATEGIES if name != "off"]
@@ -57,35 +57,6 @@ def one_line(text: str | None) -> bool:
     return bool(text) and "\n" not in text and "Traceback" not in text and len(text) < 300
 
 
-class Counting:
-    """Wraps a model and counts its calls."""
-
-    def __init__(self, model: Any):
-        self.model, self.calls, self.name = model, 0, "counting"
-
-    def create(self, **kwargs: Any) -> Reply:
-        self.calls += 1
-        return self.model.create(**kwargs)
-
-
-class Endless:
-    """Calls a tool every turn, forever, with a fresh input each time."""
-
-    name = "endless"
-
-    def __init__(self, text: str = "more"):
-        self.n, self.text = 0, text
-
-    def create(self, *, system, messages, tools, max_tokens, cache=False) -> Reply:
-        if not tools:  # an aux summary request
-            return Reply([{"type": "text", "text": "## Progress\nkept calling echo"}],
-                         usage=Usage(10, 5))
-        self.n += 1
-        return Reply([{"type": "text", "text": f"Call {self.n}."},
-                      {"type": "tool_use", "id": f"toolu_{self.n}", "name": "echo",
-                       "input": {"text": f"{self.text} {self.n}"}}], "tool_use", Usage(10, 5))
-
-
 def echo(text: str) -> str:
     """Return the text, a few times over."""
     return (text + " ") * 40
@@ -95,7 +66,7 @@ def echo(text: str) -> str:
 
 @pytest.mark.parametrize("strategy", COMPACTING)
 def test_a_task_larger_than_the_budget_stops_before_the_first_call(strategy: str) -> None:
-    model = Counting(SimulatedModel("agents"))
+    model = Relay(SimulatedModel("agents"))
     task = "Read every file and report. " + "Context you must keep: ORD-1042. " * 1200
     assert TokenCounter().count_text(task) > 8000
     run = Agent(model, budget=4000, strategy=strategy).run(task, max_turns=10)
@@ -108,7 +79,7 @@ def test_a_task_larger_than_the_budget_stops_before_the_first_call(strategy: str
 
 @pytest.mark.parametrize("strategy", COMPACTING)
 def test_a_system_prompt_and_tools_over_the_budget_say_so(strategy: str) -> None:
-    model = Counting(SimulatedModel("agents"))
+    model = Relay(SimulatedModel("agents"))
     run = play("agents", model=model, budget=200, strategy=strategy, max_turns=10)
     assert run.status == "failed" and model.calls == 0
     assert one_line(run.error)

@@ -143,7 +143,8 @@ def test_nothing_changed_is_named_after_the_strategy():
     assert not out.changed
     assert summarizer.prompts == []
     assert out.note == ("no old tool results to clear; the middle is empty; "
-                        "already fits, or nothing to drop")
+                        "over the goal of 100 tokens with nothing to drop: "
+                        "the task (keep_first=1) stays")
 
 
 def test_each_layer_gets_the_goal_and_the_previous_layers_output():

@@ -28,7 +28,7 @@ def test_under_budget_is_unchanged():
     messages = fixed_history(4, 50)
     out = run(TrimTurns(), messages, budget=tokens(messages))
     assert not out.changed
-    assert out.note == "already fits, or nothing to drop"
+    assert out.note == f"fits under {tokens(messages)} tokens"
     assert all(a is b for a, b in zip(out.messages, messages, strict=True))
 
 
@@ -54,6 +54,34 @@ def test_keeps_the_newest_turn_even_when_over_budget():
     assert out.messages == [messages[0], messages[-2], messages[-1]]
     assert out.dropped == 10
     assert out.tokens_after > 1
+
+
+@pytest.mark.parametrize("keep_first", [1, 3])
+def test_the_note_says_why_the_goal_was_not_reached(keep_first):
+    messages = fixed_history(6, 100)
+    goal = tokens(messages[-2:])  # the newest turn alone fills it: the task tips it over
+    out = run(TrimTurns(keep_first=keep_first), messages, budget=goal)
+    head = len(out.messages) - 2
+    assert out.tokens_after == tokens(out.messages) > goal
+    assert out.messages[head:] == messages[-2:]
+    assert out.note == (
+        f"still {out.tokens_after} tokens, over the goal of {goal}: the task "
+        f"({tokens(messages[:head])} tokens) and the newest turn "
+        f"({tokens(messages[-2:])} tokens) are never dropped")
+
+
+def test_a_trim_that_reaches_the_goal_has_no_note():
+    messages = fixed_history(6, 100)
+    out = run(TrimTurns(), messages, budget=tokens(messages) - 1)
+    assert out.changed and out.tokens_after < tokens(messages) and out.note == ""
+
+
+def test_a_task_over_the_goal_with_no_turn_says_nothing_can_go():
+    messages = [{"role": "user", "content": "a very long task " * 50}]
+    out = run(TrimTurns(), messages, budget=10)
+    assert not out.changed
+    assert out.note == ("over the goal of 10 tokens with nothing to drop: "
+                        "the task (keep_first=1) stays")
 
 
 def test_keeps_a_final_text_answer_as_the_newest_turn():
