@@ -1,15 +1,15 @@
 """Large tool results kept outside the context: a file of the run, and a preview.
 
 The cheapest tier before any summary (AWS Strands' `context_manager="auto"` stores a
-result over 1,500 tokens the same way): a tool result over `Settings.offload_over` tokens
-is written whole to a file in the run's own folder (`workspace.RUN_FOLDER`, beside the
-notes and memory, never listed by the workspace's file tools), and the context gets a
-preview in its place: a first line saying what the result was, how large, and where it
-is kept (`vocab.offload_head`), then its first lines. Two tools bring it back piece by
-piece: `read_offloaded(path, start, end)` returns a range of numbered lines and
-`search_offloaded(path, pattern)` the numbered lines a regular expression matches, so
-the agent reads again only what it needs, and a fact compaction dropped can still be
-found by searching the file.
+result over 1,500 tokens the same way): a tool result over `Settings.offload_threshold`
+tokens (a share of the budget, or a number of tokens) is written whole to a file in the
+run's own folder (`workspace.RUN_FOLDER`, beside the notes and memory, never listed by
+the workspace's file tools), and the context gets a preview in its place: a first line
+saying what the result was, how large, and where it is kept (`vocab.offload_head`), then
+its first lines. Two tools bring it back piece by piece: `read_offloaded(path, start,
+end)` returns a range of numbered lines and `search_offloaded(path, pattern)` the
+numbered lines a regular expression matches, so the agent reads again only what it
+needs, and a fact compaction dropped can still be found by searching the file.
 
 Steps of one offload (`Offload.on_result`), for each tool result:
 1. leave errors, results at or under the threshold, the offload tools' own results and

@@ -103,6 +103,18 @@ def test_offloading_needs_a_workspace_and_a_whole_number():
         Agent(SimulatedModel("markdown"), offload_over=0.5)
 
 
+def test_the_offload_threshold_is_a_share_of_the_budget_unless_given_in_tokens():
+    from jupyter_compaction.settings import DEFAULTS, OFFLOAD_SHARE
+
+    assert DEFAULTS.offload_threshold is None  # off unless asked for
+    shares = [DEFAULTS.with_changes(budget=b, offload_at=OFFLOAD_SHARE).offload_threshold
+              for b in (4_000, 8_000, 16_000)]
+    assert shares == [750, 1_500, 3_000]
+    assert DEFAULTS.with_changes(offload_at=0.5, offload_over=900).offload_threshold == 900
+    with pytest.raises(ValueError, match="offload_at must be a share of the budget"):
+        DEFAULTS.with_changes(offload_at=1.5)
+
+
 def test_the_simulated_model_reads_offloaded_files_back_by_search_and_range():
     with runner.start("markdown", budget=8_000, strategy="trim", offload_over=800) as session:
         run = session.play()
