@@ -50,6 +50,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "progressive + memory tool": {"strategy": "progressive", "memory": True},
     "trim + memory tool, no task state": {"strategy": "trim", "memory": True,
                                           "task_state": False},
+    "trim at 50 % / 25 %": {"strategy": "trim", "trigger": 0.5, "target": 0.25},
 }
 WAYS: dict[str, dict[str, Any]] = {
     "as it is": {},
