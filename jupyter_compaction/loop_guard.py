@@ -17,11 +17,11 @@ that made calls and no progress only re-read what it had read before; when the l
 `STALE_WINDOWS` windows with calls all made no progress, the run is stuck, and the
 reason names the calls it kept repeating. A window with progress resets the count:
 re-reading a lost fact and then moving on is what compaction is expected to cost, up to a
-point: a run that progresses but, in each of `THRASH_WINDOWS` windows in a row, reads
-again at least `THRASH_SHARE` as many results as it reads new is thrashing (as a paging
-system does when its working set does not fit): each compaction drops what the next
-steps still need, and the run spends its turns re-reading (at 4,000 and 8,000 tokens such
-runs went to `max_turns` progressing a file at a time); it is stopped too. A
+point: a run whose last `THRASH_WINDOWS` windows that read something new read again,
+together, at least `THRASH_SHARE` as many results as they read new is thrashing (as a
+paging system does when its working set does not fit): each compaction drops what the
+next steps still need, and the run spends its turns re-reading (at 4,000 and 8,000 tokens
+such runs went to `max_turns` progressing a file at a time); it is stopped too. A
 result deduplicated as unchanged (`dedup.py`) is a repeat of the one it stands for; an
 offloaded result (`offload.py`) is judged by its preview without the file's path (each
 read gets a file of its own), and reading an offloaded file back is not progress: what it
@@ -66,8 +66,8 @@ from .vocab import (
 FAILED_IN_A_ROW = 3  # failed compaction attempts in a row that stop the run
 REFILLED_IN_A_ROW = 3  # paid compactions in a row that left the context over the trigger
 STALE_WINDOWS = 2  # this many windows in a row without progress: the run is stuck
-THRASH_WINDOWS = 3  # this many progressing windows in a row, each re-reading at least
-THRASH_SHARE = 0.5  # this share of what it reads new: the run is thrashing
+THRASH_WINDOWS = 3  # the last this many windows that read something new, together
+THRASH_SHARE = 0.5  # re-reading at least this share of what they read new: thrashing
 NAMED_CALLS = 4  # the repeated calls a reason names (and counts the rest)
 OFFLOAD_TOOLS = (READ_OFFLOADED, SEARCH_OFFLOADED)
 STATE_WRITES = (SET_GOAL, TODO_WRITE, TODO_UPDATE, WRITE_NOTE, COMPACT_TOOL)
@@ -98,9 +98,9 @@ class LoopGuard:
     stale: list[dict[str, None]] = field(default_factory=list)
     fresh: int = 0  # the current window's task calls with a result not seen before
     again: dict[str, None] = field(default_factory=dict)  # and those seen before
-    # the closed windows, in a row up to now, that read something new and at least as
-    # much again: what each re-read
-    thrashing: list[dict[str, None]] = field(default_factory=list)
+    # the last `THRASH_WINDOWS` closed windows that read something new: how many new
+    # results each read, and what it read again
+    recent: list[tuple[int, dict[str, None]]] = field(default_factory=list)
 
     def check(self, assistant: Message, results: Message, compactions: int) -> str | None:
         """Record one turn's calls and results (`compactions`: how many the run has made
@@ -113,10 +113,10 @@ class LoopGuard:
             if own_state(name, args) != "write":
                 self.window[_label(name, args)] = None
             self.progressed |= self._new(name, args, result)
-        if len(self.thrashing) >= THRASH_WINDOWS:
-            return (f"thrashing: in each of its last {THRASH_WINDOWS} windows between "
-                    f"compactions the agent read again at least {THRASH_SHARE:.0%} as many "
-                    f"results as it read new ({_named(self.thrashing)}), so each compaction "
+        if self._thrashing():
+            return (f"thrashing: in its last {THRASH_WINDOWS} windows between compactions "
+                    f"the agent read again at least {THRASH_SHARE:.0%} as many results as it "
+                    f"read new ({_named([a for _, a in self.recent])}), so each compaction "
                     f"drops what the next steps still need and the run would spend its turns "
                     f"re-reading; raise the budget or the target, or keep findings in task "
                     f"state")
@@ -151,14 +151,20 @@ class LoopGuard:
             return True
         return False
 
+    def _thrashing(self) -> bool:
+        """Whether the last `THRASH_WINDOWS` windows that read something new read again,
+        together, at least `THRASH_SHARE` as many results as they read new."""
+        again = sum(len(repeated) for _, repeated in self.recent)
+        return (len(self.recent) == THRASH_WINDOWS
+                and again >= THRASH_SHARE * sum(fresh for fresh, _ in self.recent))
+
     def _close(self) -> None:
         """End the current window (a compaction happened)."""
         if not self.called:  # no call since the last compaction: nothing to judge
             return
         self.stale = [] if self.progressed else [*self.stale, self.window]
         if self.fresh:  # a window that read nothing new is judged by `stale` alone
-            thrashed = len(self.again) >= THRASH_SHARE * self.fresh
-            self.thrashing = [*self.thrashing, self.again] if thrashed else []
+            self.recent = [*self.recent, (self.fresh, self.again)][-THRASH_WINDOWS:]
         self.window, self.progressed, self.called = {}, False, False
         self.fresh, self.again = 0, {}
 
