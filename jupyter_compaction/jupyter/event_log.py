@@ -38,6 +38,9 @@ def describe(event: Event) -> str:
         line = f"compacted [{event.strategy}] {event.tokens_before} -> {event.tokens_after} tokens"
         if event.cleared or event.dropped:
             line += f"; cleared {event.cleared} results, dropped {event.dropped} messages"
+        if len(event.steps) > 1:  # a pipeline's steps, each with its effect
+            line += "; steps: " + ", ".join(f"{kind} {before} -> {after}"
+                                             for kind, before, after in event.steps)
         if event.dropped_facts:
             line += f"; lost: {', '.join(event.dropped_facts)}"
         return line + (f"; {event.note}" if event.note else "")
