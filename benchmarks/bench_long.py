@@ -3,11 +3,11 @@
 The `markdown` scenario (Python-Markdown 3.5.2, 47 files, about 49 turns) is played with
 the simulated model at a budget of 8,000 tokens, task state on unless the row says so,
 with `off`, `trim`, `progressive`, `summarize`, `compact`, `progressive` with the memory
-tool and `trim` with the memory tool and no task state, each four ways: as it is, with
-large results offloaded to files (`offload_at`, 3/16 of the budget: AWS Strands' 1,500
-tokens at 8,000),
-with unchanged re-reads deduplicated (`dedup_reads`), and with both. `off` as it is
-stays the baseline every share is against.
+tool, `trim` with the memory tool and no task state, and `trim` compacting at half the
+budget down to a quarter (a trim costs no call, so it can run that often), each four
+ways: as it is, with large results offloaded to files (`offload_at`, 3/16 of the budget:
+AWS Strands' 1,500 tokens at 8,000), with unchanged re-reads deduplicated
+(`dedup_reads`), and with both. `off` as it is stays the baseline every share is against.
 
 For each run: tokens sent (every call's input, summary calls included), the share of
 plain `off`'s, turns, repeats (tool calls repeated with the same input), compactions and
