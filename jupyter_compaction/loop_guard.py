@@ -151,6 +151,12 @@ class LoopGuard:
             return True
         return False
 
+    def afresh(self) -> None:
+        """Forget the windows judged so far (a resumed run is judged anew); what was read
+        and written stays known."""
+        self.stale.clear()
+        self.recent.clear()
+
     def _thrashing(self) -> bool:
         """Whether the last `THRASH_WINDOWS` windows that read something new read again,
         together, at least `THRASH_SHARE` as many results as they read new."""

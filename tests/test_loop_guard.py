@@ -127,6 +127,10 @@ def test_progress_that_re_reads_half_as_much_again_each_window_is_thrashing():
     assert first == 3 * (THRASH_WINDOWS + 1)  # the first turn after the third such (the
     # first window's re-read is of a file never read: all new)
     assert "thrashing" in said[first] and "read_file path=new0a.md" in said[first]
+    guard = LoopGuard()
+    play(guard, [window(n, 1) for n in range(THRASH_WINDOWS + 2)])
+    guard.afresh()  # a resumed run: judged anew, from its next window on
+    assert guard.check(*turn(99, "new99.md", "N"), THRASH_WINDOWS + 2) is None
     calm = [window(n, 1 if n % 3 else 0) for n in range(3 * THRASH_WINDOWS)]
     assert not any(play(LoopGuard(), calm))  # any three in a row: 2 again for 6 new
 
