@@ -28,6 +28,20 @@ TEXT_CHARS = 160
 LOG_STYLE = "white-space:pre-wrap;margin:0;font-size:12px;max-height:320px;overflow:auto"
 
 
+def _compacted(event: Compacted) -> str:
+    """One line for a compaction: sizes, what it cleared and dropped, a pipeline's steps
+    (each with its effect), the facts it lost and its note."""
+    line = f"compacted [{event.strategy}] {event.tokens_before} -> {event.tokens_after} tokens"
+    if event.cleared or event.dropped:
+        line += f"; cleared {event.cleared} results, dropped {event.dropped} messages"
+    if len(event.steps) > 1:
+        line += "; steps: " + ", ".join(f"{kind} {before} -> {after}"
+                                         for kind, before, after in event.steps)
+    if event.dropped_facts:
+        line += f"; lost: {', '.join(event.dropped_facts)}"
+    return line + (f"; {event.note}" if event.note else "")
+
+
 def describe(event: Event) -> str:
     """One line (without the turn) for `event`."""
     if isinstance(event, TurnStarted):
@@ -35,15 +49,7 @@ def describe(event: Event) -> str:
         return f"request {event.tokens} tokens of {event.budget}" + (f" ({parts})" if parts
                                                                       else "")
     if isinstance(event, Compacted):
-        line = f"compacted [{event.strategy}] {event.tokens_before} -> {event.tokens_after} tokens"
-        if event.cleared or event.dropped:
-            line += f"; cleared {event.cleared} results, dropped {event.dropped} messages"
-        if len(event.steps) > 1:  # a pipeline's steps, each with its effect
-            line += "; steps: " + ", ".join(f"{kind} {before} -> {after}"
-                                             for kind, before, after in event.steps)
-        if event.dropped_facts:
-            line += f"; lost: {', '.join(event.dropped_facts)}"
-        return line + (f"; {event.note}" if event.note else "")
+        return _compacted(event)
     if isinstance(event, ModelReplied):
         calls = f", {event.tool_calls} tool calls" if event.tool_calls else ""
         return (f"model replied ({event.stop_reason}{calls}; {event.usage.total_input} in, "
