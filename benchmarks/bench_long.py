@@ -3,10 +3,11 @@
 The `markdown` scenario (Python-Markdown 3.5.2, 47 files, about 49 turns) is played with
 the simulated model at a budget of 8,000 tokens, task state on unless the row says so,
 with `off`, `trim`, `progressive`, `summarize`, `compact`, `progressive` with the memory
-tool and `trim` with the memory tool and no task state, each four ways: as it is, with
-large results offloaded to files (`offload_over`, 1,500 tokens: AWS Strands' threshold),
-with unchanged re-reads deduplicated (`dedup_reads`), and with both. `off` as it is
-stays the baseline every share is against.
+tool, `trim` with the memory tool and no task state, and `trim` compacting at half the
+budget down to a quarter (a trim costs no call, so it can run that often), each four
+ways: as it is, with large results offloaded to files (`offload_at`, 3/16 of the budget:
+AWS Strands' 1,500 tokens at 8,000), with unchanged re-reads deduplicated
+(`dedup_reads`), and with both. `off` as it is stays the baseline every share is against.
 
 For each run: tokens sent (every call's input, summary calls included), the share of
 plain `off`'s, turns, repeats (tool calls repeated with the same input), compactions and
@@ -36,10 +37,10 @@ except ModuleNotFoundError:  # run as a script from a checkout, without installi
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from jupyter_compaction import runner, scenarios
+from jupyter_compaction.settings import OFFLOAD_SHARE
 
 BUDGET = 8_000
 LONG = "markdown"
-OFFLOAD_OVER = 1_500  # tokens: the threshold AWS Strands' context_manager="auto" uses
 VARIANTS: dict[str, dict[str, Any]] = {
     "off": {"strategy": "off"},
     "trim": {"strategy": "trim"},
@@ -49,12 +50,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "progressive + memory tool": {"strategy": "progressive", "memory": True},
     "trim + memory tool, no task state": {"strategy": "trim", "memory": True,
                                           "task_state": False},
+    "trim at 50 % / 25 %": {"strategy": "trim", "trigger": 0.5, "target": 0.25},
 }
 WAYS: dict[str, dict[str, Any]] = {
     "as it is": {},
-    "offload": {"offload_over": OFFLOAD_OVER},
+    "offload": {"offload_at": OFFLOAD_SHARE},
     "dedup": {"dedup_reads": True},
-    "offload + dedup": {"offload_over": OFFLOAD_OVER, "dedup_reads": True},
+    "offload + dedup": {"offload_at": OFFLOAD_SHARE, "dedup_reads": True},
 }
 
 
@@ -82,7 +84,8 @@ def run(variants: list[str] | None = None, ways: list[str] | None = None,
 
 def table(result: dict[str, Any]) -> str:
     lines = [f"`{LONG}` at a budget of {result['budget']:,} tokens, simulated model, task "
-             f"state on unless the row says so; offload at {OFFLOAD_OVER:,} tokens. Share: "
+             f"state on unless the row says so; offload over {OFFLOAD_SHARE} of the budget "
+             f"({int(OFFLOAD_SHARE * result['budget']):,} tokens). Share: "
              f"of plain `off`'s {result['baseline']:,} tokens sent. Each run played once.",
              "", "| variant | way | outcome | turns | repeats | compactions | tokens sent "
                  "| share of `off` |", "|---|---|---|---:|---:|---:|---:|---:|"]

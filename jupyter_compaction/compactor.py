@@ -282,7 +282,8 @@ class Compactor(Feature):
             cleared=len(result.cleared), dropped=result.dropped,
             dropped_facts=tuple(dropped_facts(before, result.messages)),
             summary_prompt=result.summary_prompt, summary=result.summary,
-            note="; ".join(n for n in (fallback, result.note) if n), summary_usage=usage))
+            note="; ".join(n for n in (fallback, result.note) if n), summary_usage=usage,
+            steps=tuple((s.kind, s.tokens_before, s.tokens_after) for s in result.layers)))
 
 
 def due(strategy: Strategy, tokens: int, trigger_at: int,

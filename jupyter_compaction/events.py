@@ -58,6 +58,9 @@ class Compacted(Event):
     summary: str | None = None
     note: str = ""
     summary_usage: Usage | None = None
+    # each step of a pipeline (`progressive`: clear, summarize, trim) that ran, in order:
+    # its kind and the message tokens before and after it
+    steps: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ def assemble(settings: Settings, compactor: Compactor, counter: TokenCounter, *,
     """The features the settings ask for; a setting that needs a workspace it was not
     given is a one-line `ValueError`."""
     needs = {"notes": "the notes file", "memory": "the memory folder",
-             "offload_over": "the offloaded results"}
+             "offload_at": "the offloaded results", "offload_over": "the offloaded results"}
     for name, what in needs.items():
         if getattr(settings, name) not in (False, None) and workspace is None:
             raise ValueError(f"{name}={getattr(settings, name)!r} needs a workspace to "
@@ -88,9 +88,9 @@ def assemble(settings: Settings, compactor: Compactor, counter: TokenCounter, *,
         features.append(Memory(MemoryFolder(workspace.root / MEMORY_FOLDER)))
     if settings.dedup_reads:  # first: it compares a result before it is offloaded
         features.append(DedupReads())
-    if settings.offload_over is not None and workspace:
+    if settings.offload_threshold is not None and workspace:
         features.append(Offload(OffloadFolder(workspace.root / RUN_FOLDER),
-                                settings.offload_over, counter))
+                                settings.offload_threshold, counter))
     if settings.compact_at is not None:
         features.append(AskedCompaction(compactor))
     if settings.usage_line:

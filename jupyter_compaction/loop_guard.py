@@ -16,7 +16,12 @@ writing the same findings again: a growing notes file no longer hides a loop. A 
 that made calls and no progress only re-read what it had read before; when the last
 `STALE_WINDOWS` windows with calls all made no progress, the run is stuck, and the
 reason names the calls it kept repeating. A window with progress resets the count:
-re-reading a lost fact and then moving on is what compaction is expected to cost. A
+re-reading a lost fact and then moving on is what compaction is expected to cost, up to a
+point: a run whose last `THRASH_WINDOWS` windows that read something new read again,
+together, at least `THRASH_SHARE` as many results as they read new is thrashing (as a
+paging system does when its working set does not fit): each compaction drops what the
+next steps still need, and the run spends its turns re-reading (at 4,000 and 8,000 tokens
+such runs went to `max_turns` progressing a file at a time); it is stopped too. A
 result deduplicated as unchanged (`dedup.py`) is a repeat of the one it stands for; an
 offloaded result (`offload.py`) is judged by its preview without the file's path (each
 read gets a file of its own), and reading an offloaded file back is not progress: what it
@@ -61,6 +66,8 @@ from .vocab import (
 FAILED_IN_A_ROW = 3  # failed compaction attempts in a row that stop the run
 REFILLED_IN_A_ROW = 3  # paid compactions in a row that left the context over the trigger
 STALE_WINDOWS = 2  # this many windows in a row without progress: the run is stuck
+THRASH_WINDOWS = 3  # the last this many windows that read something new, together
+THRASH_SHARE = 0.5  # re-reading at least this share of what they read new: thrashing
 NAMED_CALLS = 4  # the repeated calls a reason names (and counts the rest)
 OFFLOAD_TOOLS = (READ_OFFLOADED, SEARCH_OFFLOADED)
 STATE_WRITES = (SET_GOAL, TODO_WRITE, TODO_UPDATE, WRITE_NOTE, COMPACT_TOOL)
@@ -89,6 +96,11 @@ class LoopGuard:
     progressed: bool = False  # whether the current window made progress
     # the closed windows, in a row up to now, that made calls and no progress
     stale: list[dict[str, None]] = field(default_factory=list)
+    fresh: int = 0  # the current window's task calls with a result not seen before
+    again: dict[str, None] = field(default_factory=dict)  # and those seen before
+    # the last `THRASH_WINDOWS` closed windows that read something new: how many new
+    # results each read, and what it read again
+    recent: list[tuple[int, dict[str, None]]] = field(default_factory=list)
 
     def check(self, assistant: Message, results: Message, compactions: int) -> str | None:
         """Record one turn's calls and results (`compactions`: how many the run has made
@@ -101,15 +113,19 @@ class LoopGuard:
             if own_state(name, args) != "write":
                 self.window[_label(name, args)] = None
             self.progressed |= self._new(name, args, result)
+        if self._thrashing():
+            return (f"thrashing: in its last {THRASH_WINDOWS} windows between compactions "
+                    f"the agent read again at least {THRASH_SHARE:.0%} as many results as it "
+                    f"read new ({_named([a for _, a in self.recent])}), so each compaction "
+                    f"drops what the next steps still need and the run would spend its turns "
+                    f"re-reading; raise the budget or the target, or keep findings in task "
+                    f"state")
         if len(self.stale) < STALE_WINDOWS:
             return None
-        repeated = list(dict.fromkeys(c for window in self.stale for c in window))
-        named = ", ".join(repeated[:NAMED_CALLS]) + (
-            f" and {len(repeated) - NAMED_CALLS} more" if len(repeated) > NAMED_CALLS else "")
         return (f"stuck in a loop: after each of its last {STALE_WINDOWS} compactions the "
-                f"agent repeated the same calls with the same results ({len(repeated)} "
-                f"distinct calls: {named}) and wrote nothing new to its task state, memory "
-                f"or notes, so the run stopped instead of spending turns")
+                f"agent repeated the same calls with the same results ({_named(self.stale)}) "
+                f"and wrote nothing new to its task state, memory or notes, so the run "
+                f"stopped instead of spending turns")
 
     def _new(self, name: str, args: dict[str, Any], result: dict[str, Any]) -> bool:
         """Whether one call made progress (and remember what it did)."""
@@ -119,23 +135,44 @@ class LoopGuard:
             self.written |= lines
             return bool(lines)
         text = result_text(result)
-        if kind == "read" or is_unchanged(text) or name in OFFLOAD_TOOLS:
-            return False  # its own state or an offloaded result read back, or the same
+        if kind == "read":
+            return False  # its own state read back
         if path := offloaded_path(text):
             text = text.replace(path, "")  # each read gets a file of its own
         pair = (name, json.dumps(args, sort_keys=True, default=str),
                 hashlib.sha1(f"{bool(result.get('is_error'))}\n{text}".encode())
                 .hexdigest()[:16])
-        new = pair not in self.seen
+        new = pair not in self.seen and not is_unchanged(text)  # a stand-in is the same
         self.seen.add(pair)
-        return new
+        if not new:
+            self.again[_label(name, args)] = None
+        elif name not in OFFLOAD_TOOLS:  # an offloaded result read back holds nothing new
+            self.fresh += 1
+            return True
+        return False
+
+    def afresh(self) -> None:
+        """Forget the windows judged so far (a resumed run is judged anew); what was read
+        and written stays known."""
+        self.stale.clear()
+        self.recent.clear()
+
+    def _thrashing(self) -> bool:
+        """Whether the last `THRASH_WINDOWS` windows that read something new read again,
+        together, at least `THRASH_SHARE` as many results as they read new."""
+        again = sum(len(repeated) for _, repeated in self.recent)
+        return (len(self.recent) == THRASH_WINDOWS
+                and again >= THRASH_SHARE * sum(fresh for fresh, _ in self.recent))
 
     def _close(self) -> None:
         """End the current window (a compaction happened)."""
         if not self.called:  # no call since the last compaction: nothing to judge
             return
         self.stale = [] if self.progressed else [*self.stale, self.window]
+        if self.fresh:  # a window that read nothing new is judged by `stale` alone
+            self.recent = [*self.recent, (self.fresh, self.again)][-THRASH_WINDOWS:]
         self.window, self.progressed, self.called = {}, False, False
+        self.fresh, self.again = 0, {}
 
 
 def calls(assistant: Message, results: Message) -> list[tuple[str, dict[str, Any], dict]]:
@@ -151,6 +188,14 @@ def pairs(assistant: Message, results: Message) -> list[Pair]:
     return [(name, json.dumps(args, sort_keys=True, default=str),
              hashlib.sha1(f"{bool(result.get('is_error'))}\n{result_text(result)}".encode())
              .hexdigest()[:16]) for name, args, result in calls(assistant, results)]
+
+
+def _named(windows: list[dict[str, None]]) -> str:
+    """The distinct calls of `windows`, counted, the first `NAMED_CALLS` named."""
+    repeated = list(dict.fromkeys(c for window in windows for c in window))
+    named = ", ".join(repeated[:NAMED_CALLS]) + (
+        f" and {len(repeated) - NAMED_CALLS} more" if len(repeated) > NAMED_CALLS else "")
+    return f"{len(repeated)} distinct calls: {named}"
 
 
 def _lines(value: Any) -> set[str]:

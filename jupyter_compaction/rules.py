@@ -85,7 +85,7 @@ class GoingInCircles(Feature):
     """The loop guard as a stop rule: it reads each round (`loop_guard.py`)."""
 
     def resume(self, run: Run) -> None:
-        run.loop_guard.stale.clear()  # a resumed run gets its windows afresh
+        run.loop_guard.afresh()  # a resumed run gets its windows afresh
 
     def after_round(self, run: Run) -> Stop | None:
         loop = run.loop_guard.check(*run.messages[-2:], len(run.compactions))

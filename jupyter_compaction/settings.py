@@ -36,6 +36,8 @@ MODELS = ("simulated",)
 CLAUDE_PREFIX = "claude"
 OLLAMA_PREFIX = "ollama:"  # a local Ollama model, models/compatible.py
 WHOLE_NUMBER = re.compile(r"\+?\d+(?:_\d+)*")  # 8000, 20_000
+OFFLOAD_SHARE = 0.1875  # 1,500 of 8,000 tokens (AWS Strands' threshold), scaled with the
+# budget: RESULTS.md section 13 measured 1/8 to 1/4 at 4,000, 8,000 and 16,000 tokens
 SHOWN_CHARS = 40  # how much of a bad value an error message repeats
 
 
@@ -207,10 +209,15 @@ class Settings:
     result_cap: float = knob(
         0.25, kind=float, metavar="SHARE", between=(0, 1),
         help="cut each tool result to this share of the budget")
+    offload_at: float | None = knob(
+        None, kind=float, metavar="SHARE", optional=True, between=(0, 1),
+        help="keep a tool result over this share of the budget in a file of the run, with "
+             "a preview in the context and tools to read or search it (none: off; "
+             f"{OFFLOAD_SHARE} is 1,500 of 8,000 tokens)")
     offload_over: int | None = knob(
         None, kind=int, metavar="N", unit="tokens", optional=True, most=MAX_BUDGET,
-        help="keep a tool result over this many tokens in a file of the run, with a "
-             "preview in the context and tools to read or search it (none: off)")
+        help="offload at this many tokens instead of a share of the budget (none: "
+             "offload_at decides)")
     dedup_reads: bool = knob(
         False, kind=bool, help="answer a call repeated with an unchanged result, while "
                                "the earlier result is still in the context, with a short "
@@ -242,6 +249,14 @@ class Settings:
     def trigger_at(self) -> int:
         """The request size in tokens over which the agent compacts."""
         return int(self.trigger * self.budget)
+
+    @property
+    def offload_threshold(self) -> int | None:
+        """The tokens over which a tool result is offloaded (`offload.py`); None: never.
+        `offload_over` when given, else `offload_at` of the budget."""
+        if self.offload_over is not None:
+            return self.offload_over
+        return None if self.offload_at is None else int(self.offload_at * self.budget)
 
     @property
     def target_at(self) -> int:

@@ -32,6 +32,8 @@ OFFLOAD_HEAD = ("[offloaded: the result of {what} is {tokens:,} tokens in {lines
                 "of its lines, {SEARCH}(path, pattern) finds lines]")
 _OFFLOADED = re.compile(r"\A\[offloaded: the result of .*? kept outside the context in "
                         r"(\S+); ")
+OFFLOAD_SOURCE = "(the result of {name} {args})"  # how a search or range names its file
+_SOURCE = re.compile(r"\(the result of (\S+) (\{.*\})\)")
 UNCHANGED = "[unchanged since turn {turn}: the same call's result is still in the context above]"
 _UNCHANGED = re.compile(r"\A\[unchanged since turn (\d+): ")
 
@@ -46,6 +48,18 @@ def offloaded_path(text: str) -> str | None:
     """The file a preview says its result was offloaded to (None: not a preview)."""
     found = _OFFLOADED.match(text)
     return found.group(1) if found else None
+
+
+def offload_source(name: str, args_json: str) -> str:
+    """What an offloaded file holds, as its search and range results name it: the call
+    whose result it is (`offloaded_from` reads it back)."""
+    return OFFLOAD_SOURCE.format(name=name, args=args_json)
+
+
+def offloaded_from(line: str) -> tuple[str, str] | None:
+    """The call (tool name, input as JSON) a search or range head says its file holds."""
+    found = _SOURCE.search(line)
+    return (found.group(1), found.group(2)) if found else None
 
 
 def unchanged_since(turn: int) -> str:

@@ -3,7 +3,12 @@
 from jupyter_compaction import scenarios
 from jupyter_compaction.agent import Agent
 from jupyter_compaction.events import Failed
-from jupyter_compaction.loop_guard import STALE_WINDOWS, LoopGuard, pairs
+from jupyter_compaction.loop_guard import (
+    STALE_WINDOWS,
+    THRASH_WINDOWS,
+    LoopGuard,
+    pairs,
+)
 from tests.support.scripted import Looping
 
 
@@ -97,6 +102,26 @@ def test_a_resumed_run_gets_its_windows_afresh():
     stopped = run.turn
     agent.resume(run, max_turns=60)
     assert run.of(Failed)[-1].reason == "stuck" and run.turn > stopped + 1
+
+
+def test_progress_that_re_reads_half_as_much_again_each_window_is_thrashing():
+    """Each window reads two new files and one it read before (THRASH_SHARE of two is
+    one): progress, but thrashing; windows that together re-read less are not."""
+    def window(n: int, again: int) -> list[tuple[str, str]]:
+        return [(f"new{n}a.md", "A"), (f"new{n}b.md", "B"),
+                *[(f"new{n - 1}a.md", "A")] * again]
+
+    said = play(LoopGuard(), [window(n, 1) for n in range(THRASH_WINDOWS + 2)])
+    first = next(n for n, reason in enumerate(said) if reason)
+    assert first == 3 * (THRASH_WINDOWS + 1)  # the first turn after the third such (the
+    # first window's re-read is of a file never read: all new)
+    assert "thrashing" in said[first] and "read_file path=new0a.md" in said[first]
+    guard = LoopGuard()
+    play(guard, [window(n, 1) for n in range(THRASH_WINDOWS + 2)])
+    guard.afresh()  # a resumed run: judged anew, from its next window on
+    assert guard.check(*turn(99, "new99.md", "N"), THRASH_WINDOWS + 2) is None
+    calm = [window(n, 1 if n % 3 else 0) for n in range(3 * THRASH_WINDOWS)]
+    assert not any(play(LoopGuard(), calm))  # any three in a row: 2 again for 6 new
 
 
 def state_turn(n: int, name: str, args: dict, output: str) -> tuple[dict, dict]:

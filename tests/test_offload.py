@@ -66,11 +66,12 @@ def test_the_offload_tools_read_a_range_and_search(tmp_path):
     run, _ = played(tmp_path, use("big", "t1"), use("read_offloaded", "t2", path=path,
                                                     start=100, end=102),
                     use("search_offloaded", "t3", path=path, pattern=r"value-7\d\b"))
+    source = "(the result of big {})"  # what the file holds, in case its preview is gone
     assert result(run, "t2").splitlines() == [
-        f"Lines 100-102 of 400 of {path}:", "100: line 100: value-700",
+        f"Lines 100-102 of 400 of {path} {source}:", "100: line 100: value-700",
         "101: line 101: value-707", "102: line 102: value-714"]
     hits = result(run, "t3").splitlines()
-    assert hits[0] == f"2 of 400 lines of {path} match:"
+    assert hits[0] == f"2 of 400 lines of {path} {source} match:"
     assert hits[1:] == ["10: line 10: value-70", "11: line 11: value-77"]
 
 
@@ -100,6 +101,18 @@ def test_offloading_needs_a_workspace_and_a_whole_number():
         Agent(SimulatedModel("markdown"), offload_over=500)
     with pytest.raises(ValueError, match="offload_over must be a positive whole number"):
         Agent(SimulatedModel("markdown"), offload_over=0.5)
+
+
+def test_the_offload_threshold_is_a_share_of_the_budget_unless_given_in_tokens():
+    from jupyter_compaction.settings import DEFAULTS, OFFLOAD_SHARE
+
+    assert DEFAULTS.offload_threshold is None  # off unless asked for
+    shares = [DEFAULTS.with_changes(budget=b, offload_at=OFFLOAD_SHARE).offload_threshold
+              for b in (4_000, 8_000, 16_000)]
+    assert shares == [750, 1_500, 3_000]
+    assert DEFAULTS.with_changes(offload_at=0.5, offload_over=900).offload_threshold == 900
+    with pytest.raises(ValueError, match="offload_at must be a share of the budget"):
+        DEFAULTS.with_changes(offload_at=1.5)
 
 
 def test_the_simulated_model_reads_offloaded_files_back_by_search_and_range():
@@ -147,6 +160,24 @@ def test_the_model_reads_a_range_only_where_a_matching_line_goes_on():
             reading.take(call_key(READ_OFFLOADED, more[0][1]), f"Lines 4-42:\n{shown}")
             text, more = reading.settle(call)
             assert more == [] and call.learn(text)[call.facts[0].name] == ".blocks"
+
+
+def test_a_search_still_says_what_it_read_once_its_preview_is_compacted_away():
+    """With the preview trimmed away, the search's first line names the read whose file it
+    searched, so the model settles that read from it instead of reading the file again."""
+    from jupyter_compaction.history import call_key
+    from jupyter_compaction.models.simulated_offload import OffloadReading
+    from jupyter_compaction.vocab import SEARCH_OFFLOADED, offload_source
+
+    call = scenarios.load("markdown").match("read_file", {"path": "markdown/core.py"})
+    path, pattern = "offloaded/t1.txt", call.facts[0].pattern
+    head = f"1 of 300 lines of {path} {offload_source(*call.key)} match:"
+    reading = OffloadReading()
+    reading.take(call_key(SEARCH_OFFLOADED, {"path": path, "pattern": pattern}),
+                 f"{head}\n40: from . import util")
+    assert reading.previews == {call.key: path}
+    text, more = reading.settle(call)
+    assert more == [] and call.learn(text)[call.facts[0].name] == ".util"
 
 
 def test_the_agent_s_own_notes_and_memory_are_never_offloaded(tmp_path):

@@ -99,7 +99,7 @@ def test_each_knob_default_is_written_once_in_settings():
     home = {name for name, _ in literal_defaults(ast.parse(HOME.read_text()))}
     # None is their default: the strategy's own role; no compact tool; no offloading; no
     # instructions
-    assert home == set(NAMES) - {"summary_role", "compact_at", "offload_over",
+    assert home == set(NAMES) - {"summary_role", "compact_at", "offload_at", "offload_over",
                                  "standing_instructions"}
     elsewhere = [f"{path.relative_to(PACKAGE.parent)}:{line} {name}"
                  for module, path in modules().items() if path != HOME

@@ -125,12 +125,15 @@ class CaseTimeout(Exception):
 
 
 def short(value: Any) -> str:
-    text = value if isinstance(value, Shown) else repr(value)
+    text = value.text if isinstance(value, Shown) else repr(value)
     return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
 
 
-class Shown(str):
+@dataclass(frozen=True)
+class Shown:
     """A value already written as a failure message shows it (`short()` keeps it as is)."""
+
+    text: str
 
 
 def call(function: str, **arguments: Any) -> str:

@@ -30,6 +30,20 @@ TEXT_CHARS = 160
 LOG_STYLE = "white-space:pre-wrap;margin:0;font-size:12px;max-height:320px;overflow:auto"
 
 
+def _compacted(event: Compacted) -> str:
+    """One line for a compaction: sizes, what it cleared and dropped, a pipeline's steps
+    (each with its effect), the facts it lost and its note."""
+    line = f"compacted [{event.strategy}] {event.tokens_before} -> {event.tokens_after} tokens"
+    if event.cleared or event.dropped:
+        line += f"; cleared {event.cleared} results, dropped {event.dropped} messages"
+    if len(event.steps) > 1:
+        line += "; steps: " + ", ".join(f"{kind} {before} -> {after}"
+                                         for kind, before, after in event.steps)
+    if event.dropped_facts:
+        line += f"; lost: {', '.join(event.dropped_facts)}"
+    return line + (f"; {event.note}" if event.note else "")
+
+
 def describe(event: Event) -> str:
     """One line (without the turn) for `event`: its kind's describer in `DESCRIBERS`, or
     the kind's name for an event that has none."""
@@ -42,15 +56,6 @@ def describe(event: Event) -> str:
 def _turn_started(event: TurnStarted) -> str:
     parts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in event.parts.items())
     return f"request {event.tokens} tokens of {event.budget}" + (f" ({parts})" if parts else "")
-
-
-def _compacted(event: Compacted) -> str:
-    line = f"compacted [{event.strategy}] {event.tokens_before} -> {event.tokens_after} tokens"
-    if event.cleared or event.dropped:
-        line += f"; cleared {event.cleared} results, dropped {event.dropped} messages"
-    if event.dropped_facts:
-        line += f"; lost: {', '.join(event.dropped_facts)}"
-    return line + (f"; {event.note}" if event.note else "")
 
 
 def _model_replied(event: ModelReplied) -> str:

@@ -11,7 +11,11 @@ and reads its facts from the preview and that range together, as one text from l
 It never reads the whole offloaded file again when a range serves, and the searches and
 range reads go in the same reply as its next step (they do not depend on each other).
 It decides from what is visible only: a preview, search or range that compaction removed
-is searched or read again; a preview removed with its call is a read it redoes.
+is searched or read again; a preview removed with its call is a read it redoes, unless a
+search or range of its file is still visible: their first line names the call whose result
+the file holds, and the model goes on reading that file (added after the 4,000-token runs
+of RESULTS.md section 13, where a preview trimmed away between a search and its range made
+the model read the whole file again each time).
 
 Left out: facts whose pattern spans lines (a search matches one line at a time), and a
 matching line inside a string of code that parses as a statement on its own (read from
@@ -27,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..scenarios.base import Call
-from ..vocab import READ_OFFLOADED, SEARCH_OFFLOADED, offloaded_path
+from ..vocab import READ_OFFLOADED, SEARCH_OFFLOADED, offloaded_from, offloaded_path
 
 SLACK = 10  # lines read past the last match, so a statement that starts there can end
 _NUMBERED = re.compile(r"^(\d+): ?(.*)$")
@@ -46,6 +50,8 @@ class OffloadReading:
         """Keep `key`'s result `text` when it is a preview, a search or a range of an
         offloaded file (True); False for any other result."""
         args = json.loads(key[1]) if key[0] in (SEARCH_OFFLOADED, READ_OFFLOADED) else {}
+        if args and (source := offloaded_from(text.split("\n", 1)[0])):
+            self.previews[source] = args.get("path", "")  # its file, named by its head
         if key[0] == SEARCH_OFFLOADED:
             found = _numbered(text.split("\n", 1)[-1])
             self.hits[(args.get("path", ""), args.get("pattern", ""))] = found

@@ -246,6 +246,7 @@ BAD_OPTIONS = {
     "compact_at": ("soon", "--compact-at must be a number"),
     "result_cap": ("2", "--result-cap must be a share of the budget in (0, 1], not 2.0"),
     "restore": ("-1", "--restore must be a whole number (at least 0) of files"),
+    "offload_at": ("2", "--offload-at must be a share of the budget in (0, 1], or None"),
     "offload_over": ("lots", "--offload-over must be a positive whole number of tokens"),
     "standing_instructions": ("'  '", "--standing-instructions must be text that is not "
                                       "blank; got '"),

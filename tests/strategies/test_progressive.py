@@ -228,3 +228,23 @@ def test_configure_sets_the_focus_of_a_strategy_and_its_layers():
     assert [getattr(layer, "focus", None) for layer in configured.layers] == [
         None, "part 4", None]
     assert configure(TrimTurns(), focus="part 4") == TrimTurns()  # nothing to focus
+
+
+def test_each_step_of_the_pipeline_is_in_the_compacted_event_and_the_event_log():
+    """A compaction that needed more than clearing records each step that ran, chained
+    (each step starts where the one before ended), and the event log shows them."""
+    from jupyter_compaction import runner
+    from jupyter_compaction.events import Compacted
+    from jupyter_compaction.jupyter.event_log import describe
+
+    with runner.start("markdown", budget=8_000, strategy="progressive") as session:
+        events = session.play().of(Compacted)
+    piped = [e for e in events if len(e.steps) > 1]
+    assert piped and all(e.steps[0][0] == "clear" for e in events)
+    for event in piped:
+        assert event.steps[0][1] == event.tokens_before
+        assert event.steps[-1][2] == event.tokens_after
+        assert all(a[2] == b[1] for a, b in zip(event.steps, event.steps[1:], strict=False))
+        kind, before, after = event.steps[1]
+        assert f"steps: clear {event.steps[0][1]} -> {event.steps[0][2]}, {kind} {before} " \
+               f"-> {after}" in describe(event)

@@ -163,8 +163,8 @@ def test_a_plain_class_runs_in_an_agent_with_every_knob():
              "trigger": 0.7, "target": 0.4, "task_state": False, "notes": True,
              "summary_role": "user", "summarizer": summarizer, "max_turns": 8,
              "max_output_tokens": 512, "memory": True, "usage_line": True,
-             "compact_at": 0.9, "restore": 2, "result_cap": 0.3, "offload_over": 300,
-             "dedup_reads": True,
+             "compact_at": 0.9, "restore": 2, "result_cap": 0.3, "offload_at": 0.2,
+             "offload_over": 300, "dedup_reads": True,
              "standing_instructions": 'End every answer with "-- bot".', "restate": True}
     assert set(knobs) == set(SETTINGS)
     with runner.start("agents", **knobs) as session:
