@@ -220,6 +220,7 @@ class CompactionBreaker:
     failed: int = 0  # failed attempts in a row
     refilled: int = 0  # paid compactions in a row that left the context over the trigger
     api_turn: int | None = None  # the turn of the API's newest compaction
+    api_compactions: int = 0  # the API's compactions so far (the loop guard's windows)
     tripped: str | None = None  # why the run must stop, once it must
 
     def attempted(self, failure: str = "", over: bool = False, paid: bool = False
@@ -253,6 +254,6 @@ class CompactionBreaker:
         compacting again on the next turn means its view was over the trigger right after."""
         again = self.api_turn is not None and turn - self.api_turn <= 1
         if not null:
-            self.api_turn = turn
+            self.api_turn, self.api_compactions = turn, self.api_compactions + 1
         return self.attempted("the API's compaction came back with null content" if null
                               else "", over=again, paid=True)

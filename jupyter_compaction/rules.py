@@ -7,8 +7,8 @@ tells the `Failed` event its reason.
 - `trim_failed` (stuck): trimming, standing in for a failed summary, failed too;
 - `strategy_bug` (strategy): the strategy or a compaction hook raised anything but a
   failed summary call; the traceback becomes `run.error`;
-- `GoingInCircles` (stuck): after each of the last compactions the agent redid the same
-  calls with the same results (`loop_guard.py`);
+- `GoingInCircles` (stuck): after each of the last compactions (its own or the API's)
+  the agent redid the same calls with the same results, or thrashed (`loop_guard.py`);
 - `Breaker` (stuck), the circuit breaker Claude Code has (`loop_guard.CompactionBreaker`
   counts): `FAILED_IN_A_ROW`
   compaction attempts in a row failed (the summary call failed, the API answered a
@@ -88,7 +88,8 @@ class GoingInCircles(Feature):
         run.loop_guard.afresh()  # a resumed run gets its windows afresh
 
     def after_round(self, run: Run) -> Stop | None:
-        loop = run.loop_guard.check(*run.messages[-2:], len(run.compactions))
+        compactions = len(run.compactions) + run.breaker.api_compactions  # ours and the API's
+        loop = run.loop_guard.check(*run.messages[-2:], compactions)
         return Stop(loop) if loop else None
 
 

@@ -2,6 +2,7 @@
 
 from jupyter_compaction import scenarios
 from jupyter_compaction.agent import Agent
+from jupyter_compaction.api_context import compact_edit
 from jupyter_compaction.events import Failed
 from jupyter_compaction.loop_guard import (
     STALE_WINDOWS,
@@ -9,6 +10,8 @@ from jupyter_compaction.loop_guard import (
     LoopGuard,
     pairs,
 )
+from jupyter_compaction.models.simulated import SimulatedModel
+from jupyter_compaction.server_compaction import ServerCompactingModel
 from tests.support.scripted import Looping
 
 
@@ -199,3 +202,16 @@ def test_re_reading_an_offloaded_file_into_a_new_file_each_time_is_a_repeat():
                 ("search_offloaded", {"path": path, "pattern": "^x"}, "1 of 90 lines")]):
             said.append(guard.check(*state_turn(10 * window + n, name, args, output), window))
     assert said[-2] and "read_file path=a.md" in said[-2]
+
+
+def test_the_apis_own_compactions_close_the_guards_windows(tmp_path):
+    """Lesson 10's lossy server compaction (the API's prompt drops the files' values) used to
+    re-read to max_turns: the guard counted only the agent's own compactions."""
+    spec = scenarios.load("markdown")
+    workspace = spec.prepare(tmp_path / "markdown")
+    model = ServerCompactingModel(SimulatedModel("markdown"), [compact_edit(50_000)])
+    agent = Agent(model, tools=spec.tools(workspace), workspace=workspace, strategy="off",
+                  budget=1_000_000, task_state=False, max_turns=120)
+    run = agent.run(spec.task)
+    assert run.compactions == [] and run.breaker.api_compactions > STALE_WINDOWS
+    assert run.status == "failed" and run.error.startswith("stuck in a loop") and run.turn < 120
