@@ -92,11 +92,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..asked_compaction import COMPACT_TOOL, read_usage_line
-from ..history import SYSTEM, Message, blocks, call_key, opens_with_compaction, result_text
+from ..history import SYSTEM, Message, blocks, call_key, result_text
 from ..memory_tool import MEMORY_ROOT, MEMORY_TOOL_NAME
 from ..scenarios import load
 from ..scenarios.base import Call, Question, Scenario
-from ..summaries import message_goal
 from ..tokens import CHARS_PER_TOKEN, TokenCounter
 from ..vocab import (
     ASSISTANT_PREFIX,
@@ -115,13 +114,13 @@ from ..vocab import (
     is_unchanged,
     read_facts,
 )
+from .asked import asked
 from .base import Reply, Usage
 from .output_rules import apply, rules_in
 from .simulated_offload import OffloadReading
 from .simulated_summary import (
     SUMMARY_WORDS,
     WrittenSummary,
-    goal_of,
     summary_prompt,
     write_summary,
 )
@@ -343,8 +342,9 @@ class SimulatedModel:
         r = self._read_parts(system, messages, visible)
         news = self._news(messages, r)
         said = f"Noted: {fact_line(news)}\n" if news else ""
-        if not any(m["role"] == "assistant" for m in messages) and r.question:
-            said = f"Question understood: {self.scenario.canonical(_task(messages))}.\n" + said
+        at, task = asked(messages)
+        if not any(m["role"] == "assistant" for m in messages[at + 1:]) and r.question:
+            said = f"Question understood: {self.scenario.canonical(task)}.\n" + said  # new
         todo = [c for c in r.plan if not r.done(c) and c.tool in offered]
         if todo and self._repeating(messages, todo[0]):
             todo = []  # the same call keeps giving the same result: answer with what we have
@@ -360,7 +360,7 @@ class SimulatedModel:
                               look_first=STATE_OPEN not in system)
         if follow:  # what its offloaded results hold is all that is left to read
             return [self._text(f"{said}Next: read the offloaded results."), *follow]
-        answer = self._answer(_task(messages), r)
+        answer = self._answer(task, r)
         return [self._text(apply(rules_in([system]), answer))]  # the rules it can see
 
     def _step(self, call: Call, said: str, book: list[dict], follow: list[dict],
@@ -439,7 +439,7 @@ class SimulatedModel:
             listed = {label: (mark, tid, note) for mark, tid, label, note in
                       TODO_LINE.findall(system)}
             if STATE_OPEN not in system and SET_GOAL in offered:
-                goal = _text_of(messages[0]).split("\n")[0][:200]
+                goal = _task(messages).split("\n")[0][:200]
                 calls.append(self._call(SET_GOAL, {"goal": goal}))
             if any(c.label not in listed for c in r.plan):  # new work came into view
                 calls.append(self._call(TODO_WRITE, {"todos": [
@@ -462,7 +462,7 @@ class SimulatedModel:
             calls += [self._call(MEMORY_TOOL_NAME, args)
                       for args in _memory_steps(messages, news)]
         if COMPACT_TOOL in offered and _past_compact_line(messages):
-            focus = _text_of(messages[0]).split("\n")[0].split(". ")[0][:FOCUS_CHARS]
+            focus = _task(messages).split("\n")[0].split(". ")[0][:FOCUS_CHARS]
             calls.append(self._call(COMPACT_TOOL, {"focus": focus}))
         return calls
 
@@ -638,12 +638,8 @@ def _retries(errors: list[tuple[tuple[str, str], str]], calls: list[tuple[str, s
 
 
 def _task(messages: list[Message]) -> str:
-    """The task the request sets: the first message's text (summaries folded into it left
-    out); when that message is itself a summary (a server compaction hands one over as
-    the first message), the goal its Goal section states. A history opened by an
-    on-demand compaction block sets its task in the first user message after it."""
-    text = message_goal(messages[1 if opens_with_compaction(messages) else 0])
-    return goal_of(text) or text
+    """The task the request sets: the newest question its user asked (`asked.py`)."""
+    return asked(messages)[1]
 
 
 def _text_of(message: Message) -> str:

@@ -64,6 +64,7 @@ from ..vocab import (
     read_transcript,
 )
 from ..vocab import tagged as section
+from .asked import asked, asked_of
 from .summary_instructions import HEADING, Instructions, read_instructions
 from .summary_material import Material, read_material
 
@@ -176,7 +177,8 @@ def write_summary(prompt: str, scenario: Scenario, read: Reader, *,
     if not material.readable:
         return WrittenSummary(CANNOT_READ, asked, material)
     steps = _observed(material.turns)
-    task = material.task or goal_of(material.previous)  # a re-summary's task is the old Goal
+    # the newest question: of the turns (a follow-up), the previous Goal, or the task
+    task = asked_of(material.task, material.previous, read_transcript(material.turns))
     r = read(scenario, task, [material.previous, _assistant_lines(material.turns),
                               material.prose], {k: v for k, v in steps if v is not None})
     parts = _parts(r, task, steps, material.previous)
@@ -281,14 +283,14 @@ def _appended_ask(messages: list[Message]) -> str | None:
     return text if found and SUMMARY_ASK.search(found) else None
 
 
-def _in_transcript(messages: list[Message], asked: str) -> str:
+def _in_transcript(messages: list[Message], request: str) -> str:
     """The appended request as a standalone prompt: the task and the covered messages of
     the conversation it was appended to, as a transcript."""
-    first, last = read_cover(asked) or (1, 0)
+    first, last = read_cover(request) or (1, 0)
     conversation = [*messages[:-1], {**messages[-1], "content": blocks(messages[-1])[:-1]}]
-    task = message_goal(messages[0])
+    task = asked(conversation)[1]  # the newest question, which may be a follow-up
     turns = render_transcript(conversation[max(first, 1) - 1:last])
-    return f"{asked}\n\n{section('task', task)}\n\n{section('turns', turns)}"
+    return f"{request}\n\n{section('task', task)}\n\n{section('turns', turns)}"
 
 
 def _kind(section: str) -> str:
@@ -316,12 +318,6 @@ def _assistant_lines(turns: str) -> str:
     """The model's own words in a transcript (where its "Noted:" records are)."""
     return "\n".join("[assistant] " + e.body.split("\n")[0] for e in read_transcript(turns)
                      if e.kind == "said" and e.who == "assistant")
-
-
-def goal_of(summary: str) -> str:
-    """The first line of a summary's Goal section ("" when it has none)."""
-    found = re.search(r"^#+\s*Goal\s*\n(.+)", strip_prefix(summary), re.M)
-    return found.group(1) if found else ""
 
 
 def _about(line: str, focus: frozenset[str]) -> bool:
