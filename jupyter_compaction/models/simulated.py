@@ -185,15 +185,17 @@ def read(scenario: Scenario, task: str, records: list[str],
     """Known facts from the task, "name = value" records and visible results; the plan
     is the question the task asks, worked back to calls (with `visible`, the request's
     text, only calls whose own words it shows). `errors` (call -> error text) tell the
-    facts an error can show: that the record or file a slot names does not exist."""
-    facts = scenario.read_task(task)
+    facts an error can show: that the record or file a slot names does not exist. What
+    the task states (its given facts and slots) stands over any record or result: an
+    earlier question's notes or results never change the entity asked about now."""
+    asked = scenario.read_task(task)
     question = scenario.question_of(task) if task else None
-    for text in records:
-        facts.update({name: value for _, name, value in read_facts(text)})
+    facts = {name: value for text in records for _, name, value in read_facts(text)} | asked
     reading = Reading(facts, seen, question=question)
     while True:  # results fill arguments, which name more calls whose results may be visible
         reading.plan, reading.extra = scenario.plan(facts, question, visible), []
-        learned = _learn(scenario, reading, errors or {})
+        learned = {k: v for k, v in _learn(scenario, reading, errors or {}).items()
+                   if k not in asked}
         if all(facts.get(k) == v for k, v in learned.items()):
             return reading
         facts.update(learned)

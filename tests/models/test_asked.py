@@ -137,3 +137,16 @@ def test_only_an_answered_run_takes_a_follow_up():
             session.ask("Which files in agents/ define a tool dispatch table?")
         with pytest.raises(ValueError, match="non-empty"):
             session.agent.ask(run, "  ")
+
+
+@pytest.mark.parametrize(("scenario", "first", "second"), [
+    ("logistics", "What loyalty tier is the customer of ticket TCK-5521 in?",
+     "Why did the delivery of order ORD-7788 fail?"),  # the ticket's results name ORD-1042
+    ("debug", "How long does checkout-api wait for inventory-service before timing out?",
+     "And how long does it wait for pricing-service before timing out?"),
+], ids=["missing-order", "other-upstream"])
+def test_a_follow_up_about_another_entity_is_answered_for_that_entity(scenario, first, second):
+    with played(scenario, first) as session:
+        run = session.ask(second)
+    assert run.outcome == "correct" and run.answer == scenarios.load(scenario).expected(
+        task=second), run.answer
