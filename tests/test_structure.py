@@ -392,10 +392,6 @@ STILL_OVER = {
     "strategies/clear.py:ClearToolResults.__call__": 17,
     "strategies/trim.py:TrimTurns.__call__": 18, "scenarios/base.py:Scenario.plan": 17,
     "sessions/claude_code.py:_live_thread": 20, "sessions/messages_json.py:load": 22,
-    "models/simulated.py:SimulatedModel._bookkeeping": 25,
-    "models/simulated.py:_memory_steps": 24, "models/simulated.py:SimulatedModel.reading": 23,
-    "models/simulated.py:SimulatedModel.act": 22,
-    "models/simulated_summary.py:_progress": 19,
     "models/anthropic.py:AnthropicModel._error": 20, "grading/ex_capstone.py:settings": 16,
     "grading/screen.py:_imports": 19,
     "grading/differences.py:_walk": 16, "jupyter/event_log.py:describe": 19}

@@ -283,32 +283,20 @@ class SimulatedModel:
         """What `system` and `messages` show (see the module docstring), read for `task`."""
         records, seen, names, offload = [system], {}, {}, OffloadReading()
         errors: list[tuple[tuple[str, str], str]] = []  # (call, error text), in order
-        for message in messages:
-            for block in blocks(message):
-                kind = block.get("type")
-                if kind == "text":
-                    records.append(self._trusted(block["text"]))
-                elif kind == "tool_use":
-                    names[block["id"]] = call_key(block["name"], block["input"])
-                elif kind == "tool_result" and block["tool_use_id"] in names:
-                    key, text = names[block["tool_use_id"]], result_text(block)
-                    if key[0] == READ_NOTES or key[0] == MEMORY_TOOL_NAME:
-                        records.append(text)
-                    elif block.get("is_error"):
-                        errors.append((key, text))
-                    else:
-                        _take(key, text, seen, offload)
+        for block in (b for message in messages for b in blocks(message)):
+            if block.get("type") == "text":
+                records.append(self._trusted(block["text"]))
+            elif block.get("type") == "tool_use":
+                names[block["id"]] = call_key(block["name"], block["input"])
+            elif block.get("type") == "tool_result" and block["tool_use_id"] in names:
+                _result(names[block["tool_use_id"]], block, records, errors, seen, offload)
         pending, follow = self._offloaded(offload, seen)
         retried = _retries(errors, list(names.values()))
         for failed, retry in retried.items():  # a retry's result stands for the failed call
             if retry in seen:
                 seen[failed] = seen[retry]
         r = read(self.scenario, task, records, seen, visible, dict(errors))
-        failures = Counter(key for key, _ in errors)  # a passing error is tried again
-        r.failed = {key for key, text in errors if failures[key] >= MAX_SAME_CALL
-                    or _listed(text) or key in r.told} - set(seen)
-        r.retry = [_closest(key, text) for key, text in errors if key not in retried
-                   and key not in seen and key not in retried.values() and _listed(text)]
+        r.failed, r.retry = _failed(errors, retried, seen, r.told)
         r.pending, r.follow, r.offloaded = pending, follow, offload.previews
         return r
 
@@ -341,12 +329,11 @@ class SimulatedModel:
     # --- acting -----------------------------------------------------------------------
     def act(self, system: str, messages: list[Message], offered: set[str],
             max_tokens: int = 10**6, visible: str | None = None) -> list[dict]:
+        """The reply to a request for its task: a retry, the next call (with its
+        bookkeeping), the searches of offloaded results, or the answer."""
         r = self._read_parts(system, messages, visible)
         news = self._news(messages, r)
-        said = f"Noted: {fact_line(news)}\n" if news else ""
-        at, task = asked(messages)
-        if not any(m["role"] == "assistant" for m in messages[at + 1:]) and r.question:
-            said = f"Question understood: {self.scenario.canonical(task)}.\n" + said  # new
+        said = self._preface(messages, r, news)
         todo = [c for c in r.plan if not r.done(c) and c.tool in offered]
         if todo and self._repeating(messages, todo[0]):
             todo = []  # the same call keeps giving the same result: answer with what we have
@@ -362,8 +349,17 @@ class SimulatedModel:
                               look_first=STATE_OPEN not in system)
         if follow:  # what its offloaded results hold is all that is left to read
             return [self._text(f"{said}Next: read the offloaded results."), *follow]
-        answer = self._answer(task, r)
+        answer = self._answer(_task(messages), r)
         return [self._text(apply(rules_in([system]), answer))]  # the rules it can see
+
+    def _preface(self, messages: list[Message], r: Reading, news: dict[str, str]) -> str:
+        """What a reply says first: the question it understood, in its first reply to that
+        question (a follow-up's too), and the facts the newest results showed."""
+        said = f"Noted: {fact_line(news)}\n" if news else ""
+        at, task = asked(messages)
+        if r.question and not any(m["role"] == "assistant" for m in messages[at + 1:]):
+            return f"Question understood: {self.scenario.canonical(task)}.\n{said}"
+        return said
 
     def _step(self, call: Call, said: str, book: list[dict], follow: list[dict],
               max_tokens: int, look_first: bool = True) -> list[dict]:
@@ -436,29 +432,13 @@ class SimulatedModel:
 
     def _bookkeeping(self, system: str, messages: list[Message], offered: set[str],
                      r: Reading, news: dict[str, str]) -> list[dict]:
-        calls = []
-        if TODO_WRITE in offered:
-            listed = {label: (mark, tid, note) for mark, tid, label, note in
-                      TODO_LINE.findall(system)}
-            if STATE_OPEN not in system and SET_GOAL in offered:
-                goal = _task(messages).split("\n")[0][:200]
-                calls.append(self._call(SET_GOAL, {"goal": goal}))
-            if any(c.label not in listed for c in r.plan):  # new work came into view
-                calls.append(self._call(TODO_WRITE, {"todos": [
-                    self._todo(c, r, listed.get(c.label)) for c in r.plan]}))
-            elif TODO_UPDATE in offered:
-                for call in r.plan:
-                    mark, tid, _ = listed[call.label]
-                    if mark != TODO_MARKS["completed"] and call.key in r.seen:
-                        note = fact_line(call.record(r.seen[call.key]))
-                        calls.append(self._call(TODO_UPDATE, {"id": tid, "status": "completed",
-                                                              "note": note}))
+        """This turn's bookkeeping calls, of the tools offered: the goal and todo list, a
+        note of the news, the notes read back after a compaction, the memory file, and
+        `compact` when the newest usage line says the context is past its share."""
+        calls = self._todo_calls(system, messages, offered, r) if TODO_WRITE in offered else []
         if WRITE_NOTE in offered and news:
             calls.append(self._call(WRITE_NOTE, {"text": fact_line(news)}))
-        request = json.dumps(messages)
-        compacted = any(m in request for m in (USER_PREFIX, ASSISTANT_PREFIX, PLACEHOLDER))
-        called = {b["name"] for m in messages for b in blocks(m) if b.get("type") == "tool_use"}
-        if READ_NOTES in offered and compacted and READ_NOTES not in called:
+        if READ_NOTES in offered and _compacted(messages) and not _called(messages, READ_NOTES):
             calls.append(self._call(READ_NOTES, {}))
         if MEMORY_TOOL_NAME in offered:
             calls += [self._call(MEMORY_TOOL_NAME, args)
@@ -466,6 +446,26 @@ class SimulatedModel:
         if COMPACT_TOOL in offered and _past_compact_line(messages):
             focus = _task(messages).split("\n")[0].split(". ")[0][:FOCUS_CHARS]
             calls.append(self._call(COMPACT_TOOL, {"focus": focus}))
+        return calls
+
+    def _todo_calls(self, system: str, messages: list[Message], offered: set[str],
+                    r: Reading) -> list[dict]:
+        """The goal, set once; the todo list, rewritten when new work came into view, else
+        each item the visible results finish ticked with a note of its facts."""
+        listed = {label: (mark, tid, note) for mark, tid, label, note in
+                  TODO_LINE.findall(system)}
+        calls = []
+        if STATE_OPEN not in system and SET_GOAL in offered:
+            calls.append(self._call(SET_GOAL, {"goal": _task(messages).split("\n")[0][:200]}))
+        if any(c.label not in listed for c in r.plan):  # new work came into view
+            return [*calls, self._call(TODO_WRITE, {"todos": [
+                self._todo(c, r, listed.get(c.label)) for c in r.plan]})]
+        for call in r.plan if TODO_UPDATE in offered else []:
+            mark, tid, _ = listed[call.label]
+            if mark != TODO_MARKS["completed"] and call.key in r.seen:
+                note = fact_line(call.record(r.seen[call.key]))
+                calls.append(self._call(TODO_UPDATE, {"id": tid, "status": "completed",
+                                                      "note": note}))
         return calls
 
     @staticmethod
@@ -545,17 +545,8 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
     news to it (create it, or insert at the top once it is known to exist). A create
     refused because the file exists is redone as an insert."""
     uses = _memory_uses(messages)
-    viewed = {args.get("path") for args, text, _ in uses
-              if args.get("command") == "view" and text != PLACEHOLDER}
-    known = any(MEMORY_FILE in text and (not error or "already exists" in text)
-                for _, text, error in uses)
-    listed = any(args.get("path") == MEMORY_ROOT and MEMORY_FILE in text
-                 for args, text, _ in uses)
-    inserted = {args.get("insert_text") for args, _, _ in uses if args.get("command") == "insert"}
-    texts = [args["file_text"] for args, text, error in uses
-             if args.get("command") == "create" and error and "already exists" in text
-             and args.get("file_text") not in inserted]
-    texts += [f"- {fact_line(news)}\n"] if news else []
+    viewed, known, listed = _memory_state(uses)
+    texts = _unwritten(uses) + ([f"- {fact_line(news)}\n"] if news else [])
     steps: list[dict[str, Any]] = []
     if MEMORY_ROOT not in viewed and not known:
         steps.append({"command": "view", "path": MEMORY_ROOT})
@@ -567,6 +558,38 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
                      {"command": "create", "path": MEMORY_FILE, "file_text": text})
         known = True
     return steps
+
+
+def _compacted(messages: list[Message]) -> bool:
+    """Whether a compaction left its mark: a summary, or a cleared result."""
+    request = json.dumps(messages)
+    return any(mark in request for mark in (USER_PREFIX, ASSISTANT_PREFIX, PLACEHOLDER))
+
+
+def _called(messages: list[Message], tool: str) -> bool:
+    """Whether a visible reply calls `tool`."""
+    return any(b.get("type") == "tool_use" and b["name"] == tool
+               for m in messages for b in blocks(m))
+
+
+def _memory_state(uses: list[tuple[dict[str, Any], str, bool]]) -> tuple[set[str], bool, bool]:
+    """What the visible memory calls show: the paths viewed (a cleared view is none),
+    whether the findings file is known to exist, whether a view of the folder lists it."""
+    viewed = {args.get("path") for args, text, _ in uses
+              if args.get("command") == "view" and text != PLACEHOLDER}
+    known = any(MEMORY_FILE in text and (not error or "already exists" in text)
+                for _, text, error in uses)
+    listed = any(args.get("path") == MEMORY_ROOT and MEMORY_FILE in text
+                 for args, text, _ in uses)
+    return viewed, known, listed
+
+
+def _unwritten(uses: list[tuple[dict[str, Any], str, bool]]) -> list[str]:
+    """The texts of creates refused because the file exists, not inserted since."""
+    inserted = {args.get("insert_text") for args, _, _ in uses if args.get("command") == "insert"}
+    return [args["file_text"] for args, text, error in uses
+            if args.get("command") == "create" and error and "already exists" in text
+            and args.get("file_text") not in inserted]
 
 
 def _views_memory(block: dict[str, Any]) -> bool:
@@ -625,6 +648,20 @@ def _closest(key: tuple[str, str], error: str) -> tuple[str, dict[str, Any]]:
     return tool, ({**args, name: item} if name else args)
 
 
+def _failed(errors: list[tuple[tuple[str, str], str]],
+            retried: dict[tuple[str, str], tuple[str, str]], seen: dict[tuple[str, str], str],
+            told: set[tuple[str, str]]) -> tuple[set[tuple[str, str]], list[tuple[str, Any]]]:
+    """The calls given up (failed twice, answered with valid values, or told missing),
+    and the retries to make: each failed call whose error lists valid values, not yet
+    retried, with the closest of them."""
+    failures = Counter(key for key, _ in errors)  # a passing error is tried again
+    failed = {key for key, text in errors if failures[key] >= MAX_SAME_CALL
+              or _listed(text) or key in told} - set(seen)
+    retry = [_closest(key, text) for key, text in errors if key not in retried
+             and key not in seen and key not in retried.values() and _listed(text)]
+    return failed, retry
+
+
 def _retries(errors: list[tuple[tuple[str, str], str]], calls: list[tuple[str, str]]
              ) -> dict[tuple[str, str], tuple[str, str]]:
     """Failed call -> the later call that retried it with a value its error listed."""
@@ -646,6 +683,20 @@ def _task(messages: list[Message]) -> str:
 
 def _text_of(message: Message) -> str:
     return "\n".join(b["text"] for b in blocks(message) if b.get("type") == "text")
+
+
+def _result(key: tuple[str, str], block: dict[str, Any], records: list[str],
+            errors: list[tuple[tuple[str, str], str]], seen: dict[tuple[str, str], str],
+            offload: OffloadReading) -> None:
+    """Read one tool result: notes and memory read back are records, an error is kept
+    (in order), any other result is what its call showed (`_take`)."""
+    text = result_text(block)
+    if key[0] == READ_NOTES or key[0] == MEMORY_TOOL_NAME:
+        records.append(text)
+    elif block.get("is_error"):
+        errors.append((key, text))
+    else:
+        _take(key, text, seen, offload)
 
 
 def _take(key: tuple[str, str], text: str, seen: dict[tuple[str, str], str],

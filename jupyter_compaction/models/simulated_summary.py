@@ -111,21 +111,31 @@ def _progress(r: Any, steps: list[tuple[tuple[str, str], str | None]],
     """One line per step the turns show done (or a previous summary or note records),
     oldest first, with the values the prompt lets it keep; a call made whose result is
     gone (cleared, or an error) says so. Facts the task itself gives are no step."""
+    done, lines = _done(r, steps, given), []
+    for n, call in enumerate(done):
+        line = _step_line(call, r)
+        keep = asked.verbatim or n >= len(done) - LOSSY_KEEP or _about(line, asked.focus)
+        lines.append(line if keep or line.endswith(NO_RESULT) else f"- {call.label}")
+    return lines
+
+
+def _done(r: Any, steps: list[tuple[tuple[str, str], str | None]],
+          given: dict[str, str]) -> list[Any]:
+    """The calls the turns show made or a record shows done, oldest first (those not
+    in the turns first); facts the task gives are no step."""
     made = [k for k, _ in steps]
     done = [c for c in r.plan if c.key in made or (r.done(c) and not c.known(given))]
     done += list({c.key: c for c in r.extra}.values())
-    done.sort(key=lambda c: made.index(c.key) if c.key in made else -1)
-    lines = []
-    for n, call in enumerate(done):
-        facts = call.record(r.seen[call.key]) if call.key in r.seen else {
-            f.name: r.facts[f.name] for f in call.facts if f.name in r.facts}
-        if not facts and not r.done(call):
-            lines.append(f"- {call.label} {NO_RESULT}")
-            continue
-        line = f"- {call.label}: {fact_line(facts)}" if facts else f"- {call.label}"
-        keep = asked.verbatim or n >= len(done) - LOSSY_KEEP or _about(line, asked.focus)
-        lines.append(line if keep else f"- {call.label}")
-    return lines
+    return sorted(done, key=lambda c: made.index(c.key) if c.key in made else -1)
+
+
+def _step_line(call: Any, r: Any) -> str:
+    """A step's progress line with its facts; a call whose result is gone says so."""
+    facts = call.record(r.seen[call.key]) if call.key in r.seen else {
+        f.name: r.facts[f.name] for f in call.facts if f.name in r.facts}
+    if not facts and not r.done(call):
+        return f"- {call.label} {NO_RESULT}"
+    return f"- {call.label}: {fact_line(facts)}" if facts else f"- {call.label}"
 
 
 def estimate_tokens(text: str) -> int:
