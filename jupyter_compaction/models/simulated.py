@@ -5,21 +5,24 @@ what it can answer (its declared questions) and how to read (extractors over too
 output, argument templates over facts), and on every call the model reads the request
 it was given, and nothing else:
 
-- the question: the task text is parsed into one of the scenario's questions with its
-  slots and operators (`scenarios/grammar.py`: every content word must be understood);
-  its first text restates the question it understood. A task it does not fully
-  understand gets, at once, an honest "I cannot do this offline" naming the words it did
-  not understand, the nearest questions it can answer and how to use a real model, with
-  the stop reason "refusal" (the run ends `unsupported`). A task of several questions
-  ("X? and Y?") that no question reads whole is read part by part (`Scenario.parts`):
-  it plans every understood part in turn, each with its own slots (`merged`), and answers
+- the question: the newest question its user asked (`asked.py`: a follow-up after an
+  answer, or a summary's Goal that replaced it; else the first message) is parsed into
+  one of the scenario's questions with its slots and operators (`scenarios/grammar.py`:
+  every content word must be understood); its first reply to that question restates it. A
+  task it does not fully understand gets, at once, an honest "I cannot do this offline"
+  naming the words it did not understand, the nearest questions it can answer and how to
+  use a real model, with the stop reason "refusal" (the run ends `unsupported`). A task
+  of several questions ("X? and Y?", "X, and is Y?") is read part by part
+  (`scenarios/parts.py`; a later part's "it" takes the entity the part before named): it
+  plans every understood part in turn, each with its own slots (`merged`), and answers
   one line per part, saying which part it cannot answer and why; it refuses only a task
   none of whose parts it understands;
 
-- known facts: the `given` facts in the task text; facts recorded in the request as
+- known facts: the `given` facts and slots of the task text (these stand: no record or
+  result changes the entity asked about); facts recorded in the request as
   "name = value" lines (its own notes in assistant text, summaries, todo notes in the
   system prompt, notes read back); and the facts its extractors find in every tool result
-  still visible next to its call (those win: they are the freshest evidence);
+  still visible next to its call (those win over records: they are the freshest evidence);
 - the plan, worked back from the facts the question needs: every call of those steps
   whose arguments the known facts can fill, and whose own words (a literal such as a
   policy topic) the request shows; a call is done when its result is visible, its needed

@@ -26,11 +26,12 @@ replays the model's own steps; `expected_for()` answers a hand-labelled question
 truth, without the parser, so a misparse is graded wrong. `grade()` tells a correct answer
 from a wrong or a partial one, `outcome()`/`verdict()` how a run ended.
 
-A task of several questions ("X? and Y?") that no question reads whole is read part by
-part (`parts()`): each part is understood on its own; the answer (`combine()`) gives one
-line per part, "Part 2 ("Y?"): ...", and says which part it cannot answer and why; the
-truth is written the same way, and the grade covers every part (a part it cannot answer
-makes the run partial at best).
+A task of several questions ("X? and Y?", "X, and is Y?") is read part by part
+(`parts()`, `parts.py`, which also gives a later part's "it" the entity named before):
+each part is understood on its own; the answer (`combine()`) gives one line per part,
+"Part 2 ("Y?"): ...", and says which part it cannot answer and why; the truth is written
+the same way, and the grade covers every part (a part it cannot answer makes the run
+partial at best).
 
 This module also holds the file tools several scenarios share (`list_files`, `read_file`,
 `grep`), built as closures over a `Workspace`.
