@@ -20,8 +20,11 @@ Everything that happens is announced as an event (`events.py`) to the features a
 The loop knows nothing of any feature: each attaches at the hook points of `hooks.py`,
 and `features.py` builds the list from the settings. Per-run state lives on the `Run`.
 
+A run that ended with an answer can go on with a follow-up question (`ask()`): a new
+user turn in the same conversation.
+
 Left out: streaming, parallel tool execution (calls run in order) and human turns in the
-middle of a run.
+middle of a run (before its answer).
 """
 
 from __future__ import annotations
@@ -120,6 +123,11 @@ class Agent:
         run.status, run.error = "running", None
         return self._loop(run, max_turns)
 
+    def ask(self, run: Run, question: str, max_turns: int | None = None) -> Run:
+        """Play on `run`'s answered conversation with a follow-up `question` (`follow_up`)."""
+        self._append(run, follow_up(run, question))
+        return self._loop(run, max_turns)
+
     def _loop(self, run: Run, max_turns: int | None) -> Run:
         try:
             return self._turns(run, max_turns or self.settings.max_turns)
@@ -215,10 +223,9 @@ class Agent:
                 focus: str | None = None) -> Compaction | None:
         """Compact `run`'s live context now, even under the trigger, towards the target.
 
-        `strategy` (a name or object; default: the agent's) does the work, `focus` says
-        what the summaries keep in most detail (as Claude Code's `/compact focus`). Returns
-        what the strategy did (`changed` False and a `note` when there was nothing to do);
-        None when the run had to stop (stuck, or the strategy failed: `run.error`)."""
+        `strategy` (a name or object; default: the agent's) does it, `focus` is what summaries
+        keep in most detail (Claude Code's `/compact focus`). Returns what it did (`changed`
+        False and a `note`: nothing to do); None when the run stopped (stuck, `run.error`)."""
         run.system, schemas = self._system(run), self._toolbox(run).schemas
         overhead = self.counter.count([], run.system, schemas)
         done = self.compactor.compact_now(run, schemas, overhead, strategy, focus)
@@ -261,6 +268,19 @@ def _shaped(features: list[Feature], run: Run, call: dict[str, Any],
     for feature in features:
         result = feature.on_result(run, call, result)
     return result
+
+
+def follow_up(run: Run, question: str) -> Message:
+    """The user turn that asks `question` after `run`'s answer (or refusal), with `run`
+    made ready to play on: its `task` becomes `question` (what its answer is graded
+    against); its context and transcript keep every turn before it."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("the question must be a non-empty string")
+    if run.status not in ("finished", "unsupported") or not _answered(run.messages):
+        raise ValueError(f"the run's status is {run.status!r}, not an answer: resume() it "
+                         "to its answer first, then ask a follow-up")
+    run.task, run.answer, run.status, run.error = question, None, "running", None
+    return {"role": "user", "content": question}
 
 
 def _answered(messages: list[Message]) -> bool:

@@ -80,6 +80,13 @@ class ScenarioRun:
             raise ValueError("this scenario has not run yet; nothing to resume")
         return self._graded(self.agent.resume(self.run, max_turns=max_turns))
 
+    def ask(self, question: str, max_turns: int | None = None) -> Run:
+        """Ask a follow-up question in the played run's conversation (`Agent.ask`), graded
+        against the truth of the same workspace."""
+        if self.run is None:
+            raise ValueError("this scenario has not run yet; play() it before a follow-up")
+        return self._graded(self.agent.ask(self.run, question, max_turns=max_turns))
+
     def _graded(self, run: Run) -> Run:
         """`run` with its outcome against the truth of the workspace it used, and the
         question its task was understood as (None for a task no question declares)."""

@@ -387,10 +387,6 @@ EXCEPTED = {"scenarios/debug.py:truth", "scenarios/logistics.py:truth",
 STILL_OVER = {
     "scenarios/base.py:Scenario.plan": 17,
     "sessions/claude_code.py:_live_thread": 20,
-    "models/simulated.py:SimulatedModel._bookkeeping": 25,
-    "models/simulated.py:_memory_steps": 24, "models/simulated.py:SimulatedModel.reading": 23,
-    "models/simulated.py:SimulatedModel.act": 22,
-    "models/simulated_summary.py:_progress": 19,
     "grading/ex_capstone.py:settings": 16,
     "grading/screen.py:_imports": 19,
     "grading/differences.py:_walk": 16}

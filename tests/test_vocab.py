@@ -100,3 +100,14 @@ def test_a_built_prompt_reads_back_through_the_readers():
     assert [(e.kind, e.who, e.body) for e in vocab.read_transcript(sections["turns"])] == [
         ("said", "user", "go"), ("said", "assistant", "Reading."),
         ("call", "Read", '{"file_path": "a.py"}'), ("output", "Read", "print(1)")]
+
+
+def test_a_restated_system_message_is_an_entry_of_its_own():
+    """Restated instructions (a system message) are not part of the user's turn before them:
+    a summarizer reading "Continue the task." must see that turn alone."""
+    text = render_transcript([{"role": "user", "content": "Continue the task."},
+                              {"role": "system", "content": "End every answer with -- bot."},
+                              {"role": "assistant", "content": "[system] quoted, not said"}])
+    said = [(e.who, e.body) for e in vocab.read_transcript(text)]
+    assert said == [("user", "Continue the task."), ("system", "End every answer with -- bot."),
+                    ("assistant", "[system] quoted, not said")]

@@ -5,21 +5,24 @@ what it can answer (its declared questions) and how to read (extractors over too
 output, argument templates over facts), and on every call the model reads the request
 it was given, and nothing else:
 
-- the question: the task text is parsed into one of the scenario's questions with its
-  slots and operators (`scenarios/grammar.py`: every content word must be understood);
-  its first text restates the question it understood. A task it does not fully
-  understand gets, at once, an honest "I cannot do this offline" naming the words it did
-  not understand, the nearest questions it can answer and how to use a real model, with
-  the stop reason "refusal" (the run ends `unsupported`). A task of several questions
-  ("X? and Y?") that no question reads whole is read part by part (`Scenario.parts`):
-  it plans every understood part in turn, each with its own slots (`merged`), and answers
+- the question: the newest question its user asked (`asked.py`: a follow-up after an
+  answer, or a summary's Goal that replaced it; else the first message) is parsed into
+  one of the scenario's questions with its slots and operators (`scenarios/grammar.py`:
+  every content word must be understood); its first reply to that question restates it. A
+  task it does not fully understand gets, at once, an honest "I cannot do this offline"
+  naming the words it did not understand, the nearest questions it can answer and how to
+  use a real model, with the stop reason "refusal" (the run ends `unsupported`). A task
+  of several questions ("X? and Y?", "X, and is Y?") is read part by part
+  (`scenarios/parts.py`; a later part's "it" takes the entity the part before named): it
+  plans every understood part in turn, each with its own slots (`merged`), and answers
   one line per part, saying which part it cannot answer and why; it refuses only a task
   none of whose parts it understands;
 
-- known facts: the `given` facts in the task text; facts recorded in the request as
+- known facts: the `given` facts and slots of the task text (these stand: no record or
+  result changes the entity asked about); facts recorded in the request as
   "name = value" lines (its own notes in assistant text, summaries, todo notes in the
   system prompt, notes read back); and the facts its extractors find in every tool result
-  still visible next to its call (those win: they are the freshest evidence);
+  still visible next to its call (those win over records: they are the freshest evidence);
 - the plan, worked back from the facts the question needs: every call of those steps
   whose arguments the known facts can fill, and whose own words (a literal such as a
   policy topic) the request shows; a call is done when its result is visible, its needed
@@ -92,11 +95,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..asked_compaction import COMPACT_TOOL, read_usage_line
-from ..history import SYSTEM, Message, blocks, call_key, opens_with_compaction, result_text
+from ..history import SYSTEM, Message, blocks, call_key, result_text
 from ..memory_tool import MEMORY_ROOT, MEMORY_TOOL_NAME
 from ..scenarios import load
 from ..scenarios.base import Call, Question, Scenario
-from ..summaries import message_goal
 from ..tokens import CHARS_PER_TOKEN, TokenCounter
 from ..vocab import (
     ASSISTANT_PREFIX,
@@ -115,13 +117,13 @@ from ..vocab import (
     is_unchanged,
     read_facts,
 )
+from .asked import asked
 from .base import Reply, Usage
 from .output_rules import apply, rules_in
 from .simulated_offload import OffloadReading
 from .simulated_summary import (
     SUMMARY_WORDS,
     WrittenSummary,
-    goal_of,
     summary_prompt,
     write_summary,
 )
@@ -186,15 +188,17 @@ def read(scenario: Scenario, task: str, records: list[str],
     """Known facts from the task, "name = value" records and visible results; the plan
     is the question the task asks, worked back to calls (with `visible`, the request's
     text, only calls whose own words it shows). `errors` (call -> error text) tell the
-    facts an error can show: that the record or file a slot names does not exist."""
-    facts = scenario.read_task(task)
+    facts an error can show: that the record or file a slot names does not exist. What
+    the task states (its given facts and slots) stands over any record or result: an
+    earlier question's notes or results never change the entity asked about now."""
+    asked = scenario.read_task(task)
     question = scenario.question_of(task) if task else None
-    for text in records:
-        facts.update({name: value for _, name, value in read_facts(text)})
+    facts = {name: value for text in records for _, name, value in read_facts(text)} | asked
     reading = Reading(facts, seen, question=question)
     while True:  # results fill arguments, which name more calls whose results may be visible
         reading.plan, reading.extra = scenario.plan(facts, question, visible), []
-        learned = _learn(scenario, reading, errors or {})
+        learned = {k: v for k, v in _learn(scenario, reading, errors or {}).items()
+                   if k not in asked}
         if all(facts.get(k) == v for k, v in learned.items()):
             return reading
         facts.update(learned)
@@ -282,32 +286,20 @@ class SimulatedModel:
         """What `system` and `messages` show (see the module docstring), read for `task`."""
         records, seen, names, offload = [system], {}, {}, OffloadReading()
         errors: list[tuple[tuple[str, str], str]] = []  # (call, error text), in order
-        for message in messages:
-            for block in blocks(message):
-                kind = block.get("type")
-                if kind == "text":
-                    records.append(self._trusted(block["text"]))
-                elif kind == "tool_use":
-                    names[block["id"]] = call_key(block["name"], block["input"])
-                elif kind == "tool_result" and block["tool_use_id"] in names:
-                    key, text = names[block["tool_use_id"]], result_text(block)
-                    if key[0] == READ_NOTES or key[0] == MEMORY_TOOL_NAME:
-                        records.append(text)
-                    elif block.get("is_error"):
-                        errors.append((key, text))
-                    else:
-                        _take(key, text, seen, offload)
+        for block in (b for message in messages for b in blocks(message)):
+            if block.get("type") == "text":
+                records.append(self._trusted(block["text"]))
+            elif block.get("type") == "tool_use":
+                names[block["id"]] = call_key(block["name"], block["input"])
+            elif block.get("type") == "tool_result" and block["tool_use_id"] in names:
+                _result(names[block["tool_use_id"]], block, records, errors, seen, offload)
         pending, follow = self._offloaded(offload, seen)
         retried = _retries(errors, list(names.values()))
         for failed, retry in retried.items():  # a retry's result stands for the failed call
             if retry in seen:
                 seen[failed] = seen[retry]
         r = read(self.scenario, task, records, seen, visible, dict(errors))
-        failures = Counter(key for key, _ in errors)  # a passing error is tried again
-        r.failed = {key for key, text in errors if failures[key] >= MAX_SAME_CALL
-                    or _listed(text) or key in r.told} - set(seen)
-        r.retry = [_closest(key, text) for key, text in errors if key not in retried
-                   and key not in seen and key not in retried.values() and _listed(text)]
+        r.failed, r.retry = _failed(errors, retried, seen, r.told)
         r.pending, r.follow, r.offloaded = pending, follow, offload.previews
         return r
 
@@ -340,11 +332,11 @@ class SimulatedModel:
     # --- acting -----------------------------------------------------------------------
     def act(self, system: str, messages: list[Message], offered: set[str],
             max_tokens: int = 10**6, visible: str | None = None) -> list[dict]:
+        """The reply to a request for its task: a retry, the next call (with its
+        bookkeeping), the searches of offloaded results, or the answer."""
         r = self._read_parts(system, messages, visible)
         news = self._news(messages, r)
-        said = f"Noted: {fact_line(news)}\n" if news else ""
-        if not any(m["role"] == "assistant" for m in messages) and r.question:
-            said = f"Question understood: {self.scenario.canonical(_task(messages))}.\n" + said
+        said = self._preface(messages, r, news)
         todo = [c for c in r.plan if not r.done(c) and c.tool in offered]
         if todo and self._repeating(messages, todo[0]):
             todo = []  # the same call keeps giving the same result: answer with what we have
@@ -362,6 +354,15 @@ class SimulatedModel:
             return [self._text(f"{said}Next: read the offloaded results."), *follow]
         answer = self._answer(_task(messages), r)
         return [self._text(apply(rules_in([system]), answer))]  # the rules it can see
+
+    def _preface(self, messages: list[Message], r: Reading, news: dict[str, str]) -> str:
+        """What a reply says first: the question it understood, in its first reply to that
+        question (a follow-up's too), and the facts the newest results showed."""
+        said = f"Noted: {fact_line(news)}\n" if news else ""
+        at, task = asked(messages)
+        if r.question and not any(m["role"] == "assistant" for m in messages[at + 1:]):
+            return f"Question understood: {self.scenario.canonical(task)}.\n{said}"
+        return said
 
     def _step(self, call: Call, said: str, book: list[dict], follow: list[dict],
               max_tokens: int, look_first: bool = True) -> list[dict]:
@@ -434,36 +435,40 @@ class SimulatedModel:
 
     def _bookkeeping(self, system: str, messages: list[Message], offered: set[str],
                      r: Reading, news: dict[str, str]) -> list[dict]:
-        calls = []
-        if TODO_WRITE in offered:
-            listed = {label: (mark, tid, note) for mark, tid, label, note in
-                      TODO_LINE.findall(system)}
-            if STATE_OPEN not in system and SET_GOAL in offered:
-                goal = _text_of(messages[0]).split("\n")[0][:200]
-                calls.append(self._call(SET_GOAL, {"goal": goal}))
-            if any(c.label not in listed for c in r.plan):  # new work came into view
-                calls.append(self._call(TODO_WRITE, {"todos": [
-                    self._todo(c, r, listed.get(c.label)) for c in r.plan]}))
-            elif TODO_UPDATE in offered:
-                for call in r.plan:
-                    mark, tid, _ = listed[call.label]
-                    if mark != TODO_MARKS["completed"] and call.key in r.seen:
-                        note = fact_line(call.record(r.seen[call.key]))
-                        calls.append(self._call(TODO_UPDATE, {"id": tid, "status": "completed",
-                                                              "note": note}))
+        """This turn's bookkeeping calls, of the tools offered: the goal and todo list, a
+        note of the news, the notes read back after a compaction, the memory file, and
+        `compact` when the newest usage line says the context is past its share."""
+        calls = self._todo_calls(system, messages, offered, r) if TODO_WRITE in offered else []
         if WRITE_NOTE in offered and news:
             calls.append(self._call(WRITE_NOTE, {"text": fact_line(news)}))
-        request = json.dumps(messages)
-        compacted = any(m in request for m in (USER_PREFIX, ASSISTANT_PREFIX, PLACEHOLDER))
-        called = {b["name"] for m in messages for b in blocks(m) if b.get("type") == "tool_use"}
-        if READ_NOTES in offered and compacted and READ_NOTES not in called:
+        if READ_NOTES in offered and _compacted(messages) and not _called(messages, READ_NOTES):
             calls.append(self._call(READ_NOTES, {}))
         if MEMORY_TOOL_NAME in offered:
             calls += [self._call(MEMORY_TOOL_NAME, args)
                       for args in _memory_steps(messages, news)]
         if COMPACT_TOOL in offered and _past_compact_line(messages):
-            focus = _text_of(messages[0]).split("\n")[0].split(". ")[0][:FOCUS_CHARS]
+            focus = _task(messages).split("\n")[0].split(". ")[0][:FOCUS_CHARS]
             calls.append(self._call(COMPACT_TOOL, {"focus": focus}))
+        return calls
+
+    def _todo_calls(self, system: str, messages: list[Message], offered: set[str],
+                    r: Reading) -> list[dict]:
+        """The goal, set once; the todo list, rewritten when new work came into view, else
+        each item the visible results finish ticked with a note of its facts."""
+        listed = {label: (mark, tid, note) for mark, tid, label, note in
+                  TODO_LINE.findall(system)}
+        calls = []
+        if STATE_OPEN not in system and SET_GOAL in offered:
+            calls.append(self._call(SET_GOAL, {"goal": _task(messages).split("\n")[0][:200]}))
+        if any(c.label not in listed for c in r.plan):  # new work came into view
+            return [*calls, self._call(TODO_WRITE, {"todos": [
+                self._todo(c, r, listed.get(c.label)) for c in r.plan]})]
+        for call in r.plan if TODO_UPDATE in offered else []:
+            mark, tid, _ = listed[call.label]
+            if mark != TODO_MARKS["completed"] and call.key in r.seen:
+                note = fact_line(call.record(r.seen[call.key]))
+                calls.append(self._call(TODO_UPDATE, {"id": tid, "status": "completed",
+                                                      "note": note}))
         return calls
 
     @staticmethod
@@ -543,17 +548,8 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
     news to it (create it, or insert at the top once it is known to exist). A create
     refused because the file exists is redone as an insert."""
     uses = _memory_uses(messages)
-    viewed = {args.get("path") for args, text, _ in uses
-              if args.get("command") == "view" and text != PLACEHOLDER}
-    known = any(MEMORY_FILE in text and (not error or "already exists" in text)
-                for _, text, error in uses)
-    listed = any(args.get("path") == MEMORY_ROOT and MEMORY_FILE in text
-                 for args, text, _ in uses)
-    inserted = {args.get("insert_text") for args, _, _ in uses if args.get("command") == "insert"}
-    texts = [args["file_text"] for args, text, error in uses
-             if args.get("command") == "create" and error and "already exists" in text
-             and args.get("file_text") not in inserted]
-    texts += [f"- {fact_line(news)}\n"] if news else []
+    viewed, known, listed = _memory_state(uses)
+    texts = _unwritten(uses) + ([f"- {fact_line(news)}\n"] if news else [])
     steps: list[dict[str, Any]] = []
     if MEMORY_ROOT not in viewed and not known:
         steps.append({"command": "view", "path": MEMORY_ROOT})
@@ -565,6 +561,38 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
                      {"command": "create", "path": MEMORY_FILE, "file_text": text})
         known = True
     return steps
+
+
+def _compacted(messages: list[Message]) -> bool:
+    """Whether a compaction left its mark: a summary, or a cleared result."""
+    request = json.dumps(messages)
+    return any(mark in request for mark in (USER_PREFIX, ASSISTANT_PREFIX, PLACEHOLDER))
+
+
+def _called(messages: list[Message], tool: str) -> bool:
+    """Whether a visible reply calls `tool`."""
+    return any(b.get("type") == "tool_use" and b["name"] == tool
+               for m in messages for b in blocks(m))
+
+
+def _memory_state(uses: list[tuple[dict[str, Any], str, bool]]) -> tuple[set[str], bool, bool]:
+    """What the visible memory calls show: the paths viewed (a cleared view is none),
+    whether the findings file is known to exist, whether a view of the folder lists it."""
+    viewed = {args.get("path") for args, text, _ in uses
+              if args.get("command") == "view" and text != PLACEHOLDER}
+    known = any(MEMORY_FILE in text and (not error or "already exists" in text)
+                for _, text, error in uses)
+    listed = any(args.get("path") == MEMORY_ROOT and MEMORY_FILE in text
+                 for args, text, _ in uses)
+    return viewed, known, listed
+
+
+def _unwritten(uses: list[tuple[dict[str, Any], str, bool]]) -> list[str]:
+    """The texts of creates refused because the file exists, not inserted since."""
+    inserted = {args.get("insert_text") for args, _, _ in uses if args.get("command") == "insert"}
+    return [args["file_text"] for args, text, error in uses
+            if args.get("command") == "create" and error and "already exists" in text
+            and args.get("file_text") not in inserted]
 
 
 def _views_memory(block: dict[str, Any]) -> bool:
@@ -623,6 +651,20 @@ def _closest(key: tuple[str, str], error: str) -> tuple[str, dict[str, Any]]:
     return tool, ({**args, name: item} if name else args)
 
 
+def _failed(errors: list[tuple[tuple[str, str], str]],
+            retried: dict[tuple[str, str], tuple[str, str]], seen: dict[tuple[str, str], str],
+            told: set[tuple[str, str]]) -> tuple[set[tuple[str, str]], list[tuple[str, Any]]]:
+    """The calls given up (failed twice, answered with valid values, or told missing),
+    and the retries to make: each failed call whose error lists valid values, not yet
+    retried, with the closest of them."""
+    failures = Counter(key for key, _ in errors)  # a passing error is tried again
+    failed = {key for key, text in errors if failures[key] >= MAX_SAME_CALL
+              or _listed(text) or key in told} - set(seen)
+    retry = [_closest(key, text) for key, text in errors if key not in retried
+             and key not in seen and key not in retried.values() and _listed(text)]
+    return failed, retry
+
+
 def _retries(errors: list[tuple[tuple[str, str], str]], calls: list[tuple[str, str]]
              ) -> dict[tuple[str, str], tuple[str, str]]:
     """Failed call -> the later call that retried it with a value its error listed."""
@@ -638,16 +680,26 @@ def _retries(errors: list[tuple[tuple[str, str], str]], calls: list[tuple[str, s
 
 
 def _task(messages: list[Message]) -> str:
-    """The task the request sets: the first message's text (summaries folded into it left
-    out); when that message is itself a summary (a server compaction hands one over as
-    the first message), the goal its Goal section states. A history opened by an
-    on-demand compaction block sets its task in the first user message after it."""
-    text = message_goal(messages[1 if opens_with_compaction(messages) else 0])
-    return goal_of(text) or text
+    """The task the request sets: the newest question its user asked (`asked.py`)."""
+    return asked(messages)[1]
 
 
 def _text_of(message: Message) -> str:
     return "\n".join(b["text"] for b in blocks(message) if b.get("type") == "text")
+
+
+def _result(key: tuple[str, str], block: dict[str, Any], records: list[str],
+            errors: list[tuple[tuple[str, str], str]], seen: dict[tuple[str, str], str],
+            offload: OffloadReading) -> None:
+    """Read one tool result: notes and memory read back are records, an error is kept
+    (in order), any other result is what its call showed (`_take`)."""
+    text = result_text(block)
+    if key[0] == READ_NOTES or key[0] == MEMORY_TOOL_NAME:
+        records.append(text)
+    elif block.get("is_error"):
+        errors.append((key, text))
+    else:
+        _take(key, text, seen, offload)
 
 
 def _take(key: tuple[str, str], text: str, seen: dict[tuple[str, str], str],

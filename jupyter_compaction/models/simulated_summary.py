@@ -64,6 +64,7 @@ from ..vocab import (
     read_transcript,
 )
 from ..vocab import tagged as section
+from .asked import asked, asked_of
 from .summary_instructions import HEADING, Instructions, read_instructions
 from .summary_material import Material, read_material
 
@@ -110,21 +111,31 @@ def _progress(r: Any, steps: list[tuple[tuple[str, str], str | None]],
     """One line per step the turns show done (or a previous summary or note records),
     oldest first, with the values the prompt lets it keep; a call made whose result is
     gone (cleared, or an error) says so. Facts the task itself gives are no step."""
+    done, lines = _done(r, steps, given), []
+    for n, call in enumerate(done):
+        line = _step_line(call, r)
+        keep = asked.verbatim or n >= len(done) - LOSSY_KEEP or _about(line, asked.focus)
+        lines.append(line if keep or line.endswith(NO_RESULT) else f"- {call.label}")
+    return lines
+
+
+def _done(r: Any, steps: list[tuple[tuple[str, str], str | None]],
+          given: dict[str, str]) -> list[Any]:
+    """The calls the turns show made or a record shows done, oldest first (those not
+    in the turns first); facts the task gives are no step."""
     made = [k for k, _ in steps]
     done = [c for c in r.plan if c.key in made or (r.done(c) and not c.known(given))]
     done += list({c.key: c for c in r.extra}.values())
-    done.sort(key=lambda c: made.index(c.key) if c.key in made else -1)
-    lines = []
-    for n, call in enumerate(done):
-        facts = call.record(r.seen[call.key]) if call.key in r.seen else {
-            f.name: r.facts[f.name] for f in call.facts if f.name in r.facts}
-        if not facts and not r.done(call):
-            lines.append(f"- {call.label} {NO_RESULT}")
-            continue
-        line = f"- {call.label}: {fact_line(facts)}" if facts else f"- {call.label}"
-        keep = asked.verbatim or n >= len(done) - LOSSY_KEEP or _about(line, asked.focus)
-        lines.append(line if keep else f"- {call.label}")
-    return lines
+    return sorted(done, key=lambda c: made.index(c.key) if c.key in made else -1)
+
+
+def _step_line(call: Any, r: Any) -> str:
+    """A step's progress line with its facts; a call whose result is gone says so."""
+    facts = call.record(r.seen[call.key]) if call.key in r.seen else {
+        f.name: r.facts[f.name] for f in call.facts if f.name in r.facts}
+    if not facts and not r.done(call):
+        return f"- {call.label} {NO_RESULT}"
+    return f"- {call.label}: {fact_line(facts)}" if facts else f"- {call.label}"
 
 
 def estimate_tokens(text: str) -> int:
@@ -176,7 +187,8 @@ def write_summary(prompt: str, scenario: Scenario, read: Reader, *,
     if not material.readable:
         return WrittenSummary(CANNOT_READ, asked, material)
     steps = _observed(material.turns)
-    task = material.task or goal_of(material.previous)  # a re-summary's task is the old Goal
+    # the newest question: of the turns (a follow-up), the previous Goal, or the task
+    task = asked_of(material.task, material.previous, read_transcript(material.turns))
     r = read(scenario, task, [material.previous, _assistant_lines(material.turns),
                               material.prose], {k: v for k, v in steps if v is not None})
     parts = _parts(r, task, steps, material.previous)
@@ -281,14 +293,14 @@ def _appended_ask(messages: list[Message]) -> str | None:
     return text if found and SUMMARY_ASK.search(found) else None
 
 
-def _in_transcript(messages: list[Message], asked: str) -> str:
+def _in_transcript(messages: list[Message], request: str) -> str:
     """The appended request as a standalone prompt: the task and the covered messages of
     the conversation it was appended to, as a transcript."""
-    first, last = read_cover(asked) or (1, 0)
+    first, last = read_cover(request) or (1, 0)
     conversation = [*messages[:-1], {**messages[-1], "content": blocks(messages[-1])[:-1]}]
-    task = message_goal(messages[0])
+    task = asked(conversation)[1]  # the newest question, which may be a follow-up
     turns = render_transcript(conversation[max(first, 1) - 1:last])
-    return f"{asked}\n\n{section('task', task)}\n\n{section('turns', turns)}"
+    return f"{request}\n\n{section('task', task)}\n\n{section('turns', turns)}"
 
 
 def _kind(section: str) -> str:
@@ -316,12 +328,6 @@ def _assistant_lines(turns: str) -> str:
     """The model's own words in a transcript (where its "Noted:" records are)."""
     return "\n".join("[assistant] " + e.body.split("\n")[0] for e in read_transcript(turns)
                      if e.kind == "said" and e.who == "assistant")
-
-
-def goal_of(summary: str) -> str:
-    """The first line of a summary's Goal section ("" when it has none)."""
-    found = re.search(r"^#+\s*Goal\s*\n(.+)", strip_prefix(summary), re.M)
-    return found.group(1) if found else ""
 
 
 def _about(line: str, focus: frozenset[str]) -> bool:

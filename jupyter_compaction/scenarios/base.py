@@ -26,11 +26,12 @@ replays the model's own steps; `expected_for()` answers a hand-labelled question
 truth, without the parser, so a misparse is graded wrong. `grade()` tells a correct answer
 from a wrong or a partial one, `outcome()`/`verdict()` how a run ended.
 
-A task of several questions ("X? and Y?") that no question reads whole is read part by
-part (`parts()`): each part is understood on its own; the answer (`combine()`) gives one
-line per part, "Part 2 ("Y?"): ...", and says which part it cannot answer and why; the
-truth is written the same way, and the grade covers every part (a part it cannot answer
-makes the run partial at best).
+A task of several questions ("X? and Y?", "X, and is Y?") is read part by part
+(`parts()`, `parts.py`, which also gives a later part's "it" the entity named before):
+each part is understood on its own; the answer (`combine()`) gives one line per part,
+"Part 2 ("Y?"): ...", and says which part it cannot answer and why; the truth is written
+the same way, and the grade covers every part (a part it cannot answer makes the run
+partial at best).
 
 This module also holds the file tools several scenarios share (`list_files`, `read_file`,
 `grep`), built as closures over a `Workspace`.
@@ -54,7 +55,7 @@ from typing import Any
 
 from jupyter_compaction.history import blocks, call_key
 from jupyter_compaction.models.output_rules import without_marks
-from jupyter_compaction.scenarios import grammar
+from jupyter_compaction.scenarios import grammar, parts
 from jupyter_compaction.scenarios.grammar import Grammar, Parse
 from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
@@ -65,7 +66,6 @@ from jupyter_compaction.workspace import Workspace
 WORKSPACES_DIR = Path(__file__).resolve().parent.parent / "scenario-data"
 MAX_GREP_LINES = 200  # more matches than this are counted, not shown
 LIST_SEPARATOR = ", "  # how the items of a list fact are joined into one value
-PART_BREAK = re.compile(r"(?<=\?)\s+(?=\S)")  # where one question of a task ends
 PART_LINE = re.compile(r'^Part (\d+) \(".*?"\): ', re.M)  # how each part's answer starts
 ITEM = "item"  # the name a step with `each` gives the current item in its templates
 EXCLUDE = "exclude"  # a slot: items of a list fact the task asks to leave out
@@ -371,14 +371,10 @@ class Scenario:
 
     def parts(self, task: str) -> list[tuple[str, tuple[Question, dict[str, str]] | None]]:
         """The task's questions, each with how it is understood (None: not understood):
-        the whole task when a question reads it whole or it is not a run of questions,
-        else each question it asks ("X? and Y?", every part ending with a question mark:
-        "X? Then do Z." is one task, refused whole when not understood)."""
-        whole = self.understand(task)
-        split = [part.strip() for part in PART_BREAK.split(task) if part.strip()]
-        if whole is not None or len(split) < 2 or not all(p.endswith("?") for p in split):
-            return [(task, whole)]
-        return [(part, self.understand(part)) for part in split]
+        the whole task when a question reads it whole or it is not a run of questions
+        (`parts.py`: cut after each "?" or at "and" before a question when both sides are
+        understood; a later part's pronoun takes the previous part's entity)."""
+        return parts.split(task, self.understand)
 
     def answerable(self, task: str) -> bool:
         """Whether some question of the task is understood."""
@@ -389,7 +385,8 @@ class Scenario:
         `answers` (part text -> answer), or why it cannot be answered."""
         lines = []
         for n, (part, understood) in enumerate(self.parts(task), 1):
-            words = ", ".join(f'"{w}"' for w in self.not_understood(part)[0]) or "its wording"
+            words = ", ".join(f'"{w}"' for w in self.not_understood(part)[0]
+                              or parts.pronouns(part)) or "its wording"
             said = answers[part] if understood else (
                 f"I cannot answer this part offline: I did not understand {words}.")
             lines.append(f'Part {n} ("{part}"): {said}')
