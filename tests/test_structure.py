@@ -396,9 +396,7 @@ STILL_OVER = {
     "models/simulated.py:_memory_steps": 24, "models/simulated.py:SimulatedModel.reading": 23,
     "models/simulated.py:SimulatedModel.act": 22,
     "models/simulated_summary.py:_progress": 19,
-    "models/anthropic.py:AnthropicModel._error": 20, "grading/ex_capstone.py:settings": 16,
-    "grading/screen.py:_imports": 19,
-    "grading/differences.py:_walk": 16, "jupyter/event_log.py:describe": 19}
+    "models/anthropic.py:AnthropicModel._error": 20, "jupyter/event_log.py:describe": 19}
 
 
 def complexities() -> dict[str, int]:
