@@ -5,8 +5,13 @@ plain Python; the Jupyter layer in `jupyter_compaction.jupyter` is loaded only b
 `%load_ext jupyter_compaction`.
 """
 
+from __future__ import annotations
+
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every sandboxed worker's start
+if TYPE_CHECKING:
+    from typing import Any
 
 # The names the package offers at its top, and the module each comes from. They are
 # imported on first use (PEP 562), so `import jupyter_compaction` (which `%load_ext`, the

@@ -47,6 +47,7 @@ from .events import Compacted, Event, ModelReplied, TurnStarted
 from .history import Message, block_text, blocks
 from .models.base import Usage
 from .redact import safe
+from .replay_turn import ReplayTurn
 from .run import part_of
 from .sessions import RecordedSession, SessionCompaction
 from .settings import DEFAULTS
@@ -109,20 +110,6 @@ def _notes(entries: list[Entry]) -> list[str]:
     firsts = (e.body.strip().split("\n")[0].strip() for e in entries
               if e.kind == "said" and e.who == "assistant")
     return [first for first in firsts if first][-SUMMARY_NOTES:]
-
-
-@dataclass
-class ReplayTurn:
-    """One model call of the session."""
-
-    turn: int
-    segment: int
-    messages: int  # messages the session sent with this call
-    local: int  # their local token count
-    reported: int | None  # input tokens the API reported (system prompt and tools included)
-    replayed: int  # local tokens of the strategy's context at this call, after compaction
-    session_compacted: bool = False  # the session's own compaction happened right before
-    parts: dict[str, int] = field(default_factory=dict)  # `replayed` by chart part
 
 
 @dataclass

@@ -15,15 +15,22 @@ learner copy says what each function returns).
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
-from typing import Any
+import sys
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every sandboxed worker's start
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DEPTH = 60  # nested lists/dicts deeper than this are not an exercise's data
 MAX_BYTES = 8_000_000  # a reply longer than this is refused before decoding
 SCALARS = (type(None), bool, int, str)
 COUNTERS = {"TokenCounter": "jupyter_compaction.tokens",
             "FixedCounter": "jupyter_compaction.grading.counters"}  # rebuilt by encoding name
+SHAPES = {"Usage": "jupyter_compaction.models.base",  # rebuilt from their fields; each
+          "ReplayTurn": "jupyter_compaction.replay_turn"}  # module imported by its own decode
 TAG = "$"  # {"$": kind, "v": ...} for every value JSON cannot tell apart itself
 
 
@@ -31,11 +38,14 @@ class NotPlainData(TypeError):
     """A value that cannot cross the sandbox's pipe."""
 
 
-def _library_shapes() -> dict[str, type]:
-    from ..models.base import Usage
-    from ..replay import ReplayTurn
-
-    return {"Usage": Usage, "ReplayTurn": ReplayTurn}
+def _shape(name: Any, load: bool) -> type | None:
+    """The library's class `name` (`SHAPES`), or None: its module is imported only when
+    `load` (decoding), since a value of the class means the module is imported already."""
+    module = SHAPES.get(name) if isinstance(name, str) else None
+    if module is None:
+        return None
+    found = importlib.import_module(module) if load else sys.modules.get(module)
+    return getattr(found, name, None)
 
 
 def encode(value: Any, depth: int = 0) -> Any:
@@ -55,7 +65,7 @@ def encode(value: Any, depth: int = 0) -> Any:
         return {TAG: "dict", "v": [[encode(k, depth + 1), encode(v, depth + 1)]
                                   for k, v in value.items()]}
     name = kind.__name__
-    if _library_shapes().get(name) is kind:
+    if _shape(name, load=False) is kind:
         return {TAG: name, "v": encode(dict(vars(value)), depth + 1)}
     if name in COUNTERS and kind.__module__ == COUNTERS[name]:
         return {TAG: name, "v": value.encoding_name}
@@ -84,9 +94,9 @@ def decode(data: Any) -> Any:
         from .counters import FixedCounter
 
         return FixedCounter(str(inner))
-    shapes = _library_shapes()
-    if kind in shapes:
-        return shapes[kind](**decode(inner))
+    shape = _shape(kind, load=True)
+    if shape is not None:
+        return shape(**decode(inner))
     raise NotPlainData(f"unknown data kind {kind!r}")
 
 

@@ -118,26 +118,41 @@ def _messages(got: list[Any], expected: list[Any], given: list[Any],
 
 def _walk(got: Any, expected: Any, path: tuple[Any, ...], what: str,
           messages: bool) -> str | None:
-    place = where(path, what, messages)
+    # the place is named only once a difference is found (most values are equal)
     if type(got) is not type(expected):
-        return f"{place}: expected {described(expected)}, got {described(got)}"
+        return (f"{where(path, what, messages)}: expected {described(expected)}, "
+                f"got {described(got)}")
     if isinstance(expected, dict):
-        for key in expected:
-            if key not in got:
-                return f"{place} lacks the key {key!r}"
-            found = _walk(got[key], expected[key], (*path, key), what, messages)
-            if found:
-                return found
-        extra = [k for k in got if k not in expected]
-        return f"{place} has a key {extra[0]!r} that is not expected" if extra else None
+        return _walk_dict(got, expected, path, what, messages)
     if isinstance(expected, (list, tuple)):
-        for index, (a, b) in enumerate(zip(got, expected, strict=False)):
-            found = _walk(a, b, (*path, index), what, messages)
-            if found:
-                return found
-        if len(got) != len(expected):
-            return f"{place} has {len(got)} items, expected {len(expected)}"
+        return _walk_items(got, expected, path, what, messages)
+    if got == expected:
         return None
-    if isinstance(expected, str) and got != expected:
-        return f"{place} differs{text_difference(got, expected)}"
-    return None if got == expected else f"{place}: got {short(got)}, expected {short(expected)}"
+    if isinstance(expected, str):
+        return f"{where(path, what, messages)} differs{text_difference(got, expected)}"
+    return f"{where(path, what, messages)}: got {short(got)}, expected {short(expected)}"
+
+
+def _walk_dict(got: dict[Any, Any], expected: dict[Any, Any], path: tuple[Any, ...],
+               what: str, messages: bool) -> str | None:
+    for key in expected:
+        if key not in got:
+            return f"{where(path, what, messages)} lacks the key {key!r}"
+        found = _walk(got[key], expected[key], (*path, key), what, messages)
+        if found:
+            return found
+    extra = [k for k in got if k not in expected]
+    if extra:
+        return f"{where(path, what, messages)} has a key {extra[0]!r} that is not expected"
+    return None
+
+
+def _walk_items(got: list[Any] | tuple[Any, ...], expected: list[Any] | tuple[Any, ...],
+                path: tuple[Any, ...], what: str, messages: bool) -> str | None:
+    for index, (a, b) in enumerate(zip(got, expected, strict=False)):
+        found = _walk(a, b, (*path, index), what, messages)
+        if found:
+            return found
+    if len(got) != len(expected):
+        return f"{where(path, what, messages)} has {len(got)} items, expected {len(expected)}"
+    return None

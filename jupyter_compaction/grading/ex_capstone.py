@@ -95,17 +95,25 @@ def _reason(run: Any) -> str | None:
     return run.error_line
 
 
+def _keys_problem(chosen: dict[Any, Any]) -> str | None:
+    """What is wrong with the dict's keys (exactly `KEYS`), or None."""
+    missing = [k for k in KEYS if k not in chosen]
+    extra = [k for k in chosen if k not in KEYS]
+    if not (missing or extra):
+        return None
+    return (f"the dict needs exactly the keys {', '.join(KEYS)}"
+            + (f"; missing {', '.join(missing)}" if missing else "")
+            + (f"; unexpected {', '.join(map(str, extra))}" if extra else ""))
+
+
 def settings(fn: Callable[[], Any]) -> tuple[str, int, bool]:
     """The learner's settings, or ValueError saying what is wrong with them."""
     chosen = fn()
     if not isinstance(chosen, dict):
         raise ValueError(f"choose_settings() returned {short(chosen)}, not a dict")
-    missing = [k for k in KEYS if k not in chosen]
-    extra = [k for k in chosen if k not in KEYS]
-    if missing or extra:
-        raise ValueError(f"the dict needs exactly the keys {', '.join(KEYS)}"
-                         + (f"; missing {', '.join(missing)}" if missing else "")
-                         + (f"; unexpected {', '.join(map(str, extra))}" if extra else ""))
+    problem = _keys_problem(chosen)
+    if problem:
+        raise ValueError(problem)
     strategy, budget, task_state = (chosen[k] for k in KEYS)
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy {short(strategy)} is not one of {', '.join(STRATEGIES)}")

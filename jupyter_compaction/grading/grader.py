@@ -51,7 +51,7 @@ from .exercises import EXERCISES
 from .isolated import grade_sources
 from .sandbox import isolation, require
 from .seeds import Seeds
-from .sources import collect
+from .sources import collect_all
 from .submissions import Unreadable, code_cells_of, learners_in, message, shown
 
 MAX_JOBS = 4
@@ -116,7 +116,8 @@ def _jobs_of(path: Path) -> tuple[list[tuple[str, str | None]], list[str]]:
     try:
         cells = code_cells_of(path)
         ids = exercises_in(cells)
-        jobs = [(i, collect(cells, EXERCISES[i].function)) for i in ids]
+        sources = collect_all(cells, [EXERCISES[i].function for i in ids])
+        jobs = [(i, sources[EXERCISES[i].function]) for i in ids]
     except Unreadable as exc:
         return [], [f"could not read it: {exc}"]
     except (RecursionError, MemoryError, ValueError) as exc:  # a pathological cell

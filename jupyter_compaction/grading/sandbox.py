@@ -63,11 +63,12 @@ WORKER = "jupyter_compaction.grading.worker"
 PYTHON_FLAGS = ("-S",)
 SITE_PACKAGES = [str(p) for p in site.getsitepackages()]
 BOOT = (f"import sys; sys.path.extend({SITE_PACKAGES!r}); "
-        "import types, runpy; p = types.ModuleType('jupyter_compaction.grading'); "
+        "import types; p = types.ModuleType('jupyter_compaction.grading'); "
         f"p.__path__ = [{str(PACKAGE / 'grading')!r}]; "
         "sys.modules[p.__name__] = p; "
-        f"runpy.run_module({WORKER!r}, run_name='__main__')")  # the worker, without the
-# grading package's __init__ (which imports every exercise: slow, and not the worker's)
+        f"from {WORKER} import main; main()")  # the worker, without the grading package's
+# __init__ (which imports every exercise: slow, and not the worker's), nor runpy (whose
+# imports cost each worker a few milliseconds more)
 WORKER_MODULES = ("worker.py", "codec.py", "counters.py", "syscalls.py")
 BWRAP = "bwrap"
 BUBBLEWRAP, LIMITS_ONLY = "bubblewrap", "limits only"

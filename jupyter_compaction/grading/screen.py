@@ -80,28 +80,44 @@ def _imports(tree: ast.AST) -> tuple[str | None, dict[str, Any]]:
     bound: dict[str, Any] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                problem = _module_problem(alias.name, 0)
-                if problem:
-                    return problem, bound
-                module = _import(alias.name)
-                top = alias.asname or alias.name.split(".")[0]
-                bound[top] = module if alias.asname else _import(top)
+            problem = _bind_import(node, bound)
         elif isinstance(node, ast.ImportFrom):
-            problem = _module_problem(node.module or "", node.level)
-            if problem:
-                return problem, bound
-            module = _import(node.module or "")
-            for alias in node.names:
-                if alias.name == "grading" or _dunder(alias.name):
-                    return refused("grading package" if alias.name == "grading" else "dunder",
-                                   f"imports {alias.name} from {node.module}"), bound
-                value = getattr(module, alias.name, None) or _import(f"{node.module}.{alias.name}")
-                if isinstance(value, types.ModuleType) and not _inside(value, module):
-                    return refused("module through attributes",
-                                   f"imports the module {value.__name__} from {node.module}"), bound
-                bound[alias.asname or alias.name] = value
+            problem = _bind_import_from(node, bound)
+        else:
+            continue
+        if problem:
+            return problem, bound
     return None, bound
+
+
+def _bind_import(node: ast.Import, bound: dict[str, Any]) -> str | None:
+    """`import a.b [as c]`: a problem, or the names it binds added to `bound`."""
+    for alias in node.names:
+        problem = _module_problem(alias.name, 0)
+        if problem:
+            return problem
+        module = _import(alias.name)
+        top = alias.asname or alias.name.split(".")[0]
+        bound[top] = module if alias.asname else _import(top)
+    return None
+
+
+def _bind_import_from(node: ast.ImportFrom, bound: dict[str, Any]) -> str | None:
+    """`from a import b [as c]`: a problem, or the names it binds added to `bound`."""
+    problem = _module_problem(node.module or "", node.level)
+    if problem:
+        return problem
+    module = _import(node.module or "")
+    for alias in node.names:
+        if alias.name == "grading" or _dunder(alias.name):
+            return refused("grading package" if alias.name == "grading" else "dunder",
+                           f"imports {alias.name} from {node.module}")
+        value = getattr(module, alias.name, None) or _import(f"{node.module}.{alias.name}")
+        if isinstance(value, types.ModuleType) and not _inside(value, module):
+            return refused("module through attributes",
+                           f"imports the module {value.__name__} from {node.module}")
+        bound[alias.asname or alias.name] = value
+    return None
 
 
 def _import(name: str) -> types.ModuleType | None:

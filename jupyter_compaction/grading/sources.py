@@ -4,8 +4,9 @@
 turned into Python by IPython's own transformer, and cells that still do not parse are
 skipped) and returns the newest `def function` with everything it needs from the top
 level: the imports, helper functions, classes and constants it names, and theirs in
-turn, in notebook order. Nothing else comes along, so a cell that patches the grading
-package, redefines `check`/`report` or prints a score never reaches the grader.
+turn, in notebook order (`collect_all` reads the cells once for several functions).
+Nothing else comes along, so a cell that patches the grading package, redefines
+`check`/`report` or prints a score never reaches the grader.
 
 Left out: deciding whether the source may run (`screen.py`).
 """
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 BUILTINS = set(dir(builtins))
 PARSE_LOCK = threading.Lock()
+CACHED_CELLS, CACHED_CHARS = 2048, 20_000  # at most about 80 MB of cells kept
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign | \
     ast.AnnAssign | ast.Import | ast.ImportFrom
 
@@ -43,10 +46,18 @@ def parse(source: str) -> ast.Module:
 
 
 def python_of(cell: str) -> str:
-    """A cell's source with IPython magics and shell escapes turned into Python."""
+    """A cell's source with IPython magics and shell escapes turned into Python (cached up
+    to `CACHED_CHARS`: the lesson's own cells recur in every learner's copy of it)."""
+    return _transformed(cell) if len(cell) <= CACHED_CHARS else _transform(cell)
+
+
+def _transform(cell: str) -> str:
     from IPython.core.inputtransformer2 import TransformerManager
 
     return TransformerManager().transform_cell(cell)
+
+
+_transformed = functools.lru_cache(maxsize=CACHED_CELLS)(_transform)
 
 
 def _names_bound(node: ast.AST) -> list[str]:
@@ -97,7 +108,16 @@ def _free_names(node: ast.AST) -> set[str]:
 
 def collect(cells: Iterable[str], function: str) -> str | None:
     """`function`'s newest definition and the top-level names it needs, or None."""
+    return collect_all(cells, [function])[function]
+
+
+def collect_all(cells: Iterable[str], functions: Iterable[str]) -> dict[str, str | None]:
+    """`collect` for each of `functions`, reading the cells once."""
     found = bindings(cells)
+    return {function: _needed(found, function) for function in functions}
+
+
+def _needed(found: dict[str, Binding], function: str) -> str | None:
     if function not in found:
         return None
     needed: dict[str, Binding] = {}

@@ -24,10 +24,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, TextIO
 
 from .codec import decode, dumps, encode, loads, one_line
 from .syscalls import forbid
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every sandboxed worker's start
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 
 def define(request: dict[str, Any]) -> Any:

@@ -20,7 +20,7 @@ import pytest
 from jupyter_compaction.cli import main
 from jupyter_compaction.grading import CheckResult, Failure, grade_source
 from jupyter_compaction.grading.grader import NotebookGrade, exercises_in, grade, table
-from jupyter_compaction.grading.sources import collect
+from jupyter_compaction.grading.sources import collect, collect_all, python_of
 from tests.grading.grading_solutions import REFERENCE, WRONG, stub
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,6 +132,11 @@ def test_only_the_function_and_what_it_needs_is_collected():
         "def clear_old_results(messages, keep_last=KEEP, placeholder=PLACEHOLDER):\n"
         "    return helper(messages)\n")
     assert collect(cells, "safe_cut_index") is None
+    both = collect_all(cells, ["clear_old_results", "safe_cut_index", "helper"])
+    assert both == {f: collect(cells, f) for f in ("clear_old_results", "safe_cut_index",
+                                                   "helper")}
+    long_cell = "%time x = 1\n" + "y = 2\n" * 5_000  # longer than the cache takes
+    assert python_of(long_cell) == python_of(long_cell[:11]) + "y = 2\n" * 5_000
 
 
 def test_the_newest_definition_counts(tmp_path):

@@ -24,6 +24,8 @@ from jupyter_compaction.grading import sandbox
 from jupyter_compaction.grading.base import CaseTimeout
 from jupyter_compaction.grading.codec import decode, encode
 from jupyter_compaction.grading.sandbox import Sandbox, SandboxError
+from jupyter_compaction.models.base import Usage
+from jupyter_compaction.replay import ReplayTurn
 
 BOUND_S = 8.0  # what any single attack may cost the grader, start-up included
 MARKER = "61.2345"  # a detached child's sleep, to look for afterwards
@@ -212,6 +214,22 @@ def test_the_codec_keeps_types():
     value = [(1, 2.5), {0: None, "": [True]}, float("inf"), ("x",)]
     assert decode(encode(value)) == value
     assert [type(v) for v in decode(encode(value))] == [tuple, dict, float, tuple]
+
+
+def test_library_shapes_cross_as_themselves_and_the_worker_imports_only_what_they_need():
+    # each worker starts a fresh Python: what it imports is CPU time of every exercise
+    source = ("import sys\n"
+              "def f(modules, *given):\n"
+              "    names = [type(g).__name__ for g in given]\n"
+              "    return names, [m for m in modules if m in sys.modules]\n")
+    start = ["typing", "platform", "runpy", "jupyter_compaction.replay"]
+    shapes = ["jupyter_compaction.models.base", "jupyter_compaction.replay"]
+    turn = ReplayTurn(1, 0, 3, 120, 130, 100)
+    with Sandbox(source, "f") as box:
+        assert box(start) == ([], [])
+        assert box(shapes, Usage(input_tokens=5)) == (["Usage"], shapes[:1])
+        assert box(shapes, turn) == (["ReplayTurn"], shapes[:1])
+    assert decode(encode([turn, Usage(output_tokens=2)])) == [turn, Usage(output_tokens=2)]
 
 
 def test_frames_and_globals_in_the_worker_hold_no_case_and_no_seed(isolation):

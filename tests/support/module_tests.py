@@ -35,6 +35,7 @@ OTHERS = {
     "loop_guard.py": ("tests/test_rules_breaker.py",),
     "paused.py": ("tests/test_server_compaction.py", "tests/test_restate.py"),
     "recorder.py": ("tests/test_resume.py", "tests/test_agent.py"),
+    "replay_turn.py": ("tests/test_replay.py", "tests/grading/test_grading_sandbox.py"),
     "rules.py": ("tests/test_agent.py", "tests/test_loop_guard.py"),
     "run.py": ("tests/test_agent.py", "tests/test_resume.py"),
     "models/simulated_offload.py": ("tests/test_offload.py",),
