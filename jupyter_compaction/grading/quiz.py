@@ -1,0 +1,218 @@
+"""Practice quizzes: a few questions per lesson, answered from the lesson's own outputs.
+
+A `Question` is either a multiple choice (lettered `options`, answered with a letter) or
+a number (answered as the lesson printed it; "40,478", "93%" and "93.2" all parse), whose
+tolerance is its rounding: an answer is right when it rounds to the stored value at the
+question's `decimals` (half a unit of the last place either side). The answer is stored
+sealed, as `seal()` writes it: the SHA-256 of a salt, the question's id and the normalized
+answer, so the package source never holds it readable; a question's author runs `seal()`
+once and pastes the digest. The explanation is stored plainly and shown only after an
+answer.
+
+In a lesson, `quiz("q3.2", "b")` says right or wrong and explains. The lesson's quiz cell
+records the learner's answers in a dict named after the lesson, `QUIZ3 = {"q3.1": "b",
+...}`, and `check("quiz3")` (`check.py`) scores them with `check_quiz`: a line per
+question, the explanation under each answered one, and a `CheckResult` whose repr is the
+score. Quizzes are practice: `grade` reports them in a column of their own
+(`recorded_answers` reads the dict from a notebook's source, `score` counts the right
+ones) and they earn no points.
+
+Left out: secrecy. A choice among four letters is found by trying each one; the seal only
+keeps the answers from being read at a glance. The questions themselves live in
+`quiz_bank.py`.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .base import CheckResult, Failure
+from .sources import bindings
+
+SALT = "jupyter-compaction quiz v1"
+LETTERS = "abcdefgh"
+QUIZ_ID = re.compile(r"quiz(\d+)")
+QUIZ_NAME = re.compile(r"QUIZ(\d+)")  # the dict a lesson's quiz cell fills
+NUMBER_NOISE = str.maketrans("", "", ",_ $%")  # separators and units a lesson prints
+INDENT = " " * 8
+UNANSWERED = "not answered"
+
+
+class QuizError(ValueError):
+    """An unknown question or quiz, or an answer of the wrong form (one line, what to do)."""
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str  # "q3.2": lesson 3, question 2
+    text: str
+    answer: str  # seal(id, normalized answer), never the answer itself
+    explanation: str  # shown after an answer, right or wrong
+    options: tuple[str, ...] = ()  # a multiple choice's options, lettered a, b, ...
+    decimals: int = 0  # a number's rounding: its tolerance
+
+    @property
+    def lesson(self) -> int:
+        return int(self.id[1:].split(".")[0])
+
+    @property
+    def kind(self) -> str:
+        return "choice" if self.options else "number"
+
+    def form(self) -> str:
+        """What an answer to this question looks like, for messages."""
+        if self.options:
+            last = LETTERS[len(self.options) - 1]
+            return f"a letter from a to {last}, e.g. quiz({self.id!r}, 'b')"
+        return f"a number as the lesson printed it, e.g. quiz({self.id!r}, '1,234')"
+
+
+def seal(question_id: str, normalized: str) -> str:
+    """The stored form of an answer: a salted SHA-256 digest (16 hex digits)."""
+    return hashlib.sha256(f"{SALT}|{question_id}|{normalized}".encode()).hexdigest()[:16]
+
+
+def normalize(question: Question, given: Any) -> str:
+    """`given` in the form its seal was made from; QuizError when it has the wrong form."""
+    if question.options:  # a letter, as "b", "B", "(b)" or "b)"
+        letter = str(given).strip().strip("().").lower()
+        if len(letter) != 1 or letter not in LETTERS[:len(question.options)]:
+            raise QuizError(f"{question.id} takes {question.form()}; got {given!r}")
+        return letter
+    try:  # a number: drop separators and units, then round to the question's decimals
+        value = float(str(given).translate(NUMBER_NOISE))
+    except ValueError:
+        raise QuizError(f"{question.id} takes {question.form()}; got {given!r}") from None
+    return f"{round(value, question.decimals):.{max(question.decimals, 0)}f}"
+
+
+def is_right(question: Question, given: Any) -> bool:
+    return seal(question.id, normalize(question, given)) == question.answer
+
+
+def _bank() -> dict[str, Question]:
+    from .quiz_bank import QUESTIONS  # the data, imported when a quiz is first used
+
+    return {q.id: q for q in QUESTIONS}
+
+
+def question(question_id: str) -> Question:
+    """The question with this id; QuizError naming the lesson's questions otherwise."""
+    bank = _bank()
+    if question_id in bank:
+        return bank[question_id]
+    lesson = re.match(r"q(\d+)\.", str(question_id))
+    ids = [q for q in bank if lesson and q.startswith(f"q{lesson.group(1)}.")] or list(bank)
+    raise QuizError(f"unknown question {question_id!r}; ask one of: {', '.join(ids)}")
+
+
+def questions_of(lesson: int) -> list[Question]:
+    return [q for q in _bank().values() if q.lesson == lesson]
+
+
+def lesson_of(quiz_id: str) -> int:
+    """3 for "quiz3"; QuizError when no lesson has that quiz."""
+    found = QUIZ_ID.fullmatch(str(quiz_id))
+    if not found or not questions_of(int(found.group(1))):
+        lessons = sorted({q.lesson for q in _bank().values()})
+        raise QuizError(f"unknown quiz {quiz_id!r}; the quizzes are: "
+                        + ", ".join(f"quiz{n}" for n in lessons))
+    return int(found.group(1))
+
+
+def variable(lesson: int) -> str:
+    """The name of the dict a lesson's quiz cell records its answers in: QUIZ3."""
+    return f"QUIZ{lesson}"
+
+
+def verdict(question: Question, given: Any) -> str:
+    """One answer judged: "right" or "wrong", and the explanation under it."""
+    mark = "right" if is_right(question, given) else f"wrong (you answered {given!r})"
+    return f"{question.id}: {mark}\n{INDENT}{question.explanation}"
+
+
+def quiz(question_id: str, answer: Any) -> bool | None:
+    """Answer one question: print right or wrong and the explanation, and return whether
+    it was right; an unknown id or an answer of the wrong form prints one line saying
+    what to do, and returns None."""
+    try:
+        asked = question(question_id)
+        right = is_right(asked, answer)
+    except QuizError as err:
+        print(err)
+        return None
+    print(verdict(asked, answer))
+    return right
+
+
+def _judged(asked: Question, answers: Mapping[str, Any]) -> tuple[str, str | None]:
+    """The learner's answer to one question: the lines to show, and the problem (None
+    when it is right)."""
+    given = answers.get(asked.id)
+    if given is None or str(given).strip() == "":
+        return f"  {UNANSWERED}  {asked.id}", UNANSWERED
+    try:
+        right = is_right(asked, given)
+    except QuizError as err:
+        return f"  FAIL  {asked.id}\n{INDENT}{err}", str(err)
+    if right:
+        return f"  PASS  {asked.id}\n{INDENT}{asked.explanation}", None
+    problem = f"you answered {given!r}"
+    return f"  FAIL  {asked.id} ({problem})\n{INDENT}{asked.explanation}", problem
+
+
+def score(lesson: int, answers: Mapping[str, Any]) -> tuple[CheckResult, list[str]]:
+    """The lesson's quiz scored on `answers` ({question id: answer}), and its lines."""
+    asked = questions_of(lesson)
+    judged = [_judged(q, answers) for q in asked]
+    failures = [Failure(q.id, problem) for q, (_, problem) in zip(asked, judged, strict=True)
+                if problem is not None]
+    result = CheckResult(f"quiz{lesson}", len(asked) - len(failures), len(asked), failures)
+    unknown = sorted(set(answers) - {q.id for q in asked}, key=str)
+    notes = [f"  unknown question {k!r}: lesson {lesson}'s are "
+             + ", ".join(q.id for q in asked) for k in unknown]
+    return result, [line for line, _ in judged] + notes
+
+
+def is_quiz(name: str) -> bool:
+    """Whether `name` names a quiz ("quiz3") rather than an exercise."""
+    return bool(QUIZ_ID.fullmatch(str(name)))
+
+
+def check_quiz(quiz_id: str, namespaces: Sequence[Mapping[str, Any] | None]) -> CheckResult:
+    """`check("quiz3")`: score the answers recorded in `QUIZ3` (in the first of
+    `namespaces` that has it), print a line per question, with the explanation under each
+    answered one, and the score."""
+    lesson = lesson_of(quiz_id)
+    name = variable(lesson)
+    answers = next((n[name] for n in namespaces if n is not None and name in n), None)
+    header = f"{quiz_id}: lesson {lesson}'s quiz (practice: it earns no points)"
+    if not isinstance(answers, Mapping):
+        total = len(questions_of(lesson))
+        print(f"{header}\n  record your answers in {name} = {{'q{lesson}.1': ..., ...}} "
+              f"in a cell above, then run check({quiz_id!r})\nscore: 0/{total}")
+        return CheckResult(quiz_id, 0, total, [Failure(name, f"{name} is not defined")])
+    result, lines = score(lesson, answers)
+    print("\n".join([header, *lines, f"score: {result.passed}/{result.total}"]))
+    return result
+
+
+def recorded_answers(cells: Sequence[str]) -> dict[int, dict[str, Any]]:
+    """The answers a notebook's code cells record, by lesson: the newest top-level
+    `QUIZn = {...}` of each lesson, when it is a dict of literals (read, never run)."""
+    found: dict[int, dict[str, Any]] = {}
+    for name, binding in bindings(cells).items():
+        lesson = QUIZ_NAME.fullmatch(name)
+        if lesson and isinstance(binding.node, ast.Assign):
+            try:
+                value = ast.literal_eval(binding.node.value)
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                continue  # not literals: nothing the grader may read without running it
+            if isinstance(value, dict):
+                found[int(lesson.group(1))] = value
+    return found
