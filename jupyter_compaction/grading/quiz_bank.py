@@ -54,7 +54,7 @@ QUESTIONS = (
              options=("it clears every old result", "it clears nothing: it would free too little",
                       "it raises an error", "it clears only the list_files result")),
     # Lesson 3: trimming and pairs
-    Question("q3.1", "Section 3: how many safe cut points does the 13-message history have?",
+    Question("q3.1", "Section 3: how many safe cut points does the history have?",
              "f160fb00c82d108c",
              "A safe cut point is an index in front of an assistant message after the task: "
              "cutting there keeps every call next to its result."),
@@ -62,19 +62,19 @@ QUESTIONS = (
              "fec57fb5f81c5a63",
              "Only a cut in front of an assistant message keeps the roles alternating and every "
              "tool_use answered by its tool_result in the next message.",
-             options=("(a) cut in front of a user message", "(b) ... and merged with the task",
-                      "(c) one of two parallel results dropped",
-                      "(d) cut in front of an assistant message")),
-    Question("q3.3", "Section 4: how many messages does trimming to 3,000 tokens drop?",
+             options=("cut in front of a user message", "... and merged with the task",
+                      "one of two parallel results dropped",
+                      "cut in front of an assistant message")),
+    Question("q3.3", "Section 4: how many messages does trimming drop?",
              "3dd5e1a395fd054e",
              "Trimming drops whole turns from the oldest until the rest fits the goal, and "
              "everything those turns said is no longer visible."),
     # Lesson 4: head, middle, tail
-    Question("q4.1", "Section 1: with tail_tokens=2000, how many messages are in the tail?",
+    Question("q4.1", "Section 1: in the table's second row, how many messages are in the tail?",
              "76fb7351d43c9a35",
              "The tail grows from the newest message while it stays within tail_tokens, and "
              "never starts in the middle of a call and its result."),
-    Question("q4.2", "Section 3: the first summary brings 5,449 tokens down to how many?",
+    Question("q4.2", "Section 3: how many tokens are left after the first summary?",
              "dc7b082551f64dcd",
              "The middle is replaced by one structured summary; the head and the tail stay "
              "as they were."),
@@ -103,8 +103,8 @@ QUESTIONS = (
              "540e0102d244ad52",
              "Compacting everything into one summary leaves a smaller history for the turns "
              "after it, so the run sends fewer tokens than summarizing the middle."),
-    Question("q5.3", "Section 3: at turn 9, preflight compacts the messages from 6,777 "
-             "tokens down to how many?",
+    Question("q5.3", "Section 3: on its first compaction before a call, preflight compacts "
+             "the messages down to how many tokens?",
              "be863238bb5c7d76",
              "Preflight compacts before the call, so the model never sees a request over the "
              "new, smaller budget."),
@@ -129,7 +129,7 @@ QUESTIONS = (
              "Each compaction starts a new session whose parent is the one before, so nothing "
              "of the transcript is lost."),
     # Lesson 7: evaluating summaries
-    Question("q7.1", "Section 1: what is the smallest word cap with a recall of 100 %?",
+    Question("q7.1", "Section 1: what is the smallest word cap with a full recall?",
              "d74d03ee4693cfac",
              "Below it the summary drops must-keep facts; above it the summary writes no more "
              "words, because it has nothing more to say."),
