@@ -115,13 +115,16 @@ def questions_of(lesson: int) -> list[Question]:
     return [q for q in _bank().values() if q.lesson == lesson]
 
 
+def quiz_ids() -> list[str]:
+    """Every lesson's quiz, in course order: quiz1, quiz2, ..."""
+    return [f"quiz{n}" for n in sorted({q.lesson for q in _bank().values()})]
+
+
 def lesson_of(quiz_id: str) -> int:
     """3 for "quiz3"; QuizError when no lesson has that quiz."""
     found = QUIZ_ID.fullmatch(str(quiz_id))
     if not found or not questions_of(int(found.group(1))):
-        lessons = sorted({q.lesson for q in _bank().values()})
-        raise QuizError(f"unknown quiz {quiz_id!r}; the quizzes are: "
-                        + ", ".join(f"quiz{n}" for n in lessons))
+        raise QuizError(f"unknown quiz {quiz_id!r}; the quizzes are: {', '.join(quiz_ids())}")
     return int(found.group(1))
 
 
