@@ -1,18 +1,18 @@
 """The quiz questions of the course, three or four per lesson, by lesson.
 
 Each question is answered from its lesson's own checked outputs (a number it printed, or
-which row of a table says what); `tests/lessons/test_lesson_quiz.py` reads the value
-back from the stored outputs. Answers are sealed (`quiz.seal`); to add a question, seal
-its answer in a Python shell, `seal("q3.4", "b")` or, for a number, `seal("q3.4", "120")`
-(the number as `quiz.normalize` writes it, rounded to the question's `decimals`), and
-paste the digest.
+which row of a table says what); `tests/lessons/test_lesson_quiz.py` reads each answer
+back from the stored outputs. The answers are sealed (`quiz_question.seal`): to add a
+question, run `seal("q3.4", "b")` in a Python shell, or for a number `seal("q3.4", "120")`
+(written as `quiz_question.normalize` writes it, rounded to the question's `decimals`),
+and paste the digest.
 
-Left out: the quiz mechanics (`quiz.py`).
+Left out: judging an answer (`quiz_question.py`) and asking (`quiz.py`).
 """
 
 from __future__ import annotations
 
-from .quiz import Question
+from .quiz_question import Question
 
 QUESTIONS = (
     # Lesson 1: measure first

@@ -28,7 +28,8 @@ from jupyter_compaction.grading.grader import (
     verify,
     write_gradebook,
 )
-from jupyter_compaction.grading.quiz import LETTERS, is_right, question, questions_of
+from jupyter_compaction.grading.quiz import question, questions_of
+from jupyter_compaction.grading.quiz_question import LETTERS, is_right
 from jupyter_compaction.grading.sources import collect
 from tests.grading.grading_solutions import REFERENCE, WRONG, stub
 

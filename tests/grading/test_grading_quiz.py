@@ -11,17 +11,9 @@ from pathlib import Path
 import pytest
 
 from jupyter_compaction.grading import check, quiz
-from jupyter_compaction.grading.quiz import (
-    LETTERS,
-    Question,
-    QuizError,
-    is_right,
-    questions_of,
-    recorded_answers,
-    score,
-    seal,
-)
+from jupyter_compaction.grading.quiz import questions_of, recorded_answers, score
 from jupyter_compaction.grading.quiz_bank import QUESTIONS
+from jupyter_compaction.grading.quiz_question import LETTERS, Question, QuizError, is_right, seal
 
 PACKAGE = Path(__file__).resolve().parents[2] / "jupyter_compaction"
 CHOICE = Question("q99.1", "Which?", seal("q99.1", "c"), "Because c.",

@@ -15,15 +15,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from jupyter_compaction.grading.quiz import (
-    LETTERS,
-    is_right,
-    question,
-    questions_of,
-    recorded_answers,
-    variable,
-)
+from jupyter_compaction.grading.quiz import question, questions_of, recorded_answers, variable
 from jupyter_compaction.grading.quiz_bank import QUESTIONS
+from jupyter_compaction.grading.quiz_question import LETTERS, is_right
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 NOTEBOOKS = {int(p.name[:2]): p for p in sorted(LESSONS.glob("[0-9][0-9]_*.ipynb"))}
