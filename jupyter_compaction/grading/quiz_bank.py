@@ -56,8 +56,8 @@ QUESTIONS = (
     # Lesson 3: trimming and pairs
     Question("q3.1", "Section 3: how many safe cut points does the history have?",
              "f160fb00c82d108c",
-             "A safe cut point is an index in front of an assistant message after the task: "
-             "cutting there keeps every call next to its result."),
+             "cut_points lists every index where the history may be cut with every call "
+             "still next to its result; count the list section 3 prints."),
     Question("q3.2", "Section 2: which of the four cuts leaves a valid history?",
              "fec57fb5f81c5a63",
              "Only a cut in front of an assistant message keeps the roles alternating and every "
@@ -151,8 +151,8 @@ QUESTIONS = (
              "far over a small budget."),
     Question("q8.2", "Section 2: how many of the five targets does the baseline fail?",
              "1bf3023e475e9d99",
-             "It answers right with no repeats and a small budget setting, but carrying "
-             "everything breaks the budget and the cost target."),
+             "Read the PASS and FAIL lines under the run: without compaction the request "
+             "only grows, and the targets that measure it are the ones missed."),
     Question("q8.3", "Section 4: which target does no row of the sweep meet?",
              "4072d4886352317f",
              "Every row of the sweep misses it; the sweep leaves some settings for you to "

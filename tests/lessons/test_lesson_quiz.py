@@ -136,3 +136,16 @@ def test_the_quiz_sits_right_before_the_closing_section(lesson):
     assert code.outputs == [] and code.source.rstrip().endswith(f'check("quiz{lesson}")')
     recorded = recorded_answers([code.source])
     assert recorded == {lesson: {q.id: "" for q in questions_of(lesson)}}, variable(lesson)
+
+
+@pytest.mark.parametrize("lesson", sorted(NOTEBOOKS))
+def test_no_explanation_gives_away_another_questions_answer(lesson):
+    """Explanations are shown after each answer, so none may hold a sibling's answer: its
+    option's text, or its number as printed (with or without thousands separators)."""
+    answers = {q.id: str(READ[q.id](outputs(lesson))) for q in questions_of(lesson)}
+    for asked in questions_of(lesson):
+        for other, answer in answers.items():
+            forms = {answer, f"{int(answer):,}"} if answer.isdigit() else {answer}
+            leaked = [f for f in forms if re.search(
+                rf"(?<![\w.,]){re.escape(f)}(?![\w,]|\.\d)", asked.explanation)]
+            assert other == asked.id or not leaked, f"{asked.id} gives away {other}: {leaked}"
