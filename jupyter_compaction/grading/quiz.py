@@ -39,7 +39,7 @@ def _bank() -> dict[str, Question]:
 def question(question_id: str) -> Question:
     """The question with this id; QuizError naming the lesson's questions otherwise."""
     bank = _bank()
-    if question_id in bank:
+    if isinstance(question_id, str) and question_id in bank:
         return bank[question_id]
     lesson = re.match(r"q(\d+)\.", str(question_id))
     ids = [q for q in bank if lesson and q.startswith(f"q{lesson.group(1)}.")] or list(bank)

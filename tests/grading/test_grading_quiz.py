@@ -50,6 +50,7 @@ def test_quiz_prints_right_or_wrong_and_the_explanation(bank, capsys):
 
 @pytest.mark.parametrize(("question", "answer", "line"), [
     ("q99.7", "a", "unknown question 'q99.7'; ask one of: q99.1, q99.2, q99.3"),
+    (["q99.1"], "a", "unknown question ['q99.1']; ask one of: q99.1, q99.2, q99.3"),
     ("q99.1", "d", "q99.1 takes a letter from a to c, e.g. quiz('q99.1', 'b'); got 'd'"),
     ("q99.1", "ab", "q99.1 takes a letter from a to c, e.g. quiz('q99.1', 'b'); got 'ab'"),
     ("q99.2", "many", "q99.2 takes a number as the lesson printed it, e.g. "
