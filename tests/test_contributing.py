@@ -132,7 +132,7 @@ def test_the_lesson_recipe_names_every_file_an_exercise_is_in():
     needed = common(sets)
     recipe = named(sections()["Add a lesson"])
     assert len(needed) >= 9 and needed <= recipe, sorted(needed - recipe)
-    assert re.search(r"nine with a graded exercise", sections()["Add a lesson"])
+    assert re.search(r"eleven with a graded exercise", sections()["Add a lesson"])
 
 
 # --- each module's tests ---------------------------------------------------------------------

@@ -5,6 +5,9 @@ In a lesson notebook, after defining the function an exercise asks for:
     from jupyter_compaction.grading import check
     check("ex3")                      # or, with the extension loaded: %check ex3
 
+and, to practise, `quiz("q3.2", "b")` answers one question of lesson 3's quiz, and
+`check("quiz3")` scores the answers recorded in `QUIZ3 = {...}` (`quiz.py`).
+
 `grade_source("ex3", source)` scores a learner's source on the public cases and on
 hidden ones drawn for that run, the function running in a sandbox (`isolated.py`,
 `sandbox.py`).
@@ -24,6 +27,7 @@ from .check import check, checks_for, register_magics
 from .exercises import EXERCISES
 from .fallback import solved_or_reference
 from .isolated import grade_source
+from .quiz import quiz
 
 __all__ = ["EXERCISES", "Case", "CheckResult", "Exercise", "Failure", "autograde", "check",
-           "checks_for", "grade_source", "register_magics", "solved_or_reference"]
+           "checks_for", "grade_source", "quiz", "register_magics", "solved_or_reference"]

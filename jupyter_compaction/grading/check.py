@@ -1,5 +1,8 @@
 """`check("ex3")` in a notebook and `%check ex3`: public and practice cases, with hints.
 
+`check("quiz3")` (or `%check quiz3`) scores lesson 3's quiz instead, from the answers the
+learner recorded in `QUIZ3` (`quiz.py`).
+
 `check()` runs the public cases and then cases from the grade's own generators (each
 exercise's hidden-case maker and its input space, edge values first), drawn from a seed
 of its own: a new one each call, never the release's, so practice predicts the grade
@@ -34,6 +37,7 @@ from typing import Any
 from .base import CheckResult, Exercise, Failure, attempt
 from .exercises import EXERCISES, get
 from .generated import with_hidden
+from .quiz import QuizError, check_quiz, is_quiz
 
 PASS, FAIL = "PASS", "FAIL"
 SKIPPED = "not run"
@@ -102,10 +106,13 @@ def render(exercise: Exercise, result: CheckResult, problems: list[str | None]) 
 def check(exercise: str, namespace: Mapping[str, Any] | None = None,
           seed: int | None = None) -> CheckResult:
     """Run every public case of `exercise` on the learner's function, then cases drawn
-    from the grade's generators with `seed` (a new one by default), and print the table."""
-    spec = with_hidden(get(exercise), secrets.randbits(32) if seed is None else seed)
+    from the grade's generators with `seed` (a new one by default), and print the table;
+    for a lesson's quiz ("quiz3"), score the answers recorded in `QUIZ3` (`quiz.py`)."""
     namespaces = [namespace] if namespace is not None else [
         _ipython_namespace(), vars(sys.modules["__main__"])]
+    if is_quiz(exercise):
+        return check_quiz(exercise, namespaces)
+    spec = with_hidden(get(exercise), secrets.randbits(32) if seed is None else seed)
     result, problems = run_exercise(spec, find_function(spec.function, namespaces))
     print(render(spec, result, problems))
     if sys.platform == "emscripten":  # a browser tab (JupyterLite): no process to isolate in
@@ -128,10 +135,14 @@ def register_magics(ip: Any) -> None:
         from IPython.core.error import UsageError
 
         words = line.split()
-        if len(words) != 1 or words[0] not in EXERCISES:
+        if len(words) != 1 or words[0] not in EXERCISES and not is_quiz(words[0]):
             given = f"unknown exercise {line.strip()!r}; " if line.strip() else ""
-            raise UsageError(f"{given}usage: %check EXERCISE, one of: {', '.join(EXERCISES)}")
-        return check(words[0], namespace=ip.user_ns)
+            raise UsageError(f"{given}usage: %check EXERCISE (one of: {', '.join(EXERCISES)}) "
+                             "or %check quizN")
+        try:
+            return check(words[0], namespace=ip.user_ns)
+        except QuizError as err:  # an unknown quiz: one line, not a traceback
+            raise UsageError(str(err)) from None
 
-    check_magic.__doc__ = "Check your solution to an exercise: %check ex3"
+    check_magic.__doc__ = "Check your solution to an exercise, or a lesson's quiz: %check ex3"
     ip.register_magic_function(check_magic, magic_kind="line", magic_name="check")

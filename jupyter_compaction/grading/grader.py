@@ -24,6 +24,10 @@ rows; no timings, so re-grading a class gives the same files) and
 `verify(OUT)` recomputes the digest and the rows. Up to `jobs` learners are graded at once,
 in as many grading processes.
 
+A lesson's quiz is practice: the answers a notebook records in `QUIZ3 = {...}` (read as
+literals, never run: `quiz.recorded_answers`) are reported as right/total in a column of
+their own per lesson (`quiz3` in the gradebook, a line in the feedback) and earn no points.
+
 Left out: running the notebooks (the score does not depend on their outputs, so none
 are executed).
 """
@@ -49,6 +53,7 @@ from ..scratch import default_signals, scratch
 from .base import CheckResult, Failure
 from .exercises import EXERCISES
 from .isolated import grade_sources
+from .quiz import questions_of, quiz_ids, recorded_answers, score
 from .sandbox import isolation, require
 from .seeds import Seeds
 from .sources import collect_all
@@ -76,6 +81,7 @@ class NotebookGrade:
     results: list[CheckResult] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    quizzes: dict[str, list[int]] = field(default_factory=dict)  # quiz3: [right, total]
 
     @property
     def passed(self) -> int:
@@ -96,7 +102,7 @@ class NotebookGrade:
                 "max_points": POINTS * len(self.results), "passed": self.passed,
                 "total": self.total, "exercises": [
                     {**r.to_json(), "points": points(r)} for r in self.results],
-                "problems": self.problems}
+                "problems": self.problems, "quizzes": self.quizzes}
         return {**data, "seconds": round(self.seconds, 2)} if timing else data
 
 
@@ -127,6 +133,22 @@ def _jobs_of(path: Path) -> tuple[list[tuple[str, str | None]], list[str]]:
     return jobs, []
 
 
+def quizzes_of(path: Path) -> dict[str, list[int]]:
+    """`{"quiz3": [right, total]}` for each lesson quiz the notebook records answers to."""
+    try:
+        recorded = recorded_answers(code_cells_of(path))
+    except (Unreadable, RecursionError, MemoryError, ValueError):
+        return {}  # _jobs_of reports why the notebook could not be read
+    results = [score(n, answers)[0] for n, answers in sorted(recorded.items())
+               if questions_of(n)]
+    return {r.exercise: [r.passed, r.total] for r in results}
+
+
+def quiz_lines(grade: NotebookGrade) -> list[str]:
+    return [f"  {quiz}: {right}/{total} right (practice: no points)"
+            for quiz, (right, total) in grade.quizzes.items()]
+
+
 def _clean(result: CheckResult) -> CheckResult:
     """`result` with every failure's case and message escaped and capped."""
     return CheckResult(result.exercise, result.passed, result.total,
@@ -143,7 +165,7 @@ def grade_learner(paths: Sequence[Path], seed: Seeds | None = None) -> list[Note
                       strict=True))
     seconds = (time.monotonic() - started) / max(len(paths), 1)
     return [NotebookGrade(shown(str(path)), [scored[job] for job in jobs],
-                         [message(p) for p in problems], seconds)
+                         [message(p) for p in problems], seconds, quizzes_of(path))
             for path, jobs, problems in found]
 
 
@@ -212,25 +234,35 @@ def learner_points(grades: Sequence[NotebookGrade]) -> tuple[int, int]:
     return sum(points(r) for r in scores.values()), POINTS * len(scores)
 
 
-def _csv(rows: list[tuple[str, dict[str, int], int]]) -> str:
-    """`gradebook.csv` from `(learner, points by exercise, total)` rows."""
-    ids = list(EXERCISES)
+Row = tuple[str, dict[str, int], int, dict[str, list[int]]]
+
+
+def _csv(rows: list[Row]) -> str:
+    """`gradebook.csv` from `(learner, points by exercise, total, quizzes)` rows; a quiz
+    is `right/total`, outside the points."""
+    ids, quizzes = list(EXERCISES), quiz_ids()
     text = io.StringIO()
     writer = csv.writer(text)
-    writer.writerow(["learner", *ids, "points", "max_points"])
-    for learner, scores, total in rows:
+    writer.writerow(["learner", *ids, "points", "max_points", *quizzes])
+    for learner, scores, total, answered in rows:
         writer.writerow([learner, *(scores.get(i, "") for i in ids), total,
-                         POINTS * len(scores)])
+                         POINTS * len(scores),
+                         *(f"{answered[q][0]}/{answered[q][1]}" if q in answered else ""
+                           for q in quizzes)])
     return text.getvalue()
 
 
-def _rows_of_book(book: dict[str, Any]) -> list[tuple[str, dict[str, int], int]]:
+def _rows_of_book(book: dict[str, Any]) -> list[Row]:
+    """Each learner's row: every exercise and every quiz once, the best of any notebook."""
     rows = []
     for entry in book["learners"]:
         scores: dict[str, int] = {}
         for e in (e for nb in entry["notebooks"] for e in nb["exercises"]):
             scores[e["exercise"]] = max(scores.get(e["exercise"], 0), e["points"])
-        rows.append((entry["learner"], scores, entry["points"]))
+        quizzes: dict[str, list[int]] = {}
+        for quiz, mark in (q for nb in entry["notebooks"] for q in nb.get("quizzes", {}).items()):
+            quizzes[quiz] = max(quizzes.get(quiz, mark), mark)
+        rows.append((entry["learner"], scores, entry["points"], quizzes))
     return rows
 
 
@@ -282,7 +314,7 @@ def verify(out: str | Path) -> str | None:
         book = json.loads((folder / "gradebook.json").read_text(encoding="utf-8"))
         rebuilt = _csv(_rows_of_book(book))
         recorded = book[DIGEST_KEY]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
         return f"cannot read the gradebook in {folder}: {type(exc).__name__}: {exc}"
     if digest(rows) != recorded:
         return f"{folder}/gradebook.csv does not match the digest in gradebook.json"
@@ -301,6 +333,7 @@ def feedback(learner: str, grades: Sequence[NotebookGrade]) -> str:
             lines.append(f"  {r.exercise}: {points(r)}/{POINTS} point ({r.passed}/{r.total} "
                          "cases passed)")
             lines += [f"    FAIL {f.case}: {f.message}" for f in r.failures]
+        lines += quiz_lines(g)
     total, most = learner_points(grades)
     return "\n".join([*lines, f"\ntotal: {total}/{most} points"]) + "\n"  # each exercise once
 
@@ -331,5 +364,5 @@ def table(grades: Sequence[NotebookGrade]) -> str:
     for g in grades:
         lines.append(f"{g.notebook}: {g.points}/{POINTS * len(g.results)} points "
                      f"({g.passed}/{g.total} cases) in {g.seconds:.1f} s")
-        lines += [f"  note: {p}" for p in g.problems]
+        lines += [f"  note: {p}" for p in g.problems] + quiz_lines(g)
     return "\n".join(lines)

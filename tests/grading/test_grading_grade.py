@@ -19,7 +19,17 @@ import pytest
 
 from jupyter_compaction.cli import main
 from jupyter_compaction.grading import CheckResult, Failure, grade_source
-from jupyter_compaction.grading.grader import NotebookGrade, exercises_in, grade, table
+from jupyter_compaction.grading.grader import (
+    NotebookGrade,
+    exercises_in,
+    grade,
+    quizzes_of,
+    table,
+    verify,
+    write_gradebook,
+)
+from jupyter_compaction.grading.quiz import question, questions_of
+from jupyter_compaction.grading.quiz_question import LETTERS, is_right
 from jupyter_compaction.grading.sources import collect, collect_all, python_of
 from tests.grading.grading_solutions import REFERENCE, WRONG, stub
 
@@ -150,7 +160,7 @@ def test_the_newest_definition_counts(tmp_path):
 @pytest.mark.slow  # grades a folder of notebooks in subprocesses
 def test_a_folder_of_learners_gets_a_gradebook_and_feedback(tmp_path):
     submissions = tmp_path / "submitted"
-    write(submissions / "alice", "03_cut", [REFERENCE["ex3"]])
+    write(submissions / "alice", "03_cut", [REFERENCE["ex3"], "QUIZ3 = {'q3.1': ''}"])
     write(submissions / "alice", "07_eval", [REFERENCE["ex7"]])
     write(submissions / "bob", "03_cut", [stub("ex3")])
     write(submissions / "bob", "07_eval", [WRONG_EX7])
@@ -158,8 +168,10 @@ def test_a_folder_of_learners_gets_a_gradebook_and_feedback(tmp_path):
     assert done.returncode == 0, done.stderr
     book = tmp_path / "book"
     rows = list(csv.DictReader((book / "gradebook.csv").read_text().splitlines()))
-    assert [(r["learner"], r["ex3"], r["ex7"], r["ex2"], r["points"], r["max_points"])
-            for r in rows] == [("alice", "1", "1", "", "2", "2"), ("bob", "0", "0", "", "0", "2")]
+    assert [(r["learner"], r["ex3"], r["ex7"], r["ex2"], r["points"], r["max_points"],
+             r["quiz3"]) for r in rows] == [("alice", "1", "1", "", "2", "2",
+                                             f"0/{len(questions_of(3))}"),
+                                            ("bob", "0", "0", "", "0", "2", "")]
     learners = json.loads((book / "gradebook.json").read_text())["learners"]
     assert [(x["learner"], x["points"], x["max_points"]) for x in learners] == [
         ("alice", 2, 2), ("bob", 0, 2)]
@@ -167,6 +179,36 @@ def test_a_folder_of_learners_gets_a_gradebook_and_feedback(tmp_path):
     assert "ex7: 0/1 point" in bob and "FAIL duplicates count once" in bob
     assert bob.rstrip().endswith("total: 0/2 points")
     assert (book / "feedback" / "alice.txt").read_text().rstrip().endswith("total: 2/2 points")
+
+
+def right_letter(question_id: str) -> str:
+    asked = question(question_id)
+    return next(x for x in LETTERS[:len(asked.options)] if is_right(asked, x))
+
+
+def test_quizzes_have_a_column_of_their_own_outside_the_points(tmp_path):
+    """The answers recorded in QUIZ3 are read from the source and reported as right/total,
+    once per learner (the best notebook), and never change the points."""
+    wrong = next(x for x in "abcd" if x != right_letter("q3.2"))
+    cells = [REFERENCE["ex3"], f"QUIZ3 = {{'q3.2': {right_letter('q3.2')!r}}}",
+             f"QUIZ3 = {{'q3.2': {right_letter('q3.2')!r}, 'q3.3': 'many'}}\ncheck('quiz3')"]
+    first = quizzes_of(write(tmp_path, "first", cells))
+    second = quizzes_of(write(tmp_path, "second", [f"QUIZ3 = {{'q3.2': {wrong!r}}}"]))
+    n = len(questions_of(3))
+    assert first == {"quiz3": [1, n]} and second == {"quiz3": [0, n]}
+    graded = {"alice": [NotebookGrade("first.ipynb", [CheckResult("ex3", 8, 8)], quizzes=first),
+                        NotebookGrade("second.ipynb", quizzes=second)],
+              "bob": [NotebookGrade("b.ipynb", [CheckResult("ex3", 0, 8)])]}
+    write_gradebook(graded, tmp_path / "book")
+    rows = list(csv.DictReader((tmp_path / "book" / "gradebook.csv").read_text().splitlines()))
+    assert [(r["learner"], r["ex3"], r["points"], r["max_points"], r["quiz3"], r["quiz1"])
+            for r in rows] == [("alice", "1", "1", "1", f"1/{n}", ""),
+                               ("bob", "0", "0", "1", "", "")]
+    assert list(rows[0])[-10:] == [f"quiz{lesson}" for lesson in range(1, 11)]
+    assert verify(tmp_path / "book") is None
+    alice = (tmp_path / "book" / "feedback" / "alice.txt").read_text()
+    assert f"  quiz3: 1/{n} right (practice: no points)" in alice
+    assert alice.rstrip().endswith("total: 1/1 points")
 
 
 def test_an_empty_submissions_folder_is_a_one_line_usage_error(tmp_path, capsys):

@@ -55,3 +55,13 @@ def test_check_called_from_a_cell_finds_the_user_namespace(ip, capsys):
 def test_check_outside_a_cell_falls_back_to_the_ipython_namespace(ip, capsys):
     ip.run_cell(REFERENCE["ex5"])
     assert check("ex5").complete  # not defined here: found in the shell's user namespace
+
+
+def test_check_magic_scores_a_quiz_recorded_in_a_cell(ip, capsys):
+    ip.run_cell("QUIZ2 = {'q2.1': 'most of them'}")
+    result = ip.run_line_magic("check", "quiz2")
+    ip.user_ns.pop("QUIZ2")
+    assert (result.exercise, result.passed) == ("quiz2", 0)
+    assert "q2.1 takes a number as the lesson printed it" in capsys.readouterr().out
+    with pytest.raises(UsageError, match=r"^unknown quiz 'quiz99'; the quizzes are: quiz1, "):
+        ip.run_line_magic("check", "quiz99")
