@@ -511,7 +511,7 @@ def test_compact_with_nothing_to_do_says_why(ip):
     assert out.stdout.startswith("Nothing to compact with progressive: fits under")
     with capture_output() as out:
         ip.run_line_magic("compact", "--strategy trim the invoices")
-    assert out.stdout.startswith("Nothing to compact with trim: already fits")
+    assert out.stdout.startswith("Nothing to compact with trim: fits under")
 
 
 def test_compaction_budget_sets_and_shows(ip):
