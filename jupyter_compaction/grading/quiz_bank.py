@@ -108,10 +108,12 @@ QUESTIONS = (
              "be863238bb5c7d76",
              "Preflight compacts before the call, so the model never sees a request over the "
              "new, smaller budget."),
-    Question("q5.4", "Section 4: over which budget (in tokens) is the clear strategy stuck?",
+    Question("q5.4", "Section 4: the clear strategy is stuck over how many tokens left for "
+             "the messages?",
              "55ffadb631196d52",
-             "Clearing freed nothing (the tokens before and after are equal), and the history "
-             "is still over the budget that the run's settings leave for messages."),
+             "Clearing freed nothing (the tokens before and after are equal), and the messages "
+             "are still over what the budget leaves them once the system prompt and tools are "
+             "counted."),
     # Lesson 6: task state and notes
     Question("q6.1", "Section 1: what is the smallest summary size (in words) with which the "
              "run finished?",

@@ -76,7 +76,7 @@ READ: dict[str, Callable[[str], str | int | None]] = {
                           key=lambda r: int(r[1]))[0],
     "q5.2": one(r"^compact\s+finished\s+\d+\s+\d+\s+\d+\s+\d+\s+(\d+)$"),
     "q5.3": one(r"^turn 9: compacted before the call, 6777 -> (\d+) tokens"),
-    "q5.4": one(r"still over the budget of (\d+)"),
+    "q5.4": one(r"still over the (\d+) tokens left for messages"),
     "q6.1": lambda t: min(int(w) for w, s in rows(r"^\s+(\d+) (\w+)\s+\d+\s+\d+\s+\d+$", t)
                           if s == "finished"),
     "q6.2": one(r"^task state True\s*:.*\((\d+)%\)"),
