@@ -251,6 +251,30 @@ def template(text: str) -> Callable[[Known], str]:
     return lambda facts: text.format_map(facts)
 
 
+def _shown(step: Step, visible: str) -> bool:
+    """Every word `step`'s argument templates write themselves is in `visible`."""
+    return all(word in visible for template in step.args.values()
+               for word in _literal_words(template))
+
+
+def _step_calls(step: Step, facts: Mapping[str, str]) -> list[Call]:
+    """`step`'s calls, one per item of its `each` list (or one), whose label and arguments
+    `facts` can fill; a call with a fact missing is left out."""
+    calls = []
+    for item in _items(step.each, facts):
+        values = facts if item is None else {
+            **facts, ITEM: item,
+            **{f"{ITEM}_{n}": word for n, word in enumerate(item.split(" "))}}
+        args = {k: _fill(v, values) for k, v in step.args.items()}
+        label = _fill(step.label, values)
+        if label is None or None in args.values():
+            continue
+        facts_of = tuple(dataclasses.replace(f, name=_fill(f.name, values) or f.name)
+                         for f in step.facts)
+        calls.append(Call(label, step.tool, args, facts_of))
+    return calls
+
+
 def _items(each: str, facts: Mapping[str, str]) -> list[str | None]:
     """The items a step runs once for ([None]: a step without `each` runs once); items
     the task asked to leave out (the `exclude` slot) are not among them."""
@@ -427,24 +451,10 @@ class Scenario:
         """Every call of `question`'s steps (default: all steps) whose arguments `facts`
         can fill, in the order the steps come. With `visible` (the request's text), a call
         whose argument writes a word of its own is planned only when that word is visible."""
-        calls, facts = [], {k: v for k, v in facts.items() if v != UNKNOWN}
+        facts = {k: v for k, v in facts.items() if v != UNKNOWN}
         steps = self.steps_for(question) if question else self.steps
-        for step in steps:
-            if visible is not None and any(word not in visible for template in step.args.values()
-                                           for word in _literal_words(template)):
-                continue
-            for item in _items(step.each, facts):
-                values = facts if item is None else {
-                    **facts, ITEM: item,
-                    **{f"{ITEM}_{n}": word for n, word in enumerate(item.split(" "))}}
-                args = {k: _fill(v, values) for k, v in step.args.items()}
-                label = _fill(step.label, values)
-                if label is None or None in args.values():
-                    continue
-                facts_of = tuple(dataclasses.replace(f, name=_fill(f.name, values) or f.name)
-                                 for f in step.facts)
-                calls.append(Call(label, step.tool, args, facts_of))
-        return calls
+        return [call for step in steps if visible is None or _shown(step, visible)
+                for call in _step_calls(step, facts)]
 
     def match(self, tool: str, args: Mapping[str, Any]) -> Call | None:
         """The call a visible `tool(args)` was, read back from the step templates (so a
