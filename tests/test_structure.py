@@ -327,8 +327,7 @@ def test_the_loop_checks_see_a_feature_creeping_back(tmp_path):
 
 # --- no deprecation shim ------------------------------------------------------------------------
 
-# sessions/ still carries `Session` and `Usage` for its own issue (secrets and importers) to end
-SHIMS_LEFT = {"jupyter_compaction.sessions"}
+SHIMS_LEFT: set[str] = set()  # none: a module named here may keep a deprecated alias
 
 
 def shims(tree: ast.Module) -> list[int]:

@@ -21,7 +21,6 @@ import importlib
 import io
 import itertools
 import pkgutil
-import warnings
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -47,7 +46,7 @@ T = TypeVar("T")
 
 DATA = "data"
 SNIFF_LINES = 50  # the first objects of a JSON Lines file an importer sees to recognise it
-DEPRECATED = {"Session": "RecordedSession", "Usage": "ReportedUsage"}
+RENAMED = {"Session": "RecordedSession", "Usage": "ReportedUsage"}  # an earlier round's names
 _NOT_IMPORTERS = ("base", "registry")
 
 for _module in pkgutil.iter_modules(__path__):
@@ -130,10 +129,9 @@ def shipped() -> list[Path]:
 
 
 def __getattr__(name: str) -> Any:
-    if name in DEPRECATED:
-        warnings.warn(f"sessions.{name} is now sessions.{DEPRECATED[name]}", DeprecationWarning,
-                      stacklevel=2)
-        return globals()[DEPRECATED[name]]
+    """An old name is an error that names the new one (its deprecation period is over)."""
+    if name in RENAMED:
+        raise AttributeError(f"sessions.{name} is now sessions.{RENAMED[name]}: use that name")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

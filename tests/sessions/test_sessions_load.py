@@ -154,11 +154,11 @@ def test_bad_lines_are_counted_in_one_warning():
                        f"1 wrong type for parentUuid (line {len(good) + 301})"]
 
 
-def test_renamed_classes_keep_a_deprecated_alias():
-    with pytest.warns(DeprecationWarning, match="RecordedSession"):
-        assert sessions.Session is sessions.RecordedSession
-    with pytest.warns(DeprecationWarning, match="ReportedUsage"):
-        assert sessions.Usage is sessions.ReportedUsage
+def test_a_renamed_class_is_an_error_that_names_the_new_one():
+    with pytest.raises(AttributeError, match="sessions.Session is now sessions.RecordedSession"):
+        _ = sessions.Session
+    with pytest.raises(AttributeError, match="sessions.Usage is now sessions.ReportedUsage"):
+        _ = sessions.Usage
 
 
 def test_every_format_comes_from_the_registry():
