@@ -3,8 +3,10 @@
 A turn here is an assistant message plus the user message that answers it (its tool
 results). Dropping whole turns keeps every `tool_use` with its `tool_result` and keeps
 the roles alternating, so what is left is still a valid history. The task (the first
-`keep_first` messages, widened to the end of a turn) and the newest turn always stay; a
-summary left by an earlier compaction is dropped only when even that is too much.
+`keep_first` messages, widened to the end of a turn), the turn that asks a follow-up
+question (a later user message with no tool results: the question the agent works on
+now) and the newest turn always stay; a summary left by an earlier compaction is dropped
+only when even that is too much.
 
 Trimming is free and exact for what remains, and it forgets everything it drops: there
 is no summary. Under a tight budget it acts as a sliding window, trimming again every
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..history import Block, Message, blocks, cut_points
+from ..history import Block, Message, blocks, cut_points, tool_result_ids
 from ..summaries import is_summary, without_summaries
 from ..tokens import TokenCounter
 from .base import Compaction, measure, unchanged
@@ -41,25 +43,27 @@ class TrimTurns:
         if not starts:
             return unchanged(self.name, messages, before, f"over the goal of {goal} tokens with "
                              f"nothing to drop: the task (keep_first={self.keep_first}) stays")
-        # 2. the oldest turns go until the rest fits
-        resume, carried = self._drop(messages, starts, before, goal, counter)
-        out = [*messages[:head], *messages[resume:]]
+        # 2. the oldest turns go until the rest fits; the turn asking the newest question stays
+        spans = [s for s in zip(starts, starts[1:], strict=False)  # never the newest turn
+                 if s[0] != asking_turn(messages, starts)]
+        gone, carried = self._drop(messages, spans, before, goal, counter)
+        out = [*messages[:head], *(m for n, m in enumerate(messages[head:], head)
+                                   if not any(a <= n < b for a, b in gone))]
         if carried is not None:  # an older summary moves to the first kept turn
             out[head] = {**out[head], "content": [carried, *blocks(without_summaries(out[head]))]}
         # 3. a summary counts as the oldest material: it goes last
         if counter.count(out) > goal:
             out = [without_summaries(m) for m in out]
         after = counter.count(out)
-        return Compaction(self.name, out, before, after, dropped=resume - head,
+        return Compaction(self.name, out, before, after, dropped=len(messages) - len(out),
                           note=short_of_goal(out, head, goal, after, counter))
 
-    def _drop(self, messages: Sequence[Message], starts: list[int], total: int, goal: int,
-              counter: TokenCounter) -> tuple[int, Block | None]:
-        """`(resume, carried)`: the first message kept after the task once the oldest turns
-        are gone (never the newest turn), and the newest summary among them, if any."""
-        carry, carried = 0, None
-        resume = starts[0]
-        for start, end in zip(starts, starts[1:], strict=False):  # never the newest turn
+    def _drop(self, messages: Sequence[Message], spans: list[tuple[int, int]], total: int,
+              goal: int, counter: TokenCounter) -> tuple[list[tuple[int, int]], Block | None]:
+        """`(gone, carried)`: the turns (`spans`, oldest first) dropped until the rest fits,
+        and the newest summary among them, if any."""
+        carry, carried, gone = 0, None, []
+        for start, end in spans:
             if total + carry <= goal:
                 break
             total -= sum(counter.count_message(m) for m in messages[start:end])
@@ -68,8 +72,22 @@ class TrimTurns:
             if found:
                 carried = found[-1]
                 carry = counter.count_text(carried["text"])
-            resume = end
-        return resume, carried
+            gone.append((start, end))
+        return gone, carried
+
+
+def asking_turn(messages: Sequence[Message], starts: list[int]) -> int | None:
+    """The start of the turn whose user message asks the newest question after the task (a
+    follow-up), or None when none does."""
+    asked = next((n for n in range(len(messages) - 1, 0, -1) if asks(messages[n])), None)
+    return next((s for s in reversed(starts) if asked is not None and s < asked), None)
+
+
+def asks(message: Message) -> bool:
+    """A user message that says something of its own: no tool results, not only a summary."""
+    return (message["role"] == "user" and not tool_result_ids(message)
+            and any(b.get("type") == "text" and not is_summary(b["text"])
+                    for b in blocks(message)))
 
 
 def short_of_goal(out: list[Message], head: int, goal: int, after: int,

@@ -129,6 +129,16 @@ def test_a_follow_up_survives_summaries_that_replace_it():
     assert {"role": "user", "content": second} not in run.messages  # a summary holds it
 
 
+def test_a_follow_up_survives_trimming():
+    """Trimming keeps the turn that asks the newest question, as it keeps the task."""
+    second = "And which of the files import the .util module?"
+    with played("markdown", "List the Python files of this package.", budget=8_000,
+                strategy="trim") as session:
+        run = session.ask(second)
+    assert run.compactions and run.outcome == "correct", run.answer
+    assert {"role": "user", "content": second} in run.messages
+
+
 def test_only_an_answered_run_takes_a_follow_up():
     with runner.start("agents", budget=ROOMY, max_turns=1) as session:
         with pytest.raises(ValueError, match="not run yet"):

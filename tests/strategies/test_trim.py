@@ -4,7 +4,7 @@
 import pytest
 
 from jupyter_compaction import SummarizeMiddle, TokenCounter, TrimTurns
-from jupyter_compaction.history import blocks, tool_result_ids, tool_use_ids
+from jupyter_compaction.history import blocks, tool_result_ids, tool_use_ids, validate
 from jupyter_compaction.summaries import find_summary, summary_block
 from tests.support.histories import fixed_history
 from tests.support.strategy_checks import apply
@@ -156,3 +156,19 @@ def test_an_assistant_role_summary_is_dropped_only_when_even_that_is_too_much():
     budget = tokens([messages[0], *messages[-2:]]) + summary_cost + 5
     out = run(TrimTurns(), messages, budget=budget)
     assert find_summary(out.messages) == "## Progress\nread file0-file5; ORD-1042 found"
+
+
+def test_the_turn_asking_a_follow_up_stays_like_the_task():
+    def turn(n: int) -> list[dict]:
+        call = {"type": "tool_use", "id": f"t{n}", "name": "read_file", "input": {"path": f"{n}"}}
+        result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": "x " * 300}
+        return [{"role": "assistant", "content": [call]}, {"role": "user", "content": [result]}]
+
+    follow_up = [{"role": "assistant", "content": "Done: three files."},
+                 {"role": "user", "content": "And which of them is the largest?"}]
+    messages = [{"role": "user", "content": "Read the files."}, *turn(1), *turn(2), *follow_up,
+                *turn(3), *turn(4), *turn(5)]
+    out = TrimTurns()(messages, goal=200, counter=TokenCounter()).messages
+    validate(out)
+    assert follow_up[1] in out and out[0] == messages[0] and out[-2:] == messages[-2:]
+    assert turn(1)[0] not in out and turn(3)[0] not in out  # dropped before and after it
