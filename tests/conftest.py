@@ -18,6 +18,7 @@ Left out: timing assertions; speed targets live in benchmarks/.
 from __future__ import annotations
 
 import os
+import signal
 import statistics
 import time
 
@@ -71,6 +72,17 @@ def _scratch_folder():
 
     with scratch(prefix="compaction-tests-"):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _interruptible():
+    """Ctrl-C works in every test and in what it starts. A shell without job control starts
+    a background job (`bash .ci/run &`) with SIGINT ignored, and an ignored signal stays
+    ignored across fork and exec, so a test that stops a run with SIGINT would wait for it
+    forever."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
 
 
 @pytest.fixture(scope="session")
