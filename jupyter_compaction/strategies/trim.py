@@ -44,11 +44,11 @@ class TrimTurns:
             return unchanged(self.name, messages, before, f"over the goal of {goal} tokens with "
                              f"nothing to drop: the task (keep_first={self.keep_first}) stays")
         # 2. the oldest turns go until the rest fits; the turn asking the newest question stays
+        pinned = asking_turn(messages, starts)
         spans = [s for s in zip(starts, starts[1:], strict=False)  # never the newest turn
-                 if s[0] != asking_turn(messages, starts)]
+                 if s[0] != pinned]
         gone, carried = self._drop(messages, spans, before, goal, counter)
-        out = [*messages[:head], *(m for n, m in enumerate(messages[head:], head)
-                                   if not any(a <= n < b for a, b in gone))]
+        out = without_spans(messages, gone)
         if carried is not None:  # an older summary moves to the first kept turn
             out[head] = {**out[head], "content": [carried, *blocks(without_summaries(out[head]))]}
         # 3. a summary counts as the oldest material: it goes last
@@ -74,6 +74,12 @@ class TrimTurns:
                 carry = counter.count_text(carried["text"])
             gone.append((start, end))
         return gone, carried
+
+
+def without_spans(messages: Sequence[Message], gone: list[tuple[int, int]]) -> list[Message]:
+    """`messages` without the `(start, end)` slices in `gone`, in one pass."""
+    dropped = {n for start, end in gone for n in range(start, end)}
+    return [m for n, m in enumerate(messages) if n not in dropped]
 
 
 def asking_turn(messages: Sequence[Message], starts: list[int]) -> int | None:
