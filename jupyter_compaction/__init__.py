@@ -22,6 +22,7 @@ EXPORTS = {
     "turns": "history", "validate": "history",
     "STRATEGIES": "strategies", "ClearToolResults": "strategies", "CompactAll": "strategies",
     "Compaction": "strategies", "CompressionStuck": "strategies",
+    "FunctionStrategy": "strategies",
     "NoCompaction": "strategies", "Progressive": "strategies", "ServerSummarize": "strategies",
     "SummarizeMiddle": "strategies", "TrimTurns": "strategies",
     "TaskState": "task_state", "Todo": "task_state",

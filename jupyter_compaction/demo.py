@@ -75,7 +75,7 @@ def totals(run: Run) -> list[tuple[str, str]]:
     over = sum(e.tokens > e.budget for e in run.of(TurnStarted))
     stuck = any(e.reason == "stuck" for e in run.of(Failed))
     return [
-        ("status", run.status + (f" ({run.error})" if run.error else "")),
+        ("status", run.status + (f" ({run.error_line})" if run.error_line else "")),
         *([("outcome", run.outcome)] if run.outcome else []),
         *([("question", run.question)] if run.question else []),
         ("turns", str(run.turn)),

@@ -6,7 +6,8 @@ tells the `Failed` event its reason.
   freed less than 10 % (`strategies.check_stuck`);
 - `trim_failed` (stuck): trimming, standing in for a failed summary, failed too;
 - `strategy_bug` (strategy): the strategy or a compaction hook raised anything but a
-  failed summary call; the traceback becomes `run.error`;
+  failed summary call; the traceback becomes `run.error` (for a function wrapped by
+  `FunctionStrategy`, only the function's own frames, and the line names it);
 - `GoingInCircles` (stuck): after each of the last compactions (its own or the API's)
   the agent redid the same calls with the same results, or thrashed (`loop_guard.py`);
 - `Breaker` (stuck), the circuit breaker Claude Code has (`loop_guard.CompactionBreaker`
@@ -37,6 +38,7 @@ from .hooks import Feature, Stop
 from .loop_guard import CompactionBreaker
 from .models.base import Reply
 from .strategies import Compaction, CompressionStuck, check_stuck
+from .strategies.function import FunctionFailed
 
 if TYPE_CHECKING:
     from .run import Run
@@ -76,7 +78,10 @@ def trim_failed(exc: BaseException) -> Stop:
 
 
 def strategy_bug(exc: BaseException) -> Stop:
-    """A bug in the strategy or a hook: one line to show, its traceback in `run.error`."""
+    """A bug in the strategy or a hook: one line to show, its traceback in `run.error`
+    (a wrapped function's own frames, when the bug is in one)."""
+    if isinstance(exc, FunctionFailed):
+        return Stop(f"{exc}; see run.error for its traceback", "strategy", exc.details.rstrip())
     return Stop(f"the compaction raised {one_line(exc)}; see run.error for the traceback",
                 "strategy", "".join(traceback.format_exception(exc)).rstrip())
 

@@ -11,7 +11,11 @@ last run's context now (`Agent.compact`) and says what it did; `%compaction_budg
 `CONTEXT_BUDGET`, which `%%agent` reads when `--budget` is not given; `%compaction_lab`
 opens the lab. Options are declared with IPython's `magic_arguments`, so `%%agent?`
 shows them; those that are settings (`--budget`, `--strategy`, ...) are generated from
-`Settings` (`setting_arguments()`), which also checks their values; a text value with
+`Settings` (`setting_arguments()`), which also checks their values. `--strategy` also
+takes the name of a function of the notebook, `(messages, goal, counter) -> messages`
+(`validate.strategy_function`): the run is the learner's own strategy, and when that
+function raises, the cell shows the function's traceback under the result (the run's
+transcript is kept). A text value with
 spaces is typed in quotes, `--standing-instructions 'Answer in one line.'` (the line is
 split by `validate.words`). Every bad input
 raises `UsageError` (shown by IPython as one line, no traceback) that names the option;
@@ -37,6 +41,7 @@ from ..events import Compacted, Failed
 from ..runner import ScenarioRun
 from ..settings import DEFAULTS, MAX_BUDGET, exposed, read_given
 from ..settings import argument as setting_argument
+from ..strategies import FunctionStrategy
 from . import context_view, result_view, summary_view
 from . import validate as check
 from .frontend import widgets_enabled
@@ -156,7 +161,7 @@ class CompactionMagics(Magics):
     def _knobs(self, args: argparse.Namespace) -> dict[str, Any]:
         """The settings the user set in `args` (and CONTEXT_BUDGET), checked together as
         `Settings` checks them; the rest stay default."""
-        knobs = given_settings(args, AGENT_SETTINGS)
+        knobs = self._settings(args, AGENT_SETTINGS)
         if "budget" not in knobs and check.BUDGET_VAR in self.ns:
             knobs["budget"] = check.namespace_budget(self.ns)
         check.api_key(knobs.get("model"))
@@ -165,6 +170,15 @@ class CompactionMagics(Magics):
         except ValueError as err:
             raise UsageError(check.one_line(str(err))) from None
         return knobs
+
+    def _settings(self, args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, Any]:
+        """`given_settings`, with a `--strategy` that names a function of the notebook
+        wrapped into a strategy (a built-in strategy's name comes first)."""
+        function = check.strategy_function(getattr(args, "strategy", None), self.ns)
+        if function is None:
+            return given_settings(args, names)
+        return {**given_settings(argparse.Namespace(**{**vars(args), "strategy": None}),
+                                 names), "strategy": function}
 
     def _resume(self, out: str | None, max_turns: int | None, quiet: bool) -> None:
         run = self.ns.get(RUN_VAR)
@@ -192,6 +206,9 @@ class CompactionMagics(Magics):
         if out:
             self.ns[out] = session.run
         show(result_view.view(session.run, RUN_VAR, also=out), rich=rich)
+        shown = function_traceback(session.run, session.agent.strategy)
+        if shown:
+            print(shown)
 
     # --- inspecting a run -------------------------------------------------------------
     @magic_arguments()
@@ -226,13 +243,16 @@ class CompactionMagics(Magics):
         session = self.session
         if session is None or session.run is None:
             raise UsageError(NO_RUN)
-        strategy = given_settings(args, ("strategy",)).get("strategy")
+        strategy = self._settings(args, ("strategy",)).get("strategy")
         run, focus = session.run, " ".join(args.focus)
         seen = len(run.events)
         result = session.agent.compact(run, strategy, focus or None)
         announced = [e for e in run.events[seen:] if isinstance(e, Compacted)]
         print(plain(compact_report(run, result, announced[-1] if announced else None, focus),
                     None))
+        shown = function_traceback(run, strategy or session.agent.strategy)
+        if shown and result is None:  # the function stopped the run just now
+            print(shown)
 
     # --- settings and the lab ---------------------------------------------------------
     @magic_arguments()
@@ -275,6 +295,17 @@ class CompactionMagics(Magics):
         self.ns[LAB_VAR] = lab
         display(lab)
 
+
+
+def function_traceback(run: Any, strategy: Any) -> str | None:
+    """The traceback of the notebook's own strategy function, when it ended `run` (its
+    own frames only, `FunctionStrategy`); None otherwise."""
+    failed = run.of(Failed)
+    if not (isinstance(strategy, FunctionStrategy) and run.status == "failed" and failed
+            and failed[-1].reason == "strategy" and run.error):
+        return None
+    return (f"{strategy.name}() stopped the run; its traceback (the transcript is kept in "
+            f"{RUN_VAR}.transcript):\n{run.error}")
 
 
 def compact_report(run: Any, result: Any, event: Compacted | None, focus: str) -> str:

@@ -3,10 +3,11 @@
 
 The settings' own options (`--budget`, `--strategy`, ...) are declared and checked by
 `Settings` (`settings.py`); this module adds what only a notebook has: `CONTEXT_BUDGET`
-in the user's namespace, the scenario, the API key a Claude model needs, and the names
-of variables. IPython shows a `UsageError` as its message alone, without a traceback, so
-each check raises exactly `IPython.core.error.UsageError` (never a subclass) with one
-line that says what is wrong and what to type instead.
+in the user's namespace, a `--strategy` that names a function of the notebook
+(`strategy_function`, wrapped by `FunctionStrategy`), the scenario, the API key a Claude
+model needs, and the names of variables. IPython shows a `UsageError` as its message
+alone, without a traceback, so each check raises exactly `IPython.core.error.UsageError`
+(never a subclass) with one line that says what is wrong and what to type instead.
 
 A magic line is split into words as IPython splits it (`words()`): quotes group words,
 and a word wrapped in one kind of quote loses them, as in a shell, so a text value such
@@ -31,6 +32,8 @@ from IPython.utils.process import arg_split
 from .. import scenarios
 from ..redact import strip_control
 from ..settings import CLAUDE_PREFIX, DEFAULTS, MAX_BUDGET, WHOLE_NUMBER, shown
+from ..strategies import STRATEGIES, FunctionStrategy
+from ..strategies.function import SHAPE
 
 BUDGET_VAR = "CONTEXT_BUDGET"
 BUDGET_HINT = (f"{BUDGET_VAR} must be a positive whole number of tokens, at most "
@@ -61,6 +64,22 @@ def namespace_budget(namespace: Mapping[str, Any]) -> int:
     if not isinstance(value, numbers.Integral) or whole_number(value) is None:
         raise UsageError(f"{BUDGET_HINT}; it is {shown(value)}")
     return int(value)
+
+
+def strategy_function(name: str | None, namespace: Mapping[str, Any]
+                      ) -> FunctionStrategy | None:
+    """The notebook's function `name` as a strategy; None when `name` is None or a
+    built-in strategy's name (those come first)."""
+    if name is None or name in STRATEGIES:
+        return None
+    if name not in namespace:
+        raise UsageError(f"unknown strategy {shown(name)}: --strategy must be one of "
+                         f"{', '.join(STRATEGIES)}, or the name of a function {SHAPE} "
+                         "defined in the notebook")
+    try:
+        return FunctionStrategy(namespace[name], name=name)
+    except TypeError as err:  # not a function, or not the strategy's shape
+        raise UsageError(f"--strategy {name}: {one_line(str(err))}") from None
 
 
 def scenario(name: str | None) -> str:

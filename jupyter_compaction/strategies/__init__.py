@@ -1,7 +1,8 @@
 """Compaction strategies, one module each, and the registry of their names.
 
 `STRATEGIES` maps the names the magics and widgets use to default instances; the
-summarizing ones get their summarizer from the agent (`configure()`).
+summarizing ones get their summarizer from the agent (`configure()`). `FunctionStrategy`
+turns a plain function `(messages, goal, counter) -> messages` into a strategy.
 """
 
 from .base import (
@@ -16,6 +17,7 @@ from .base import (
 )
 from .clear import PLACEHOLDER, ClearToolResults
 from .compact import CompactAll
+from .function import FunctionFailed, FunctionStrategy
 from .progressive import Progressive
 from .server_summarize import ServerSummarize
 from .summarize import SummarizeMiddle
@@ -44,7 +46,7 @@ def get(name: str) -> Strategy:
 
 __all__ = [
     "PLACEHOLDER", "STRATEGIES", "ClearToolResults", "CompactAll", "Compaction",
-    "CompressionStuck", "NoCompaction", "Progressive", "ServerSummarize", "Strategy",
-    "SummarizeMiddle", "Summarizer", "TrimTurns", "check_counter", "check_stuck",
-    "configure", "get",
+    "CompressionStuck", "FunctionFailed", "FunctionStrategy", "NoCompaction", "Progressive",
+    "ServerSummarize", "Strategy", "SummarizeMiddle", "Summarizer", "TrimTurns",
+    "check_counter", "check_stuck", "configure", "get",
 ]

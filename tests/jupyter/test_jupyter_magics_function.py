@@ -1,0 +1,112 @@
+"""`%%agent --strategy NAME` and `%compact --strategy NAME` with a function of the
+notebook: it plays as the learner's own strategy, its exception shows its traceback and
+keeps the run's transcript, a wrong shape is one UsageError line."""
+
+from __future__ import annotations
+
+import pytest
+from IPython.utils.capture import capture_output
+
+from jupyter_compaction.strategies import FunctionStrategy
+from tests.support.shell import usage_error
+
+DEFINE = '''
+from jupyter_compaction import ClearToolResults
+
+def my_clear(messages, goal, counter):
+    return ClearToolResults()(messages, goal=goal, counter=counter).messages
+
+def unsolved(messages, goal, counter):
+    raise NotImplementedError("write your solution here")
+
+def wrong_shape(messages, drop):
+    return messages
+
+not_a_function = 3
+'''
+NAMES = ("my_clear", "unsolved", "wrong_shape", "not_a_function", "ClearToolResults")
+LINE = "--scenario agents --budget 5000 --no-task-state --quiet --strategy "
+
+
+@pytest.fixture
+def shell_text() -> bool:
+    return True  # the result as text rows, as nbval sees it
+
+
+@pytest.fixture
+def shell_names() -> tuple[str, ...]:
+    return NAMES
+
+
+@pytest.fixture
+def nb(ip):
+    ip.run_cell(DEFINE)
+    return ip
+
+
+def agent(ip, strategy: str):
+    with capture_output() as out:
+        ip.run_line_magic("agent", LINE + strategy)
+    return ip.user_ns["_agent_run"], out.stdout
+
+
+def test_a_notebook_function_plays_as_the_library_strategy_it_calls(nb):
+    library, _ = agent(nb, "clear")
+    mine, shown = agent(nb, "my_clear")
+    assert isinstance(nb.magics_manager.registry["CompactionMagics"].session.agent.strategy,
+                      FunctionStrategy)
+    assert {c.kind for c in mine.compactions} == {"my_clear"}
+    assert (mine.status, mine.peak_context, mine.tokens_sent, mine.repeats) == (
+        library.status, library.peak_context, library.tokens_sent, library.repeats)
+    assert "status               finished" in shown and "Traceback" not in shown
+
+
+def test_a_function_that_raises_shows_its_traceback_and_keeps_the_transcript(nb):
+    run, shown = agent(nb, "unsolved")
+    assert run.status == "failed" and len(run.transcript) > 2
+    assert ("Run failed at turn 6: your function unsolved() raised NotImplementedError: "
+            "write your solution here") in shown
+    head, traceback = shown.split("unsolved() stopped the run; its traceback", 1)
+    assert "_agent_run.transcript" in traceback
+    assert 'raise NotImplementedError("write your solution here")' in traceback
+    assert "compactor.py" not in traceback  # the function's own frames only
+    assert traceback.rstrip().endswith("NotImplementedError: write your solution here")
+    assert nb.user_ns["_agent_run"] is run
+
+
+def test_compact_now_with_a_function_that_raises_shows_its_traceback(nb):
+    agent(nb, "trim")
+    with capture_output() as out:
+        nb.run_line_magic("compact", "--strategy unsolved")
+    run = nb.user_ns["_agent_run"]
+    assert out.stdout.startswith("Compaction failed, so the run ended: your function "
+                                 "unsolved() raised NotImplementedError")
+    assert "in unsolved" in out.stdout and run.transcript
+
+
+def test_compact_now_with_a_notebook_function(nb):
+    nb.run_line_magic("agent", LINE.replace("5000", "20000") + "off")
+    with capture_output() as out:
+        nb.run_line_magic("compact", "--strategy my_clear")
+    assert out.stdout.startswith("Compacted _agent_run at turn") and "with my_clear" in out.stdout
+
+
+@pytest.mark.parametrize("name, says", [
+    ("wrong_shape", "--strategy wrong_shape: wrong_shape(messages, drop) does not have a "
+                    "strategy's shape: it must take (messages, goal, counter) -> messages"),
+    ("not_a_function", "--strategy not_a_function: not_a_function is not a function"),
+    ("missing_name", "unknown strategy 'missing_name': --strategy must be one of off, clear"),
+])
+def test_a_name_that_is_no_strategy_function_is_one_usage_error(nb, name, says):
+    assert usage_error(nb.run_line_magic, "agent", LINE + name).startswith(says)
+    agent(nb, "clear")
+    assert usage_error(nb.run_line_magic, "compact", f"--strategy {name}").startswith(says)
+
+
+def test_a_built_in_name_comes_before_a_notebook_variable(nb):
+    nb.user_ns["trim"] = 3  # not a function, yet `trim` is the built-in strategy
+    try:
+        run, _ = agent(nb, "trim")
+    finally:
+        nb.user_ns.pop("trim")
+    assert run.compactions and {c.kind for c in run.compactions} == {"trim"}
