@@ -6,6 +6,9 @@ calls, whether the answer is right, the question the task was understood as (wit
 slots and operators: the answer is graded against it), and the recall of the scenario's
 must-keep facts in the *final context*: the system prompt and the messages the model saw
 when it answered (the answer itself is left out, or every finished run would score 100 %).
+`compare_runs()` does the same for runs already played, e.g. two `%%agent --out` runs:
+the library's strategy and the learner's own function; displayed in a notebook, a
+`Comparison` shows the overlaid chart (in a widget frontend) above its table.
 
 Left out: more than two strategies at once (call it again), and real-model runs (the
 lab plays the offline simulated model).
@@ -24,7 +27,8 @@ from ..events import TurnStarted
 from ..history import message_text
 from ..settings import Settings
 from .chart import figure_output
-from .render import Rich, heading, html_table, text_table
+from .frontend import widgets_enabled
+from .render import Rich, heading, html_table, show, text_table
 
 HEADERS = ("strategy", "peak tokens", "tokens sent", "compactions", "repeats",
            "must-keep recall", "answer", "question")
@@ -50,6 +54,14 @@ class Comparison:
     scenario: str
     runs: dict[str, Run]
     rows: list[tuple[object, ...]]
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        rich = widgets_enabled()
+        if rich:
+            display(self.figure())
+        show(self.view(), rich=rich)
 
     def view(self) -> Rich:
         title = f"{self.scenario}: {' vs '.join(self.runs)}"
@@ -99,5 +111,15 @@ def compare(scenario: str, settings: Settings, a: str, b: str,
         listener = (lambda e, label=label: on_event(label, e)) if on_event else None
         runs[label] = runner.play(spec.name, settings=settings, strategy=name,
                                   on_event=listener)
+    return compare_runs(runs)
+
+
+def compare_runs(runs: dict[str, Run]) -> Comparison:
+    """Runs of one scenario, already played, by label: their curves and their table."""
+    played = {run.scenario for run in runs.values()}
+    if len(played) != 1 or None in played:
+        raise ValueError(f"compare runs of one bundled scenario; these played "
+                         f"{', '.join(sorted(map(str, played))) or 'none'}")
+    spec = scenarios.load(played.pop())
     rows = [row(label, run, spec.must_keep, spec.is_correct) for label, run in runs.items()]
-    return Comparison(spec.name, runs, rows)
+    return Comparison(spec.name, dict(runs), rows)

@@ -15,7 +15,8 @@ What the adapter adds around the call, step by step:
 3. turn what it returns into a `Compaction`: a `Compaction` as it is, a list of
    messages checked as a history (`validate`) and counted; the input is kept when the
    result is no smaller (`shrunk`);
-4. attribute every failure to the function: an exception it raises, or a result that is
+4. attribute every failure to the function: an exception it raises (but
+   `CompressionStuck`, which a strategy raises to say it is stuck), or a result that is
    not a valid history, becomes a `FunctionFailed` whose message names the function and
    whose `details` hold the traceback of the function's own frames only. The agent ends
    the run with that traceback in `run.error` (`rules.strategy_bug`) and keeps the
@@ -36,7 +37,7 @@ from typing import Any
 
 from ..history import InvalidHistory, Message, blocks, validate
 from ..tokens import TokenCounter
-from .base import Compaction, Summarizer, measure, shrunk
+from .base import Compaction, CompressionStuck, Summarizer, measure, shrunk
 
 SUMMARIZE = "summarize"  # the parameter that receives the agent's summarizer
 SHAPE = "(messages, goal, counter) -> messages"
@@ -109,6 +110,8 @@ class FunctionStrategy:
         extra = {SUMMARIZE: self.summarizer} if self.takes_summarize else {}
         try:
             out = self.function(copy.deepcopy(list(messages)), goal, counter, **extra)  # 2.
+        except CompressionStuck:  # the strategy's own word that it is stuck
+            raise
         except Exception as exc:  # 4. the function's own error, with its own frames
             raise FunctionFailed(self.name, f"raised {type(exc).__name__}: {exc}",
                                  own_frames(exc)) from exc

@@ -8,7 +8,13 @@ import functools
 
 import pytest
 
-from jupyter_compaction import ClearToolResults, TokenCounter, TrimTurns, validate
+from jupyter_compaction import (
+    ClearToolResults,
+    CompressionStuck,
+    TokenCounter,
+    TrimTurns,
+    validate,
+)
 from jupyter_compaction.history import blocks
 from jupyter_compaction.runner import play
 from jupyter_compaction.strategies import FunctionFailed, FunctionStrategy, configure
@@ -77,6 +83,14 @@ def test_an_exception_names_the_function_and_keeps_only_its_frames(history):
     assert "in stub" in failed.details and "strategies/function.py" not in failed.details
     assert failed.details.rstrip().endswith("NotImplementedError: write your solution here")
     assert isinstance(failed.__cause__, NotImplementedError)
+
+
+def test_saying_it_is_stuck_is_no_failure(history):
+    def stuck(messages, goal, counter):
+        raise CompressionStuck("mine", 100, 95, 50)
+
+    with pytest.raises(CompressionStuck, match="compaction 'mine' is stuck"):
+        FunctionStrategy(stuck)(history, goal=8_000, counter=COUNTER)
 
 
 @pytest.mark.parametrize("returned, says", [
