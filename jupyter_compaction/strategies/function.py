@@ -16,8 +16,9 @@ What the adapter adds around the call, step by step:
    messages checked as a history (`validate`) and counted; the input is kept when the
    result is no smaller (`shrunk`);
 4. attribute every failure to the function: an exception it raises (but
-   `CompressionStuck`, which a strategy raises to say it is stuck), or a result that is
-   not a valid history, becomes a `FunctionFailed` whose message names the function and
+   `CompressionStuck`, which a strategy raises to say it is stuck, and what the
+   summarizer raised, a failed summary call the agent answers by trimming), or a result
+   that is not a valid history, becomes a `FunctionFailed` whose message names the function and
    whose `details` hold the traceback of the function's own frames only. The agent ends
    the run with that traceback in `run.error` (`rules.strategy_bug`) and keeps the
    transcript.
@@ -37,7 +38,14 @@ from typing import Any
 
 from ..history import InvalidHistory, Message, blocks, validate
 from ..tokens import TokenCounter
-from .base import Compaction, CompressionStuck, Summarizer, measure, shrunk
+from .base import (
+    Compaction,
+    CompressionStuck,
+    Summarizer,
+    measure,
+    require_summarizer,
+    shrunk,
+)
 
 SUMMARIZE = "summarize"  # the parameter that receives the agent's summarizer
 SHAPE = "(messages, goal, counter) -> messages"
@@ -107,12 +115,15 @@ class FunctionStrategy:
     def __call__(self, messages: Sequence[Message], *, goal: int,
                  counter: TokenCounter) -> Compaction:
         before = measure(messages, counter)
-        extra = {SUMMARIZE: self.summarizer} if self.takes_summarize else {}
+        passed: list[BaseException] = []  # the summarizer's own failures, the agent's to handle
+        extra = {SUMMARIZE: self._summarize(passed)} if self.takes_summarize else {}
         try:
             out = self.function(copy.deepcopy(list(messages)), goal, counter, **extra)  # 2.
         except CompressionStuck:  # the strategy's own word that it is stuck
             raise
         except Exception as exc:  # 4. the function's own error, with its own frames
+            if any(exc is failure for failure in passed):
+                raise  # a failed summary call: the agent trims instead
             raise FunctionFailed(self.name, f"raised {type(exc).__name__}: {exc}",
                                  own_frames(exc)) from exc
         if isinstance(out, Compaction):  # 3.
@@ -121,6 +132,19 @@ class FunctionStrategy:
         return shrunk(self.name, messages, before, out, counter,
                       cleared=cleared_ids(messages, out),
                       dropped=max(0, len(messages) - len(out)))
+
+    def _summarize(self, failures: list[BaseException]) -> Summarizer:
+        """The summarizer, noting in `failures` what it raises (none bound: a one-line
+        `ValueError` says how to bind one)."""
+        summarizer = require_summarizer(self)
+
+        def summarize(prompt: str) -> str:
+            try:
+                return summarizer(prompt)
+            except Exception as exc:
+                failures.append(exc)
+                raise
+        return summarize
 
     def _history(self, out: Any) -> list[Message]:
         """`out` if it is a valid history, else a `FunctionFailed` saying why not."""

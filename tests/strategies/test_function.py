@@ -140,6 +140,23 @@ def test_a_function_taking_summarize_gets_the_agents_summarizer(history):
     assert seen == ["summary of the prompt"]
 
 
+def test_a_failed_summary_call_is_the_agents_to_handle_not_the_functions(history):
+    class CallFailed(Exception):
+        pass
+
+    def refuse(prompt):
+        raise CallFailed("the summary call failed")
+
+    def summarized(messages, goal, counter, summarize):
+        return messages[:1] + [summarize("the prompt")]
+
+    with pytest.raises(CallFailed):  # as it was raised: the agent trims instead
+        configure(FunctionStrategy(summarized), summarizer=refuse)(history, goal=8_000,
+                                                                   counter=COUNTER)
+    with pytest.raises(ValueError, match="FunctionStrategy needs a summarizer"):  # none bound
+        FunctionStrategy(summarized)(history, goal=8_000, counter=COUNTER)
+
+
 def test_in_a_run_it_plays_as_the_library_does_and_a_failure_keeps_the_transcript():
     mine = play("agents", budget=5_000, strategy=FunctionStrategy(keep_two), task_state=False)
     library = play("agents", budget=5_000, strategy=ClearToolResults(keep_last=2),
@@ -155,3 +172,15 @@ def test_in_a_run_it_plays_as_the_library_does_and_a_failure_keeps_the_transcrip
     assert failed.status == "failed" and failed.error_line.startswith("your function stub()")
     assert failed.error.startswith("Traceback") and "in stub" in failed.error
     assert len(failed.transcript) > 2 and failed.transcript[0] == mine.transcript[0]
+
+
+def test_in_a_run_a_failed_summary_call_trims_instead_of_ending_the_run():
+    def refuse(prompt):
+        raise RuntimeError("the API is down")
+
+    def summarized(messages, goal, counter, summarize):
+        return messages[:1] + messages[-2:] if summarize("the prompt") else messages
+
+    run = play("debug", budget=5_000, strategy=FunctionStrategy(summarized), summarizer=refuse)
+    assert run.status == "finished" and run.compactions
+    assert all(c.kind == "trim" and "fallback summary" in c.note for c in run.compactions)
