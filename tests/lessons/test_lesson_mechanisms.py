@@ -105,3 +105,84 @@ def test_lesson_6_the_loop_guard_stops_the_notes_runs_and_the_memory_runs_finish
     assert scenarios.load(name).outcome(remembered) == "correct"
     said = cell("06", "l06-guard")
     assert "the loop guard (lessons 1 and 3) stops them" in said
+
+
+# --- lesson 10: the API's compaction, priced, and its instructions one change at a time -----
+
+KEEP_ONLY = "Summarize this conversation. Keep every identifier and file name verbatim."
+CAP_ONLY = "Summarize this conversation in at most 3000 words."
+BOTH = ("Summarize this conversation. Keep every identifier and file name verbatim, "
+        "in at most 3000 words.")
+PRICES = {"input": 3.0, "output": 15.0}
+
+
+def markdown_on(model: object) -> tuple[object, str]:
+    """Lesson 10's markdown task, the client sending its whole history every time."""
+    import tempfile
+
+    from jupyter_compaction.agent import Agent
+
+    spec = scenarios.load("markdown")
+    workspace = spec.prepare(tempfile.mkdtemp() + "/markdown")
+    agent = Agent(model, tools=spec.tools(workspace), workspace=workspace, strategy="off",
+                  budget=1_000_000, task_state=False, max_turns=120)
+    run = agent.run(spec.task)
+    return run, spec.outcome(run, workspace)
+
+
+def server_compacted(instructions: str | None, trigger: int = 50_000) -> tuple[object, str]:
+    from jupyter_compaction.api_context import compact_edit
+    from jupyter_compaction.server_compaction import ServerCompactingModel
+
+    return markdown_on(ServerCompactingModel(SimulatedModel("markdown"),
+                                             [compact_edit(trigger, instructions)]))
+
+
+@pytest.mark.parametrize("instructions", [None, KEEP_ONLY, CAP_ONLY])
+def test_lesson_10_each_half_of_the_instructions_alone_fails(instructions):
+    run, outcome = server_compacted(instructions)
+    assert outcome == "stuck" and run.repeats > 0
+    assert run.error_line.startswith("stuck in a loop")
+
+
+def test_lesson_10_server_compaction_pays_at_50k_and_costs_at_100k():
+    from jupyter_compaction.pricing import dollars
+    from jupyter_compaction.server_compaction import from_compaction
+
+    never, never_outcome = markdown_on(SimulatedModel("markdown"))
+    early, early_outcome = server_compacted(BOTH)
+    late, late_outcome = server_compacted(BOTH, 100_000)
+    assert never_outcome == early_outcome == late_outcome == "correct" and early.repeats == 0
+    cost = {name: dollars(r.usage, PRICES) for name, r in
+            (("never", never), ("early", early), ("late", late))}
+    assert cost["early"] < cost["never"] < cost["late"]
+    assert early.tokens_sent < never.tokens_sent / 1.5  # the input falls by about half ...
+    assert cost["early"] > 0.9 * cost["never"]  # ... the cost by far less (the cache)
+    fired = [n for n, u in enumerate(late.usage) if u.iterations]
+    assert len(late.usage) - fired[0] < 5  # late: few calls left to profit from it
+    said = cell("10", "l10-price-read")
+    assert "costs only 5% less" in said and "17% more" in said
+    assert f"{round(100 * (1 - cost['early'] / cost['never']))}% less" in said
+    assert f"{round(100 * (cost['late'] / cost['never'] - 1))}% more" in said
+    view, ignored = from_compaction(early.messages)
+    read = len(early.messages) - ignored
+    assert read + ignored == len(early.messages) and len(view) == read + 1  # it adds up:
+    # the block's own message is read as two (the summary, then the rest of that reply)
+
+
+def test_lesson_10_clearing_thinking_saves_a_share_where_every_call_thinks():
+    from jupyter_compaction import TokenCounter
+    from jupyter_compaction.history import blocks, drop_old_thinking
+
+    counter = TokenCounter()
+    run = play("agents", model=SimulatedModel("agents", thinking=True), budget=1_000_000,
+               strategy="off", task_state=False)
+    plain = play("agents", budget=1_000_000, strategy="off", task_state=False)
+    assert [e.input for e in run.of(ToolCalled)] == [e.input for e in plain.of(ToolCalled)]
+    calls = [n for n, m in enumerate(run.transcript) if m["role"] == "assistant"]
+    assert all(blocks(run.transcript[n])[0]["type"] == "thinking" for n in calls)
+    sent = {keep: sum(counter.count(drop_old_thinking(run.transcript[:n], keep=keep))
+                      for n in calls) for keep in ("all", 1)}
+    assert 1 - sent[1] / sent["all"] > 0.1  # a tenth and more, where lesson 9's saves 1.8 %
+    said = cell("10", "l10-thinking-read")
+    assert "a model that thinks on every call of a long agentic loop" in said
