@@ -204,10 +204,8 @@ class Agent:
         results = []
         for call in (b for b in blocks(assistant) if b.get("type") == "tool_use"):
             key = call_key(call["name"], call["input"])
-            # asking for a compaction again is a new request, not work done twice
-            again = key in run.calls_seen and call["name"] != COMPACT_TOOL
             self._emit(run, ToolCalled(run.turn, call["name"], call["input"], call["id"],
-                                       repeat=again))
+                                       repeat=key in run.calls_seen and key[0] != COMPACT_TOOL))
             run.calls_seen.add(key)
             result = _shaped(self.features, run, call, toolbox.call(call))
             text = result["content"]

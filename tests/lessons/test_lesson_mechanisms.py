@@ -160,7 +160,7 @@ def test_lesson_10_server_compaction_pays_at_50k_and_costs_at_100k():
     assert cost["early"] > 0.9 * cost["never"]  # ... the cost by far less (the cache)
     fired = [n for n, u in enumerate(late.usage) if u.iterations]
     assert len(late.usage) - fired[0] < 5  # late: few calls left to profit from it
-    said = cell("10", "l10-price-read")
+    said = cell("10", "l10-instructions-read")
     assert "costs only 5% less" in said and "17% more" in said
     assert f"{round(100 * (1 - cost['early'] / cost['never']))}% less" in said
     assert f"{round(100 * (cost['late'] / cost['never'] - 1))}% more" in said
