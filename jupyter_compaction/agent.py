@@ -44,7 +44,7 @@ from .settings import DEFAULTS, Settings
 from .strategies import Compaction, Strategy, check_counter
 from .tokens import CHARS_PER_TOKEN, TokenCounter
 from .tools import Toolbox, truncate
-from .vocab import PAUSED_AFTER_COMPACTION, WINDOW_EXCEEDED
+from .vocab import COMPACT_TOOL, PAUSED_AFTER_COMPACTION, WINDOW_EXCEEDED
 from .workspace import Workspace
 
 __all__ = ["MAX_RESULT_SHARE", "SYSTEM_PROMPT", "Agent", "Run", "part_of"]
@@ -205,7 +205,7 @@ class Agent:
         for call in (b for b in blocks(assistant) if b.get("type") == "tool_use"):
             key = call_key(call["name"], call["input"])
             self._emit(run, ToolCalled(run.turn, call["name"], call["input"], call["id"],
-                                       repeat=key in run.calls_seen))
+                                       repeat=key in run.calls_seen and key[0] != COMPACT_TOOL))
             run.calls_seen.add(key)
             result = _shaped(self.features, run, call, toolbox.call(call))
             text = result["content"]

@@ -79,6 +79,7 @@ class ToolCalled(Event):
     input: dict[str, Any]
     id: str
     repeat: bool = False  # the same call (name and input) was made earlier in this run
+    # (a `compact` call never is: asking for a compaction again is a new request)
 
 
 @dataclass(frozen=True)

@@ -46,11 +46,49 @@ def test_the_model_asks_and_the_agent_compacts_with_its_focus():
     compactions = run.of(Compacted)
     assert asks and compactions
     assert all(c.turn == a.turn + 1 for a, c in zip(asks, compactions, strict=False))
-    focus = asks[0].input["focus"]
-    assert focus and focus in scenarios.load("debug").task
     prompts = [c.summary_prompt for c in compactions if c.summary_prompt]
-    assert prompts and all(focus.split()[0].lower() in p.lower() for p in prompts)
+    assert prompts and all(a.input["focus"] in p for a, p in zip(asks, prompts, strict=False))
     assert scenarios.load("debug").outcome(run) == "correct"
+
+
+def test_the_model_compacts_before_its_next_step_and_focuses_on_that_step():
+    with runner.start("debug", budget=8_000, usage_line=True, compact_at=0.6,
+                      trigger=1.0, strategy="summarize", task_state=False) as session:
+        run = session.play()
+    calls = run.of(ToolCalled)
+    asks = [e for e in calls if e.name == "compact"]
+    assert len(asks) >= 2 and len({a.input["focus"] for a in asks}) == len(asks)
+    for ask in asks:
+        assert [e.name for e in calls if e.turn == ask.turn] == ["compact"]  # nothing else
+        step = next(e for e in calls if e.turn > ask.turn)  # the step it named, made next
+        assert ask.input["focus"].startswith(("read ", "grep ", "list "))
+        assert next(iter(step.input.values())) in ask.input["focus"]
+    budget = 8_000
+    assert all(c.tokens_before < 0.8 * budget for c in run.of(Compacted))  # not the backstop
+
+
+def test_asking_for_a_compaction_again_is_no_repeated_call():
+    from jupyter_compaction.agent import Agent
+    from jupyter_compaction.models.base import Reply, Usage
+
+    def call(n, name, args):
+        return {"type": "tool_use", "id": f"t{n}", "name": name, "input": args}
+
+    def read_file(path: str) -> str:
+        """Read a file."""
+        return f"contents of {path}"
+
+    same = {"focus": "the open invoices"}
+    replies = [Reply([call(1, "compact", same)], "tool_use", Usage(10, 1)),
+               Reply([call(2, "compact", same)], "tool_use", Usage(10, 1)),
+               Reply([call(3, "read_file", {"path": "a"})], "tool_use", Usage(10, 1)),
+               Reply([call(4, "read_file", {"path": "a"})], "tool_use", Usage(10, 1)),
+               Reply([{"type": "text", "text": "done"}], "end_turn", Usage(10, 1))]
+    agent = Agent(Scripted(replies), tools=[read_file], task_state=False, compact_at=0.7,
+                  strategy="trim")
+    run = agent.run("go")
+    assert [e.repeat for e in run.of(ToolCalled)] == [False, False, False, True]
+    assert run.repeats == 1  # the second read only
 
 
 def test_without_the_line_the_model_never_asks():

@@ -50,8 +50,17 @@ memory tool it does the same in `/memories/findings.md`, viewing the folder firs
 result offloaded to a file (a preview in its place) is read back by searches and a line
 range, never whole, by the rule stated in `simulated_offload.py`; a result that says it
 is unchanged since an earlier turn leaves that earlier result standing. Offered
-the `compact` tool, it calls it (with its task's first sentence as the focus) when the
-newest context-usage line says it is past the share the line gives.
+the `compact` tool, it calls it when the newest context-usage line says it is past the
+share the line gives, with the step it is about to take as the focus (what the summary
+must keep in most detail is what that step builds on), and makes that step only after the
+compaction: the reply that asks for it makes no call on the task's tools.
+
+With `thinking=True` it plays a model with extended thinking: each reply to its task opens
+with a thinking block that restates its reading (the task, every fact it knows, the steps
+left), so the thinking grows as the work does, as a model re-deriving its plan on every
+call. It never reads thinking back (the facts it acts on come from text and results only),
+so thinking changes what the requests cost and how soon the context fills, not what it
+reads; it counts towards `max_tokens`, as the API's thinking does.
 
 Asked for a summary (recognised by what the request asks, in any wording), it writes the
 sections the prompt names, in that order, under the length the prompt states
@@ -129,7 +138,7 @@ from .simulated_summary import (
 )
 
 MAX_SAME_CALL = 2  # an identical call with an identical result, at most this many in a row
-FOCUS_CHARS = 120  # the focus it gives `compact`: its task's first sentence, cut to this
+FOCUS_CHARS = 120  # the focus it gives `compact`: the step it is about to take, cut to this
 MEMORY_FILE = f"{MEMORY_ROOT}/findings.md"  # where it keeps its findings with the memory tool
 OUT_OF_SCOPE = "refusal"  # the stop reason of an honest "I cannot do this offline"
 # The valid values an error lists at its end: "...; topics: a, b." or "use one of a, b."
@@ -227,12 +236,13 @@ class SimulatedModel:
 
     def __init__(self, scenario: Scenario | str = "agents", *, summary_words: int = SUMMARY_WORDS,
                  user_summary: str = DEFAULT_USER_SUMMARY, cache: bool = True,
-                 counter: TokenCounter | None = None):
+                 counter: TokenCounter | None = None, thinking: bool = False):
         if user_summary not in USER_SUMMARY:
             raise ValueError(f"user_summary must be one of {', '.join(USER_SUMMARY)}, "
                              f"not {user_summary!r}")
         self.scenario = load(scenario) if isinstance(scenario, str) else scenario
         self.summary_words, self.user_summary, self.cache = summary_words, user_summary, cache
+        self.thinking = thinking
         self.counter = counter or TokenCounter()
         self.name = "simulated"
         self._request = ""  # a digest of the request being answered (for tool-use ids)
@@ -333,15 +343,30 @@ class SimulatedModel:
     def act(self, system: str, messages: list[Message], offered: set[str],
             max_tokens: int = 10**6, visible: str | None = None) -> list[dict]:
         """The reply to a request for its task: a retry, the next call (with its
-        bookkeeping), the searches of offloaded results, or the answer."""
+        bookkeeping), the searches of offloaded results, or the answer; with `thinking`,
+        opened by a thinking block that states its reading."""
         r = self._read_parts(system, messages, visible)
+        content = self._reply(system, messages, offered, max_tokens, r)
+        return [self._thought(_task(messages), r), *content] if self.thinking else content
+
+    def _thought(self, task: str, r: Reading) -> dict[str, str]:
+        """A thinking block: the task, the facts it knows and the steps left, as it read
+        them."""
+        known = "\n".join(f"{name} = {value}" for name, value in r.facts.items())
+        left = "\n".join(c.label for c in r.plan if not r.done(c)) or "nothing: answer"
+        text = f"The task:\n{task}\nWhat I know:\n{known}\nLeft to do:\n{left}"
+        return {"type": "thinking", "thinking": text, "signature": f"simulated-{self._request}"}
+
+    def _reply(self, system: str, messages: list[Message], offered: set[str],
+               max_tokens: int, r: Reading) -> list[dict]:
+        """`act`'s reply, without thinking, from the reading `r`."""
         news = self._news(messages, r)
         said = self._preface(messages, r, news)
         todo = [c for c in r.plan if not r.done(c) and c.tool in offered]
         if todo and self._repeating(messages, todo[0]):
             todo = []  # the same call keeps giving the same result: answer with what we have
         retry = [(tool, args) for tool, args in r.retry if tool in offered]
-        book = self._bookkeeping(system, messages, offered, r, news) if todo else []
+        book = self._bookkeeping(system, messages, offered, r, news, todo[0]) if todo else []
         follow = [self._call(tool, args) for tool, args in r.follow if tool in offered]
         if retry:  # the error listed valid values: try the closest one, once
             tool, args = retry[0]
@@ -370,11 +395,14 @@ class SimulatedModel:
         ranges of offloaded results (`follow`), then the call; what does not fit in
         `max_tokens` waits. With `look_first`, a reply that views its memory makes no
         other call (without a todo list in view, its memory may make the step needless;
-        with one, a pending item is not done, so it reads its memory along with it)."""
+        with one, a pending item is not done, so it reads its memory along with it). A
+        reply that asks for a compaction makes the step after it, on the compacted context."""
         head = [self._text(f"{said}Next: {call.label}.")]
         action = [*follow, self._call(call.tool, dict(call.args))]
         if look_first and any(_views_memory(b) for b in book):
             action = []  # what its memory holds may make the step needless: look first
+        if any(b.get("name") == COMPACT_TOOL for b in book):
+            action = []  # compact first: the step's result then lands in the smaller context
         while book and self._tokens([*head, *book, *action]) > max_tokens:
             if said:  # the bookkeeping records the same facts: say less
                 said, head = "", [self._text(f"Next: {call.label}.")]
@@ -434,10 +462,11 @@ class SimulatedModel:
         return len(outputs) == MAX_SAME_CALL and outputs[0] == outputs[1]
 
     def _bookkeeping(self, system: str, messages: list[Message], offered: set[str],
-                     r: Reading, news: dict[str, str]) -> list[dict]:
+                     r: Reading, news: dict[str, str], step: Call) -> list[dict]:
         """This turn's bookkeeping calls, of the tools offered: the goal and todo list, a
         note of the news, the notes read back after a compaction, the memory file, and
-        `compact` when the newest usage line says the context is past its share."""
+        `compact` (focused on `step`, the one it is about to take) when the newest usage
+        line says the context is past its share."""
         calls = self._todo_calls(system, messages, offered, r) if TODO_WRITE in offered else []
         if WRITE_NOTE in offered and news:
             calls.append(self._call(WRITE_NOTE, {"text": fact_line(news)}))
@@ -447,8 +476,7 @@ class SimulatedModel:
             calls += [self._call(MEMORY_TOOL_NAME, args)
                       for args in _memory_steps(messages, news)]
         if COMPACT_TOOL in offered and _past_compact_line(messages):
-            focus = _task(messages).split("\n")[0].split(". ")[0][:FOCUS_CHARS]
-            calls.append(self._call(COMPACT_TOOL, {"focus": focus}))
+            calls.append(self._call(COMPACT_TOOL, {"focus": step.label[:FOCUS_CHARS]}))
         return calls
 
     def _todo_calls(self, system: str, messages: list[Message], offered: set[str],
