@@ -27,7 +27,11 @@ from __future__ import annotations
 import importlib
 import math
 import sys
-from _json import encode_basestring_ascii, make_encoder, make_scanner
+
+try:  # json's C parts: every CPython has them, and only the sandbox's pipe uses them
+    from _json import encode_basestring_ascii, make_encoder, make_scanner
+except ImportError:  # a build without them (a browser's Python), where check() needs none
+    encode_basestring_ascii = make_encoder = make_scanner = None
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every sandboxed worker's start
 if TYPE_CHECKING:
@@ -143,9 +147,6 @@ class _Reading:
         return float(name)
 
 
-_scan = make_scanner(_Reading())
-
-
 def dumps(value: Any) -> str:
     """One line of JSON (no newline inside) for the pipe: `json.dumps(value,
     separators=(",", ":"))`, by the same C encoder."""
@@ -161,7 +162,7 @@ def loads(line: bytes | str) -> Any:
         raise NotPlainData(f"the reply is over {MAX_BYTES:,} bytes")
     text = (line.decode("utf-8") if isinstance(line, bytes) else line).strip(" \t\n\r")
     try:
-        value, end = _scan(text, 0)
+        value, end = make_scanner(_Reading())(text, 0)
     except StopIteration:
         raise ValueError("not a JSON value") from None
     if end != len(text):
