@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 from .history import Message, block_text, blocks, result_text
 from .media import MEDIA_KINDS
-from .redact import redact
 from .vocab import ASSISTANT_PREFIX as ASSISTANT_PREFIX  # re-exported: where summaries live
 from .vocab import END_OF_OUTPUT as END_OF_OUTPUT
 from .vocab import SUMMARY_PREFIXES as PREFIXES  # noqa: F401
@@ -177,6 +176,9 @@ def summary_prompt(middle: Sequence[Message], previous: str | None = None, goal:
     With `cover=(first, last)` the prompt is for a model that already reads the
     conversation: no task and no transcript, only which of its messages (counted from 1)
     to summarize."""
+    from .redact import redact  # here, not at the top: its rules cost what reading a
+    # summary does not need (a sandboxed worker that imports `is_summary` pays every start)
+
     parts = [instructions_text(data=not cover)]
     if focus.strip():
         parts.append(FOCUS_INSTRUCTIONS.format(focus=_quoted(" ".join(focus.split()))))

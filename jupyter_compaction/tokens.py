@@ -44,7 +44,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -168,12 +168,15 @@ def estimate_tokens(content: str | Sequence[Message]) -> int:
 class TokenCounter:
     """Exact tiktoken counts for texts, messages and whole requests, cached per message."""
 
-    def __init__(self, encoding: str = DEFAULT_ENCODING):
+    def __init__(self, encoding: str = DEFAULT_ENCODING,
+                 counted: Mapping[str, int] | None = None):
+        """`counted`: texts whose exact counts in `encoding` are known already (another
+        counter's `counted()`), so they are never encoded here."""
         self.encoding_name = encoding
         self._encoding = None
         self._by_id: dict[int, tuple[Message, int]] = {}
         self._by_content: dict[str, int] = {}
-        self._by_text: dict[str, int] = {}
+        self._by_text: dict[str, int] = dict(counted or {})
         self.encodes = 0  # how many texts were actually tokenized (for benchmarks and lessons)
 
     def __repr__(self) -> str:
@@ -184,6 +187,10 @@ class TokenCounter:
         if self._encoding is None:
             self._encoding = ensure_encoding(self.encoding_name)
         return self._encoding
+
+    def counted(self) -> dict[str, int]:
+        """Every text this counter has counted, with its count (a copy)."""
+        return dict(self._by_text)
 
     def count_text(self, text: str) -> int:
         """Exactly tiktoken's count for `text` (special-token strings count as text); a text

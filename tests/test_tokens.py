@@ -117,6 +117,17 @@ def test_equal_copy_is_a_lookup_not_an_encode():
     assert counter.encodes == encodes
 
 
+def test_a_counter_given_anothers_counts_counts_the_same_without_encoding_them():
+    messages = fixed_history(3, 30)
+    first = TokenCounter()
+    total = first.count(messages, system="You are terse.")
+    second = TokenCounter(counted=first.counted())
+    assert second.count(messages, system="You are terse.") == total
+    assert second.encodes == 0 and second.counted() == first.counted()
+    assert second.count_text("a new text") == first.count_text("a new text")
+    assert second.encodes == 1
+
+
 def test_a_huge_message_is_not_copied_into_a_cache_key_yet_its_copy_is_a_lookup():
     counter = TokenCounter()
     text = "word " * KEY_CHARS

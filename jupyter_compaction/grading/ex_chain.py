@@ -14,6 +14,7 @@ Left out: reading the sessions' messages (`SessionStore.transcript`).
 
 from __future__ import annotations
 
+import functools
 import random
 import tempfile
 from collections.abc import Callable
@@ -28,13 +29,21 @@ CREATED = "2026-01-01T00:00:00+00:00"
 
 
 def expected(parents: dict[str, str | None], session_id: str) -> list[str]:
+    return list(_stored_chain(tuple(parents.items()), session_id))
+
+
+@functools.lru_cache(maxsize=4096)
+def _stored_chain(parents: tuple[tuple[str, str | None], ...], session_id: str
+                  ) -> tuple[str, ...]:
+    """The store's chain, computed once per distinct case in a grading process: every
+    learner meets the same cases, and each write of the store flushes to disk."""
     with tempfile.TemporaryDirectory(prefix="compaction-chain-") as root:
-        for sid, parent in parents.items():
+        for sid, parent in parents:
             (Path(root) / sid).mkdir()
             write_atomic(Path(root) / sid / META, {"session_id": sid, "run_id": "run",
                                                    "parent_session_id": parent,
                                                    "created": CREATED})
-        return [s.session_id for s in SessionStore(root).chain(session_id)]
+        return tuple(s.session_id for s in SessionStore(root).chain(session_id))
 
 
 def same_as_store(parents: dict[str, str | None], session_id: str) -> Test:

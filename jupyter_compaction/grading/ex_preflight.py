@@ -39,7 +39,7 @@ from ..tools import Toolbox
 from .base import Case, Exercise, Shown, Space, Test, call, numbered, short
 from .counters import FixedCounter
 from .generated import history_builders
-from .histories import counter, random_history, reading_history
+from .histories import counter, handed, random_history, reading_history
 
 TRIGGER, TARGET = DEFAULTS.trigger, DEFAULTS.target
 HIDDEN_CASES = 8
@@ -120,8 +120,8 @@ def same_as_agent(messages: list[Message], system: str, with_tools: bool,
         overhead = tokens().count([], system, tools)
         limit = budget(tokens().count(messages, system, tools), overhead)
         want = expected(tokens(), messages, system, with_tools, limit, trigger, target)
-        got = fn(tokens(), copy.deepcopy(messages), system, copy.deepcopy(tools), limit,
-                 trigger, target)  # copies, so nothing the call does reaches TOOLS
+        got = fn(handed(tokens, messages, system, tools), copy.deepcopy(messages), system,
+                 copy.deepcopy(tools), limit, trigger, target)  # copies: TOOLS stays as is
         problem = decision_problem(got, want)
         return problem and (call("preflight", counter=Shown("counter"), messages=messages,
                                  system=system, tools=tools, budget=limit, trigger=trigger,

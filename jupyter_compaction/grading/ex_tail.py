@@ -26,7 +26,17 @@ from ..tokens import TokenCounter
 from .base import Advice, Case, Exercise, Shown, Space, Test, call, compare, numbered
 from .counters import FIXED_TOKENS, FixedCounter
 from .generated import history_builders, seeded_history
-from .histories import assistant, counter, random_history, reading_history, result, text, use, user
+from .histories import (
+    assistant,
+    counter,
+    handed,
+    random_history,
+    reading_history,
+    result,
+    text,
+    use,
+    user,
+)
 
 HIDDEN_CASES = 8
 
@@ -45,7 +55,7 @@ def same_as_library(build: Callable[[], list[Message]],
                     tokens: Callable[[], TokenCounter] = counter) -> Test:
     def test(fn: Callable[..., Any]) -> str | Advice | None:
         messages, tail_tokens = build(), budget(build())
-        got = fn(build(), tokens(), tail_tokens)
+        got = fn(build(), handed(tokens, messages), tail_tokens)
         problem = compare(got, expected(build(), tokens(), tail_tokens),
                           call("tail_start", messages=messages, counter=Shown("counter"),
                                tail_tokens=tail_tokens) + " returned")

@@ -23,7 +23,7 @@ from ..tokens import TokenCounter
 from .base import Case, Exercise, Shown, Space, Test, call, compare, numbered
 from .counters import FIXED_TOKENS, FixedCounter
 from .generated import history_builders
-from .histories import counter, random_history, reading_history
+from .histories import counter, handed, random_history, reading_history
 
 TRIGGER = DEFAULTS.trigger
 HIDDEN_CASES = 8
@@ -46,8 +46,8 @@ def same_as_agent(messages: list[Message], system: str | None, tools: list[dict]
     def test(fn: Callable[..., Any]) -> str | None:
         limit = budget(tokens().count(messages, system, tools))
         want = expected(tokens(), messages, system, tools, limit, trigger)  # before the call
-        got = fn(tokens(), copy.deepcopy(messages), system, copy.deepcopy(tools), limit,
-                 trigger)
+        got = fn(handed(tokens, messages, system, tools), copy.deepcopy(messages), system,
+                 copy.deepcopy(tools), limit, trigger)
         shown = call("needs_compaction", counter=Shown("counter"), messages=messages,
                      system=system, tools=tools, budget=limit, trigger=trigger)
         return compare(got, want, f"{shown} returned")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Callable
 from typing import Any
 
 from ..history import Block, InvalidHistory, Message, validate
@@ -32,6 +33,18 @@ FILLER = "lorem ipsum dolor sit amet " * 40  # ~1,100 characters before a late i
 def counter() -> TokenCounter:
     """One shared exact counter for every case (its per-message cache makes reruns cheap)."""
     return TokenCounter()
+
+
+def handed(tokens: Callable[[], TokenCounter], messages: list[Message],
+           system: str | None = None, tools: list[dict] | None = None) -> TokenCounter:
+    """The counter a case hands the learner's function: a new one of `tokens()`'s kind
+    that has counted the request (messages, system prompt, tools) and nothing else. It
+    counts exactly as `tokens()` does; a sandboxed worker receives those counts with it
+    (`codec`), so counting that request there builds no tiktoken encoder."""
+    kind = tokens()
+    fresh = type(kind)(kind.encoding_name)
+    fresh.count(messages, system, tools)
+    return fresh
 
 
 def text(value: str) -> Block:

@@ -40,7 +40,7 @@ def define(request: dict[str, Any]) -> Any:
 
 
 def call(fn: Any, request: dict[str, Any]) -> dict[str, Any]:
-    args, kwargs = decode(request["args"]), decode(request["kwargs"])
+    args, kwargs = decode(request["args"], counts=True), decode(request["kwargs"], counts=True)
     result = fn(*args, **kwargs)
     return {"result": encode(result), "args": encode(list(args)), "kwargs": encode(kwargs)}
 

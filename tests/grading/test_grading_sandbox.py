@@ -26,6 +26,7 @@ from jupyter_compaction.grading.codec import decode, encode
 from jupyter_compaction.grading.sandbox import Sandbox, SandboxError
 from jupyter_compaction.models.base import Usage
 from jupyter_compaction.replay import ReplayTurn
+from jupyter_compaction.tokens import TokenCounter
 
 BOUND_S = 8.0  # what any single attack may cost the grader, start-up included
 MARKER = "61.2345"  # a detached child's sleep, to look for afterwards
@@ -230,6 +231,26 @@ def test_library_shapes_cross_as_themselves_and_the_worker_imports_only_what_the
         assert box(shapes, Usage(input_tokens=5)) == (["Usage"], shapes[:1])
         assert box(shapes, turn) == (["ReplayTurn"], shapes[:1])
     assert decode(encode([turn, Usage(output_tokens=2)])) == [turn, Usage(output_tokens=2)]
+
+
+def test_a_counter_crosses_with_its_counts_and_the_grader_never_takes_a_workers():
+    # the request the grader counted is counted in the worker without tiktoken's encoder
+    # (about half a second of CPU); any other text is counted there exactly; a counter
+    # the worker sends back counts for itself in the grader, whatever counts it claims
+    source = ("import sys\n"
+              "from jupyter_compaction.tokens import TokenCounter\n"
+              "def f(counter, messages, other):\n"
+              "    known = counter.count(messages), 'tiktoken' in sys.modules\n"
+              "    return known, counter.count_text(other), TokenCounter(counted={other: 1})\n")
+    messages = [{"role": "user", "content": "Read the log, then fix ORD-1042."}]
+    given = TokenCounter()
+    given.count(messages)
+    with Sandbox(source, "f") as box:
+        known, other, forged = box(given, messages, "a text never counted here")
+    assert known == (TokenCounter().count(messages), False)
+    assert other == TokenCounter().count_text("a text never counted here") != 1
+    assert type(forged) is TokenCounter and forged.counted() == {}
+    assert forged.count_text("a text never counted here") == other
 
 
 def test_frames_and_globals_in_the_worker_hold_no_case_and_no_seed(isolation):
