@@ -34,9 +34,11 @@ Left out: dollar costs (see the benchmarks) and per-message detail (see `%contex
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from collections.abc import Iterable
+from importlib import resources
 from typing import Any
 
 from ..demo import bar
@@ -66,9 +68,18 @@ def figure_output(data: list[Any], layout: dict[str, Any]) -> Any:
     """An `ipywidgets.Output` that shows a plotly figure of `data` and `layout`.
 
     The figure is `.fig` (its `.data`, `.layout` and `batch_update()` are offered on the
-    widget too); `redraw()` shows it again after a change."""
+    widget too); `redraw()` shows it again after a change. A template named in `layout`
+    ("plotly_white") goes into the output as plotly's own JSON file of it, not into `.fig`:
+    building and validating it as an object was half the first figure's cost (seconds
+    in the browser build's kernel), and the JSON is what plotly would have sent."""
     import ipywidgets
     import plotly.graph_objects as go
+
+    template = layout.get("template")
+    if isinstance(template, str):
+        layout = {**layout, "template": {}}  # not None: plotly would load its default
+    else:
+        template = None
 
     class FigureOutput(ipywidgets.Output):
         def __init__(self, fig: go.Figure):
@@ -89,16 +100,26 @@ def figure_output(data: list[Any], layout: dict[str, Any]) -> Any:
 
         def redraw(self) -> None:
             """Replace the shown output with the figure as it is now (one message)."""
-            self.outputs = (plot_output(self.fig),)
+            self.outputs = (plot_output(self.fig, template),)
 
     return FigureOutput(go.Figure(data=data, layout=layout))
 
 
-def plot_output(fig: Any) -> dict[str, Any]:
-    """`fig` as one notebook output that plotly's renderer draws (JSON, no script)."""
+@functools.cache
+def template_json(name: str) -> dict[str, Any]:
+    """plotly's template `name` as the JSON file plotly ships it in (read once)."""
+    return json.loads(resources.files("plotly").joinpath(
+        "package_data", "templates", f"{name}.json").read_text(encoding="utf-8"))
+
+
+def plot_output(fig: Any, template: str | None = None) -> dict[str, Any]:
+    """`fig` as one notebook output that plotly's renderer draws (JSON, no script), with
+    plotly's template `template` if one is named."""
     import plotly.io
 
     spec = json.loads(plotly.io.to_json(fig, validate=False, remove_uids=False))
+    if template:
+        spec["layout"]["template"] = template_json(template)
     spec["config"] = {"displaylogo": False, "responsive": True}
     title = fig.layout.title.text or "plotly chart"
     return {"output_type": "display_data", "metadata": {},

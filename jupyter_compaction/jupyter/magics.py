@@ -199,6 +199,7 @@ class CompactionMagics(Magics):
         self._finish(self.session, out, rich, live)
 
     def _finish(self, session: ScenarioRun, out: str | None, rich: bool, live: LiveView) -> None:
+        live.flush()  # the events since the last draw
         if self.session is not None and self.session is not session:
             self.session.close()  # its run stays in the namespace; its workspace goes
         self.session = session

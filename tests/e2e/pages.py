@@ -56,3 +56,83 @@ def run_all_cells(page) -> None:
     accept_kernel_dialog(page)
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+@dataclass
+class LiteRun:
+    """One lesson run in the JupyterLite site: its page, the seconds from opening it to an
+    idle kernel and from "Run All Cells" to every cell done, and the tracebacks shown."""
+
+    page: object
+    kernel_s: float
+    run_s: float
+    tracebacks: list[str]
+
+
+def _status(page) -> str:
+    return page.evaluate("""() => {
+        const e = document.querySelector('.jp-Notebook-ExecutionIndicator');
+        return e ? e.getAttribute('data-status') : 'none'; }""")
+
+
+def _prompts(page) -> list[str]:
+    return page.evaluate("""() => Array.from(document.querySelectorAll(
+        '.jp-CodeCell .jp-InputArea-prompt')).map(p => p.textContent.trim())""")
+
+
+def outputs(page) -> list[str]:
+    """The text of every output area in the page."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll(
+        '.jp-OutputArea-output')).map(o => o.textContent)""")
+
+
+def _run_all_menu(page) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+def _unstarted(page) -> bool:
+    """Every cell still unrun and the kernel idle: a "Run All Cells" click the page missed
+    while busy (seen once with two test workers)."""
+    return _status(page) == "idle" and all(p == "[ ]:" for p in _prompts(page))
+
+
+def _finished(page) -> bool:
+    return _status(page) == "idle" and all(p not in ("[*]:", "[ ]:", "")
+                                           for p in _prompts(page))
+
+
+def run_lite_lesson(context, site_url: str, name: str, kernel_limit_s: float,
+                    run_limit_s: float, poll_s: float = 3.0,
+                    retry_after_s: float = 30.0, tries: int = 3) -> LiteRun:
+    """Open lesson `name` of the site in a new page of `context`, wait for its kernel and
+    run every cell. Finished means two idle polls in a row with every cell run; the time
+    is taken at the first of them. A "Run All Cells" the busy page let go by is asked
+    again, `retry_after_s` apart, at most `tries` times."""
+    import time
+
+    page = context.new_page()
+    start = time.perf_counter()
+    page.goto(f"{site_url}/lab/index.html?path={name}")
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                           timeout=kernel_limit_s * 1000)
+    kernel_s = time.perf_counter() - start
+    started = time.perf_counter()
+    deadline, done_at, asked, asked_at = started + run_limit_s, None, 0, 0.0
+    while time.perf_counter() < deadline:
+        if not asked or (asked < tries and time.perf_counter() - asked_at > retry_after_s
+                         and _unstarted(page)):
+            _run_all_menu(page)  # again only if a busy page let the last click go by
+            asked, asked_at = asked + 1, time.perf_counter()
+        now = time.perf_counter()
+        if not _finished(page):
+            done_at = None
+        elif done_at is None:
+            done_at = now
+        else:
+            break
+        time.sleep(poll_s)
+    prompts = _prompts(page)
+    assert prompts and all(p.startswith("[") and p[1:-2].isdigit() for p in prompts), prompts
+    tracebacks = [o for o in outputs(page) if "Traceback (most recent call last)" in o]
+    return LiteRun(page, kernel_s, (done_at or time.perf_counter()) - started, tracebacks)

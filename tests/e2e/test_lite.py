@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_compaction.grading.check import IN_BROWSER
-from tests.e2e.pages import ARTIFACTS, CHROMIUM, FLAGS, plot_state
+from tests.e2e.pages import ARTIFACTS, CHROMIUM, FLAGS, outputs, plot_state, run_lite_lesson
 from tests.support.needs import needs
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
@@ -85,58 +85,14 @@ def site_browser(browser, site_url, tmp_path):
     context.close()
 
 
-def _status(page) -> str:
-    return page.evaluate("""() => {
-        const e = document.querySelector('.jp-Notebook-ExecutionIndicator');
-        return e ? e.getAttribute('data-status') : 'none'; }""")
-
-
-def _prompts(page) -> list[str]:
-    return page.evaluate("""() => Array.from(document.querySelectorAll(
-        '.jp-CodeCell .jp-InputArea-prompt')).map(p => p.textContent.trim())""")
-
-
-def _outputs(page) -> list[str]:
-    return page.evaluate("""() => Array.from(document.querySelectorAll(
-        '.jp-OutputArea-output')).map(o => o.textContent)""")
-
-
-def _run_all(page) -> None:
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-
-
-def _unstarted(page) -> bool:
-    """Every cell still unrun and the kernel idle: a "Run All Cells" click the page missed
-    while busy (seen once with two test workers)."""
-    return _status(page) == "idle" and all(p == "[ ]:" for p in _prompts(page))
-
-
 def run_lesson(browser, site_url: str, name: str):
     """Open lesson `name`, wait for the kernel, run every cell; return (page, seconds to
     a ready kernel). Fails if a cell is left unrun or raised."""
-    page = browser.new_page()
-    start = time.perf_counter()
-    page.goto(f"{site_url}/lab/index.html?path={name}")
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
-                           timeout=KERNEL_START_S * 1000)
-    kernel_s = time.perf_counter() - start
-    deadline, idle_polls, asked, asked_at = time.monotonic() + RUN_S, 0, 0, 0.0
-    while idle_polls < 2 and time.monotonic() < deadline:
-        if not asked or (asked < RUN_ALL_TRIES and time.monotonic() - asked_at > RUN_ALL_WAIT_S
-                         and _unstarted(page)):
-            _run_all(page)  # again only if a busy page let the last click go by
-            asked, asked_at = asked + 1, time.monotonic()
-        time.sleep(POLL_S)
-        done = _status(page) == "idle" and all(p not in ("[*]:", "[ ]:", "")
-                                               for p in _prompts(page))
-        idle_polls = idle_polls + 1 if done else 0
-    prompts = _prompts(page)
-    assert prompts and all(p.startswith("[") and p[1:-2].isdigit() for p in prompts), prompts
-    tracebacks = [o for o in _outputs(page) if "Traceback (most recent call last)" in o]
-    assert not tracebacks, f"{name}: {tracebacks[0][:600]}"
+    run = run_lite_lesson(browser, site_url, name, KERNEL_START_S, RUN_S, POLL_S,
+                          RUN_ALL_WAIT_S, RUN_ALL_TRIES)
+    assert not run.tracebacks, f"{name}: {run.tracebacks[0][:600]}"
     assert not browser.blocked, f"requests beyond the site: {browser.blocked[:5]}"
-    return page, kernel_s
+    return run.page, run.kernel_s
 
 
 def test_lesson_1_runs_in_the_browser_with_its_chart_and_check(site_browser, site_url):
@@ -146,7 +102,7 @@ def test_lesson_1_runs_in_the_browser_with_its_chart_and_check(site_browser, sit
     states = [plot_state(page, i) for i in range(charts)]
     budget = next(s for s in states if s and s["budget"])
     assert budget["svg"] > 0 and len(set(budget["budget"])) == 1 and budget["budget"][0] > 0
-    checked = [o for o in _outputs(page) if o.startswith("ex1:")]
+    checked = [o for o in outputs(page) if o.startswith("ex1:")]
     assert checked and "score:" in checked[0] and IN_BROWSER in checked[0]
     page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
     ARTIFACTS.mkdir(exist_ok=True)

@@ -561,6 +561,45 @@ def test_rich_frontend_shows_chart_and_html(ip, rich):
     assert type(ip.user_ns["_lab"]).__name__ == "Lab"
 
 
+def test_the_live_view_draws_at_most_once_a_second_and_everything_at_the_end(monkeypatch):
+    """A simulated run's events arrive within a millisecond: drawing each one sent the
+    figure and the log to the page every time (most of a lesson's time in the browser)."""
+    from types import SimpleNamespace
+
+    from jupyter_compaction.jupyter import live as live_module
+
+    clock = SimpleNamespace(now=100.0)
+    monkeypatch.setattr(live_module, "time", SimpleNamespace(monotonic=lambda: clock.now))
+    events = runner.play("agents", budget=8000).events
+    with capture_output():
+        view = live_module.LiveView(rich=True)
+    chart, drawn = view.chart, view.chart.updates  # the empty figure
+    for event in events[:-1]:
+        view(event)
+    assert chart.updates == drawn + 1 and chart.turns == [1]  # only the first event
+    clock.now += live_module.DRAW_EVERY_S
+    view(events[-1])  # a second later: everything so far
+    assert chart.updates == drawn + 2 and view._log_widget.value == view.log.html()
+    turns = [e.turn for e in events if isinstance(e, TurnStarted)]
+    assert chart.turns == turns and len(turns) > 5
+    view.flush()  # nothing waiting: nothing sent
+    assert chart.updates == drawn + 2
+
+
+def test_the_magic_draws_the_events_left_when_the_run_returns(ip, rich, monkeypatch):
+    from jupyter_compaction.jupyter import live as live_module
+
+    views = []
+    monkeypatch.setattr(magics_module, "LiveView",
+                        lambda **kw: views.append(live_module.LiveView(**kw)) or views[-1])
+    monkeypatch.setattr(live_module, "DRAW_EVERY_S", 3600.0)  # never while it plays
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario agents --budget 8000")
+    run = ip.user_ns["_agent_run"]
+    turns = [e.turn for e in run.events if isinstance(e, TurnStarted)]
+    assert views[0].chart.turns == turns and views[0]._log_widget.value == views[0].log.html()
+
+
 # --- deterministic text ----------------------------------------------------------------------
 
 RANDOM_LOOKING = re.compile(

@@ -208,6 +208,7 @@ def test_the_live_views_escape(finished: Run, capsys: pytest.CaptureFixture[str]
     live = LiveView(rich=True)
     for event in finished.events:
         live(event)
+    live.flush()  # the events since its last draw
     assert_inert(live._log_widget.value)
     chart = TokenChart()
     chart.feed(finished.events)
