@@ -46,7 +46,13 @@ it was given, and nothing else:
 With the task-state tools offered it writes a todo list of the calls it can name so far
 (rewritten when a listing reveals more) and ticks each with a note of its facts; with the
 notes tools it writes its facts down and reads them back after a compaction; with the
-memory tool it does the same in `/memories/findings.md`, viewing the folder first. A
+memory tool it does the same in `/memories/findings.md`, viewing the folder first. Its
+memory follows what the request shows: every fact the newest results show is written in
+the reply that sees them, whether or not its plan can still name their call (a trim may
+have dropped the listing that named a file, so the finding would be lost with the next
+compaction), and after a compaction it reads its memory back, in a reply of its own
+when no todo list is in view, before it does again any step its memory may make
+needless (re-reading a file it noted). A
 result offloaded to a file (a preview in its place) is read back by searches and a line
 range, never whole, by the rule stated in `simulated_offload.py`; a result that says it
 is unchanged since an earlier turn leaves that earlier result standing. Offered
@@ -413,7 +419,7 @@ class SimulatedModel:
                      if key and key[0] in (SEARCH_OFFLOADED, READ_OFFLOADED)}
         answered |= {key for key, path in r.offloaded.items() if path in read_back}
         news: dict[str, str] = {}
-        for call in r.plan:
+        for call in [*r.plan, *r.extra]:  # a result its plan cannot name now holds news too
             if call.key in answered and call.key in r.seen:
                 news.update(call.record(r.seen[call.key]))
         return news
