@@ -44,7 +44,9 @@ it was given, and nothing else:
   `max_tokens` (stop reason "max_tokens").
 
 With the task-state tools offered it writes a todo list of the calls it can name so far
-(rewritten when a listing reveals more) and ticks each with a note of its facts; with the
+(rewritten when a listing reveals more) and ticks each with a note of its facts, from
+the visible result or, when a compaction came before it ticked it, from the records that
+kept them (a summary), so no later compaction leaves a finished item pending; with the
 notes tools it writes its facts down and reads them back after a compaction; with the
 memory tool it does the same in `/memories/findings.md`, viewing the folder first. Its
 memory follows what the request shows: every fact the newest results show is written in
@@ -460,7 +462,7 @@ class SimulatedModel:
     def _todo_calls(self, system: str, messages: list[Message], offered: set[str],
                     r: Reading) -> list[dict]:
         """The goal, set once; the todo list, rewritten when new work came into view, else
-        each item the visible results finish ticked with a note of its facts."""
+        each item the request shows finished (`_found`) ticked with a note of its facts."""
         listed = {label: (mark, tid, note) for mark, tid, label, note in
                   TODO_LINE.findall(system)}
         calls = []
@@ -471,10 +473,9 @@ class SimulatedModel:
                 self._todo(c, r, listed.get(c.label)) for c in r.plan]})]
         for call in r.plan if TODO_UPDATE in offered else []:
             mark, tid, _ = listed[call.label]
-            if mark != TODO_MARKS["completed"] and call.key in r.seen:
-                note = fact_line(call.record(r.seen[call.key]))
+            if mark != TODO_MARKS["completed"] and (found := _found(call, r)) is not None:
                 calls.append(self._call(TODO_UPDATE, {"id": tid, "status": "completed",
-                                                      "note": note}))
+                                                      "note": fact_line(found)}))
         return calls
 
     @staticmethod
@@ -482,9 +483,8 @@ class SimulatedModel:
         """One item of a rewritten todo list, keeping what the old list or a visible
         result says is done."""
         if r.done(call):
-            facts = call.record(r.seen[call.key]) if call.key in r.seen else {
-                f.name: r.facts[f.name] for f in call.facts if not f.from_error}
-            return {"subject": call.label, "status": "completed", "note": fact_line(facts)}
+            return {"subject": call.label, "status": "completed",
+                    "note": fact_line(_found(call, r) or {})}
         if listed and listed[0] == TODO_MARKS["completed"]:
             return {"subject": call.label, "status": "completed", "note": listed[2]}
         return {"subject": call.label}
@@ -567,6 +567,17 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
                      {"command": "create", "path": MEMORY_FILE, "file_text": text})
         known = True
     return steps
+
+
+def _found(call: Call, r: Reading) -> dict[str, str] | None:
+    """What `call` found, as the request shows it: its visible result, else the facts
+    known from records (a summary that kept a result whose item was never ticked); None
+    when neither shows it."""
+    if call.key in r.seen:
+        return call.record(r.seen[call.key])
+    if call.known(r.facts):
+        return {f.name: r.facts[f.name] for f in call.facts if not f.from_error}
+    return None
 
 
 def _compacted(messages: list[Message]) -> bool:

@@ -1,10 +1,13 @@
 """The simulated model's memory follows what its request shows: a finding in the newest
-result is written down even when the plan that led to it was compacted away."""
+result is written down even when the plan that led to it was compacted away, and a todo
+item whose finding a summary kept is ticked from it."""
 
 from __future__ import annotations
 
 from jupyter_compaction import runner, scenarios
+from jupyter_compaction.events import ToolCalled
 from jupyter_compaction.models.simulated import MEMORY_FILE, SimulatedModel
+from jupyter_compaction.settings import OFFLOAD_SHARE
 
 TOOLS = [{"name": name, "description": "", "input_schema": {}}
          for name in ("memory", "list_files", "read_file")]
@@ -27,3 +30,29 @@ def test_a_finding_whose_call_the_plan_cannot_name_now_is_still_written(tmp_path
               and b["name"] == "memory" and b["input"].get("path") == MEMORY_FILE
               and b["input"]["command"] in ("create", "insert")]
     assert writes and "imports[markdown/core.py] = .util" in str(writes)
+
+
+def play_long(**knobs) -> tuple[str, int, int]:
+    """The long scenario at 8,000 tokens: its outcome, turns and re-reads of files."""
+    with runner.start("markdown", budget=8_000, **knobs) as session:
+        run = session.play()
+        outcome = scenarios.load("markdown").outcome(run, session.agent.workspace)
+    reads = [e.input["path"] for e in run.of(ToolCalled) if e.name == "read_file"]
+    return outcome, run.turn, len(reads) - len(set(reads))
+
+
+def test_a_todo_item_a_summary_shows_done_is_ticked_and_not_read_again():
+    """`compact` summarizes right after a result, before its todo item is ticked: the
+    summary keeps the finding, and the model ticks the item from it, so a later summary
+    that drops the line leaves no pending item to read again."""
+    outcome, turns, again = play_long(strategy="compact")
+    assert (outcome, again) == ("correct", 0)
+    assert turns < 60
+
+
+def test_trimming_with_the_memory_tool_and_offload_finishes_without_re_reading():
+    """Trimming drops the listing that named a file whose result just came in; the
+    finding is written to memory anyway, so the file is not read again."""
+    outcome, _, again = play_long(strategy="trim", memory=True, task_state=False,
+                                  offload_at=OFFLOAD_SHARE)
+    assert (outcome, again) == ("correct", 0)
