@@ -54,7 +54,8 @@ the reply that sees them, whether or not its plan can still name their call (a t
 have dropped the listing that named a file, so the finding would be lost with the next
 compaction), and after a compaction it reads its memory back, in a reply of its own
 when no todo list is in view, before it does again any step its memory may make
-needless (re-reading a file it noted). A
+needless (re-reading a file it noted). Notes or memory read back that the agent's result
+cap cut short are read up to their last whole line: the line cut mid-value is no record. A
 result offloaded to a file (a preview in its place) is read back by searches and a line
 range, never whole, by the rule stated in `simulated_offload.py`; a result that says it
 is unchanged since an earlier turn leaves that earlier result standing. Offered
@@ -108,6 +109,7 @@ from ..memory_tool import MEMORY_ROOT, MEMORY_TOOL_NAME
 from ..scenarios import load
 from ..scenarios.base import Call, Question, Scenario
 from ..tokens import CHARS_PER_TOKEN, TokenCounter
+from ..tools import cut_chars, kept_chars
 from ..vocab import (
     ASSISTANT_PREFIX,
     PLACEHOLDER,
@@ -712,11 +714,17 @@ def _result(key: tuple[str, str], block: dict[str, Any], records: list[str],
     (in order), any other result is what its call showed (`_take`)."""
     text = result_text(block)
     if key[0] == READ_NOTES or key[0] == MEMORY_TOOL_NAME:
-        records.append(text)
+        records.append(_whole_lines(text))
     elif block.get("is_error"):
         errors.append((key, text))
     else:
         _take(key, text, seen, offload)
+
+
+def _whole_lines(text: str) -> str:
+    """`text` without the line the agent's result cap cut short, nor its note: a record
+    cut mid-value ("files = a.py, b.p") is no record."""
+    return text[:kept_chars(text)].rpartition("\n")[0] if cut_chars(text) else text
 
 
 def _take(key: tuple[str, str], text: str, seen: dict[tuple[str, str], str],

@@ -8,6 +8,7 @@ from jupyter_compaction import runner, scenarios
 from jupyter_compaction.events import ToolCalled
 from jupyter_compaction.models.simulated import MEMORY_FILE, SimulatedModel
 from jupyter_compaction.settings import OFFLOAD_SHARE
+from jupyter_compaction.tools import truncate
 
 TOOLS = [{"name": name, "description": "", "input_schema": {}}
          for name in ("memory", "list_files", "read_file")]
@@ -56,3 +57,23 @@ def test_trimming_with_the_memory_tool_and_offload_finishes_without_re_reading()
     outcome, _, again = play_long(strategy="trim", memory=True, task_state=False,
                                   offload_at=OFFLOAD_SHARE)
     assert (outcome, again) == ("correct", 0)
+
+
+def test_a_memory_read_back_cut_short_is_read_up_to_its_last_whole_line():
+    """The agent caps a result's size: the line it cuts mid-value is no record (read as
+    one, "files = ..., tests/test_synta" made the answer name a file that does not
+    exist), the whole lines before it are."""
+    memory = ("- imports[markdown/core.py] = .util\n"
+              "- files = markdown/core.py, markdown/util.py, tests/test_syntax/__init__.py\n")
+    view = {"type": "tool_use", "id": "t1", "name": "memory",
+            "input": {"command": "view", "path": MEMORY_FILE}}
+    messages = [{"role": "user", "content": scenarios.load("markdown").task},
+                {"role": "assistant", "content": [view]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                              "content": truncate(memory, len(memory) - 20)}]}]
+    model = SimulatedModel("markdown")
+    facts = model.reading("", messages, scenarios.load("markdown").task).facts
+    assert facts["imports[markdown/core.py]"] == ".util" and "files" not in facts
+    messages[2]["content"][0]["content"] = memory  # the same file, whole
+    facts = model.reading("", messages, scenarios.load("markdown").task).facts
+    assert facts["files"].endswith("tests/test_syntax/__init__.py")
