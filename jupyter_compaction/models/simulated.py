@@ -412,20 +412,14 @@ class SimulatedModel:
                        for part, understood in found if understood})
 
     def _news(self, messages: list[Message], r: Reading) -> dict[str, str]:
-        """Facts read from the results in the last message (what to note down now)."""
-        if len(messages) < 2 or messages[-1]["role"] != "user":
-            return {}
-        asked = {b["id"]: call_key(b["name"], b["input"])
-                 for b in blocks(messages[-2]) if b.get("type") == "tool_use"}
-        answered = {asked.get(b.get("tool_use_id")) for b in blocks(messages[-1])
-                    if b.get("type") == "tool_result"}
-        read_back = {json.loads(key[1]).get("path") for key in answered
-                     if key and key[0] in (SEARCH_OFFLOADED, READ_OFFLOADED)}
-        answered |= {key for key, path in r.offloaded.items() if path in read_back}
+        """Facts read from the results in the last message (what to note down now): what
+        a result its plan cannot name now shows, then each planned call's record."""
+        answered = _last_answered(messages, r.offloaded)
         news: dict[str, str] = {}
-        for call in [*r.plan, *r.extra]:  # a result its plan cannot name now holds news too
-            if call.key in answered and call.key in r.seen:
-                news.update(call.record(r.seen[call.key]))
+        for call in (c for c in r.extra if c.key in answered and c.key in r.seen):
+            news.update(call.learn(r.seen[call.key]))
+        for call in (c for c in r.plan if c.key in answered and c.key in r.seen):
+            news.update(call.record(r.seen[call.key]))
         return news
 
     def _repeating(self, messages: list[Message], call: Call) -> bool:
@@ -580,6 +574,21 @@ def _found(call: Call, r: Reading) -> dict[str, str] | None:
     if call.known(r.facts):
         return {f.name: r.facts[f.name] for f in call.facts if not f.from_error}
     return None
+
+
+def _last_answered(messages: list[Message], offloaded: dict[tuple[str, str], str]
+                   ) -> set[tuple[str, str] | None]:
+    """The calls the last message answers, with the offloaded results whose file a
+    search or range in it read back."""
+    if len(messages) < 2 or messages[-1]["role"] != "user":
+        return set()
+    asked = {b["id"]: call_key(b["name"], b["input"])
+             for b in blocks(messages[-2]) if b.get("type") == "tool_use"}
+    answered = {asked.get(b.get("tool_use_id")) for b in blocks(messages[-1])
+                if b.get("type") == "tool_result"}
+    read_back = {json.loads(key[1]).get("path") for key in answered
+                 if key and key[0] in (SEARCH_OFFLOADED, READ_OFFLOADED)}
+    return answered | {key for key, path in offloaded.items() if path in read_back}
 
 
 def _compacted(messages: list[Message]) -> bool:

@@ -77,3 +77,13 @@ def test_a_memory_read_back_cut_short_is_read_up_to_its_last_whole_line():
     messages[2]["content"][0]["content"] = memory  # the same file, whole
     facts = model.reading("", messages, scenarios.load("markdown").task).facts
     assert facts["files"].endswith("tests/test_syntax/__init__.py")
+
+
+def test_what_a_result_its_plan_no_longer_names_shows_does_not_override_its_plans_record():
+    """The news of a call the plan dropped is what its result shows, noted before the
+    planned calls' records: filled with '(unknown)' for what it does not show, it
+    overwrote a planned call's fact, and trimming without task state on `debug` at
+    16,000 answered partially."""
+    with runner.start("debug", budget=16_000, strategy="trim", task_state=False) as session:
+        outcome = scenarios.load("debug").outcome(session.play(), session.agent.workspace)
+    assert outcome == "correct"
