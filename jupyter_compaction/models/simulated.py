@@ -52,9 +52,10 @@ memory tool it does the same in `/memories/findings.md`, viewing the folder firs
 memory follows what the request shows: every fact the newest results show is written in
 the reply that sees them, whether or not its plan can still name their call (a trim may
 have dropped the listing that named a file, so the finding would be lost with the next
-compaction; of such a call it writes only what the result shows), and after a compaction it reads its memory back, in a reply of its own
-when no todo list is in view, before it does again any step its memory may make
-needless (re-reading a file it noted). Notes or memory read back that the agent's result
+compaction; of such a call it writes only what the result shows), and after a
+compaction it reads its memory back, in a reply of its own when no todo list is in view,
+before it does again any step its memory may make needless (re-reading a file it
+noted). Notes or memory read back that the agent's result
 cap cut short are read up to their last whole line: the line cut mid-value is no record. A
 result offloaded to a file (a preview in its place) is read back by searches and a line
 range, never whole, by the rule stated in `simulated_offload.py`; a result that says it
