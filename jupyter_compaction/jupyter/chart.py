@@ -6,7 +6,12 @@ four stacked areas (system prompt and tools, messages, tool results, summary, fr
 marker at the size the request had before it (its legend entry says so), whose hover text
 says which strategy ran and how many tokens it took the messages from and to (`Compacted`
 counts the messages only; the marker adds the system prompt and tools so it sits on top
-of the stack). Each `ModelReplied` whose usage reports input tokens adds a point to a
+of the stack). A compaction made of several steps (`progressive`'s pipeline: clear,
+summarize, trim, in `Compacted.steps`) also draws each step, at its turn, as a tick at
+the request's size after that step, labelled with the step's kind and hovering its
+effect (tokens before and after), so a learner sees which step did the work; its hover
+text and its row in `text()` list the steps too. Each `ModelReplied` whose usage reports
+input tokens adds a point to a
 dotted line beside the stack: the request's size as the model's API counted it, where the
 stack is the local count. The line is drawn only when some turn's reported count differs
 from the local count by more than `SAME_COUNT_SHARE` of it; otherwise (the simulated
@@ -51,11 +56,12 @@ PART_LABELS = {"system": "system + tools", "messages": "messages",
 PART_COLORS = {"system": "#9e9e9e", "messages": "#4c78a8", "tool_results": "#f58518",
                "summary": "#54a24b"}
 BUDGET_COLOR, TRIGGER_COLOR, MARK_COLOR = "#d62728", "#ff9896", "#000000"
-TARGET_COLOR, REPORTED_COLOR = "#2ca02c", "#7f7f7f"
+TARGET_COLOR, REPORTED_COLOR, STEP_COLOR = "#2ca02c", "#7f7f7f", "#6a3d9a"
 UIDS = (*(f"part-{p}" for p in PARTS), "budget", "trigger", "target", "reported",
-        "compactions")  # the markers last: drawn on top
+        "steps", "compactions")  # the markers last: drawn on top
 REPORTED_LABEL = "reported by the model's API"
 MARK_LABEL = "compaction (drawn at the request's size before it)"  # why a mark sits where
+STEP_LABEL = "pipeline step (drawn at the request's size after it)"
 SAME_COUNT_SHARE = 0.01  # a reported count within 1 % of the local count is the same count
 SAME_CAPTION = "{label} = local count on every turn (line not drawn)"
 TITLE = "Tokens in each request"
@@ -184,7 +190,8 @@ class TokenChart:
             self._mark_y.append(event.tokens_before + overhead)
             self._mark_text.append(
                 f"turn {event.turn}: {html.escape(event.strategy)}<br>"
-                f"messages {event.tokens_before} → {event.tokens_after} tokens")
+                f"messages {event.tokens_before} → {event.tokens_after} tokens"
+                + "".join(f"<br>{step}" for step in _steps(event)))
             return True
         if isinstance(event, ModelReplied) and event.usage.total_input > 0:
             count, caption = event.usage.total_input, self.caption()
@@ -222,6 +229,11 @@ class TokenChart:
                        hovertemplate="reported: %{y}<extra></extra>",
                        line={"color": REPORTED_COLOR, "width": 1.5, "dash": "dot"},
                        marker={"size": 4, "color": REPORTED_COLOR}),
+            go.Scatter(name=STEP_LABEL, mode="markers+text", hoverinfo="text",
+                       visible=False, textposition="middle right",
+                       textfont={"color": STEP_COLOR, "size": 10},
+                       marker={"symbol": "line-ew", "size": 14, "color": STEP_COLOR,
+                               "line": {"width": 2, "color": STEP_COLOR}}),
             go.Scatter(name=MARK_LABEL, mode="markers", hoverinfo="text",
                        marker={"symbol": "triangle-down", "size": 11, "color": MARK_COLOR}),
         ]
@@ -243,7 +255,7 @@ class TokenChart:
         if fig is None:
             return
         span = [self.turns[0], self.turns[-1]] if self.turns else []
-        budget, trigger, target, reported, marks = range(len(PARTS), len(PARTS) + 5)
+        budget, trigger, target, reported, steps, marks = range(len(PARTS), len(PARTS) + 6)
         target_span = span if self.target else []
         shown = self.reported if self.reported_differs() else []  # a hidden line: no points
         values = {(i, "x"): self.turns for i in range(len(PARTS))}
@@ -256,13 +268,29 @@ class TokenChart:
                    (marks, "hovertext"): self._mark_text,
                    (reported, "x"): [x for x, _ in shown],
                    (reported, "y"): [y for _, y in shown]}
+        values |= {(steps, prop): points for prop, points in self._step_points().items()}
         with fig.batch_update():
             for (i, prop), points in values.items():
                 setattr(fig.data[i], prop, tuple(points))
             fig.data[reported].visible = self.reported_differs()
+            fig.data[steps].visible = bool(values[steps, "x"])  # no pipeline: no legend entry
             fig.layout.title.subtitle.text = self.caption()
         fig.redraw()
         self.updates += 1
+
+    def _step_points(self) -> dict[str, list[Any]]:
+        """The ticks of the pipelines' steps: at each compaction's turn, the request's size
+        after each step (its messages plus the overhead its marker adds)."""
+        points: dict[str, list[Any]] = {"x": [], "y": [], "text": [], "hovertext": []}
+        for mark, mark_y in zip(self.marks, self._mark_y, strict=True):
+            overhead = mark_y - mark.tokens_before
+            lines = _steps(mark)  # none for a compaction of a single step: no tick
+            for (kind, _, after), line in zip(mark.steps if lines else (), lines, strict=True):
+                points["x"].append(mark.turn)
+                points["y"].append(after + overhead)
+                points["text"].append(html.escape(kind))
+                points["hovertext"].append(f"turn {mark.turn}: {line}")
+        return points
 
     def caption(self) -> str:
         """The chart's subtitle: says when the reported line is left out, else empty."""
@@ -300,6 +328,16 @@ class TokenChart:
                 f"budget {self.budget}>")
 
 
+def _steps(mark: Compacted) -> list[str]:
+    """One line per step of a compaction made of several (none for a single step)."""
+    if len(mark.steps) < 2:
+        return []
+    return [f"{html.escape(kind)} {before} → {after} tokens"
+            for kind, before, after in mark.steps]
+
+
 def _mark_row(mark: Compacted) -> tuple[object, ...]:
+    steps = "; ".join(f"{kind} {before} -> {after}" for kind, before, after in mark.steps)
     return (mark.turn, "", "", "", "", "", "",
-            f"compacted [{mark.strategy}] {mark.tokens_before} -> {mark.tokens_after}")
+            f"compacted [{mark.strategy}] {mark.tokens_before} -> {mark.tokens_after}"
+            + (f" (steps: {steps})" if len(mark.steps) > 1 else ""))

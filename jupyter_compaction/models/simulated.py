@@ -44,9 +44,19 @@ it was given, and nothing else:
   `max_tokens` (stop reason "max_tokens").
 
 With the task-state tools offered it writes a todo list of the calls it can name so far
-(rewritten when a listing reveals more) and ticks each with a note of its facts; with the
+(rewritten when a listing reveals more) and ticks each with a note of its facts, from
+the visible result or, when a compaction came before it ticked it, from the records that
+kept them (a summary), so no later compaction leaves a finished item pending; with the
 notes tools it writes its facts down and reads them back after a compaction; with the
-memory tool it does the same in `/memories/findings.md`, viewing the folder first. A
+memory tool it does the same in `/memories/findings.md`, viewing the folder first. Its
+memory follows what the request shows: every fact the newest results show is written in
+the reply that sees them, whether or not its plan can still name their call (a trim may
+have dropped the listing that named a file, so the finding would be lost with the next
+compaction; of such a call it writes only what the result shows), and after a
+compaction it reads its memory back, in a reply of its own when no todo list is in view,
+before it does again any step its memory may make needless (re-reading a file it
+noted). Notes or memory read back that the agent's result
+cap cut short are read up to their last whole line: the line cut mid-value is no record. A
 result offloaded to a file (a preview in its place) is read back by searches and a line
 range, never whole, by the rule stated in `simulated_offload.py`; a result that says it
 is unchanged since an earlier turn leaves that earlier result standing. Offered
@@ -109,6 +119,7 @@ from ..memory_tool import MEMORY_ROOT, MEMORY_TOOL_NAME
 from ..scenarios import load
 from ..scenarios.base import Call, Question, Scenario
 from ..tokens import CHARS_PER_TOKEN, TokenCounter
+from ..tools import cut_chars, kept_chars
 from ..vocab import (
     ASSISTANT_PREFIX,
     PLACEHOLDER,
@@ -430,20 +441,14 @@ class SimulatedModel:
                        for part, understood in found if understood})
 
     def _news(self, messages: list[Message], r: Reading) -> dict[str, str]:
-        """Facts read from the results in the last message (what to note down now)."""
-        if len(messages) < 2 or messages[-1]["role"] != "user":
-            return {}
-        asked = {b["id"]: call_key(b["name"], b["input"])
-                 for b in blocks(messages[-2]) if b.get("type") == "tool_use"}
-        answered = {asked.get(b.get("tool_use_id")) for b in blocks(messages[-1])
-                    if b.get("type") == "tool_result"}
-        read_back = {json.loads(key[1]).get("path") for key in answered
-                     if key and key[0] in (SEARCH_OFFLOADED, READ_OFFLOADED)}
-        answered |= {key for key, path in r.offloaded.items() if path in read_back}
+        """Facts read from the results in the last message (what to note down now): what
+        a result its plan cannot name now shows, then each planned call's record."""
+        answered = _last_answered(messages, r.offloaded)
         news: dict[str, str] = {}
-        for call in r.plan:
-            if call.key in answered and call.key in r.seen:
-                news.update(call.record(r.seen[call.key]))
+        for call in (c for c in r.extra if c.key in answered and c.key in r.seen):
+            news.update(call.learn(r.seen[call.key]))
+        for call in (c for c in r.plan if c.key in answered and c.key in r.seen):
+            news.update(call.record(r.seen[call.key]))
         return news
 
     def _repeating(self, messages: list[Message], call: Call) -> bool:
@@ -482,7 +487,7 @@ class SimulatedModel:
     def _todo_calls(self, system: str, messages: list[Message], offered: set[str],
                     r: Reading) -> list[dict]:
         """The goal, set once; the todo list, rewritten when new work came into view, else
-        each item the visible results finish ticked with a note of its facts."""
+        each item the request shows finished (`_found`) ticked with a note of its facts."""
         listed = {label: (mark, tid, note) for mark, tid, label, note in
                   TODO_LINE.findall(system)}
         calls = []
@@ -493,10 +498,9 @@ class SimulatedModel:
                 self._todo(c, r, listed.get(c.label)) for c in r.plan]})]
         for call in r.plan if TODO_UPDATE in offered else []:
             mark, tid, _ = listed[call.label]
-            if mark != TODO_MARKS["completed"] and call.key in r.seen:
-                note = fact_line(call.record(r.seen[call.key]))
+            if mark != TODO_MARKS["completed"] and (found := _found(call, r)) is not None:
                 calls.append(self._call(TODO_UPDATE, {"id": tid, "status": "completed",
-                                                      "note": note}))
+                                                      "note": fact_line(found)}))
         return calls
 
     @staticmethod
@@ -504,9 +508,8 @@ class SimulatedModel:
         """One item of a rewritten todo list, keeping what the old list or a visible
         result says is done."""
         if r.done(call):
-            facts = call.record(r.seen[call.key]) if call.key in r.seen else {
-                f.name: r.facts[f.name] for f in call.facts if not f.from_error}
-            return {"subject": call.label, "status": "completed", "note": fact_line(facts)}
+            return {"subject": call.label, "status": "completed",
+                    "note": fact_line(_found(call, r) or {})}
         if listed and listed[0] == TODO_MARKS["completed"]:
             return {"subject": call.label, "status": "completed", "note": listed[2]}
         return {"subject": call.label}
@@ -589,6 +592,32 @@ def _memory_steps(messages: list[Message], news: dict[str, str]) -> list[dict[st
                      {"command": "create", "path": MEMORY_FILE, "file_text": text})
         known = True
     return steps
+
+
+def _found(call: Call, r: Reading) -> dict[str, str] | None:
+    """What `call` found, as the request shows it: its visible result, else the facts
+    known from records (a summary that kept a result whose item was never ticked); None
+    when neither shows it."""
+    if call.key in r.seen:
+        return call.record(r.seen[call.key])
+    if call.known(r.facts):
+        return {f.name: r.facts[f.name] for f in call.facts if not f.from_error}
+    return None
+
+
+def _last_answered(messages: list[Message], offloaded: dict[tuple[str, str], str]
+                   ) -> set[tuple[str, str] | None]:
+    """The calls the last message answers, with the offloaded results whose file a
+    search or range in it read back."""
+    if len(messages) < 2 or messages[-1]["role"] != "user":
+        return set()
+    asked = {b["id"]: call_key(b["name"], b["input"])
+             for b in blocks(messages[-2]) if b.get("type") == "tool_use"}
+    answered = {asked.get(b.get("tool_use_id")) for b in blocks(messages[-1])
+                if b.get("type") == "tool_result"}
+    read_back = {json.loads(key[1]).get("path") for key in answered
+                 if key and key[0] in (SEARCH_OFFLOADED, READ_OFFLOADED)}
+    return answered | {key for key, path in offloaded.items() if path in read_back}
 
 
 def _compacted(messages: list[Message]) -> bool:
@@ -723,11 +752,17 @@ def _result(key: tuple[str, str], block: dict[str, Any], records: list[str],
     (in order), any other result is what its call showed (`_take`)."""
     text = result_text(block)
     if key[0] == READ_NOTES or key[0] == MEMORY_TOOL_NAME:
-        records.append(text)
+        records.append(_whole_lines(text))
     elif block.get("is_error"):
         errors.append((key, text))
     else:
         _take(key, text, seen, offload)
+
+
+def _whole_lines(text: str) -> str:
+    """`text` without the line the agent's result cap cut short, nor its note: a record
+    cut mid-value ("files = a.py, b.p") is no record."""
+    return text[:kept_chars(text)].rpartition("\n")[0] if cut_chars(text) else text
 
 
 def _take(key: tuple[str, str], text: str, seen: dict[tuple[str, str], str],

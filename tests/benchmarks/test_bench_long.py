@@ -28,6 +28,11 @@ def test_each_row_is_a_variant_and_a_way_with_its_share_of_off(result):
         assert r["share"] == r["sent"] / result["baseline"] and 0 < r["share"] < 1
 
 
+def test_each_run_may_take_twice_the_turns_off_takes(result, bench):
+    assert result["max_turns"] == bench.TURNS_OVER_OFF * 49  # plain `off` takes 49 turns
+    assert f"at most {result['max_turns']} turns a run" in bench.table(result)
+
+
 def test_offloaded_trim_still_answers_correctly(result, bench):
     assert all(r["outcome"] == "correct" for r in result["rows"])
     table = bench.table(result)

@@ -14,6 +14,7 @@ from jupyter_compaction.jupyter.chart import (
     PLOTLY_MIME,
     REPORTED_LABEL,
     SAME_COUNT_SHARE,
+    STEP_LABEL,
     TITLE,
     UIDS,
     TokenChart,
@@ -41,7 +42,7 @@ def test_each_turn_appends_one_point_in_one_update():
         for trace in fig.data[: len(PARTS)]:
             assert list(trace.x) == list(range(1, n + 1))
     assert list(fig.data[2].y) == [n * 50 + 50 for n in range(1, 6)]
-    budget, trigger, target, _, _ = fig.data[len(PARTS):]
+    budget, trigger, target = fig.data[len(PARTS):len(PARTS) + 3]
     assert list(budget.x) == [1, 5] and list(budget.y) == [1_000, 1_000]
     assert list(trigger.y) == [800, 800]
     assert list(target.x) == [1, 5] and list(target.y) == [500, 500]
@@ -87,6 +88,41 @@ def test_compactions_are_marked_with_hover_text():
     assert list(marks.y) == [950]  # the request before compaction: 850 + 100
     assert marks.hovertext == ("turn 2: trim<br>messages 850 → 300 tokens",)
     assert marks.name == MARK_LABEL and "size before" in marks.name  # the legend says why
+
+
+def test_a_pipelines_steps_are_drawn_each_at_the_size_after_it():
+    """`progressive`'s steps (from the Compacted event): a labelled tick per step at the
+    request's size after it, hover text naming its effect, and the marker and the text
+    form listing them; a compaction of one step draws no tick and no legend entry."""
+    chart = TokenChart()
+    chart(turn(1, 900))
+    chart(Compacted(2, "trim", 850, 300, steps=(("trim", 850, 300),)))
+    chart(turn(2, 400))
+    steps = chart.figure.data[UIDS.index("steps")]
+    assert steps.visible is False and len(steps.x) == 0
+    chart(Compacted(3, "clear+summarize", 800, 200,
+                    steps=(("clear", 800, 600), ("summarize", 600, 200))))
+    chart(turn(3, 300))  # 100 tokens of system prompt and tools again
+    steps = chart.figure.data[UIDS.index("steps")]
+    assert steps.visible is True and steps.name == STEP_LABEL
+    assert list(steps.x) == [3, 3] and list(steps.y) == [700, 300]
+    assert list(steps.text) == ["clear", "summarize"]
+    assert steps.hovertext == ("turn 3: clear 800 → 600 tokens",
+                               "turn 3: summarize 600 → 200 tokens")
+    marks = chart.figure.data[UIDS.index("compactions")]
+    assert marks.hovertext[1].endswith("<br>clear 800 → 600 tokens<br>summarize 600 → 200 tokens")
+    assert "(steps: clear 800 -> 600; summarize 600 -> 200)" in chart.text()
+
+
+def test_a_progressive_runs_steps_are_drawn():
+    run = play("logistics", strategy="progressive", budget=5_000)
+    chart = TokenChart()
+    chart.feed(run.events)
+    steps = chart.figure.data[UIDS.index("steps")]
+    drawn = [(e.turn, kind) for e in run.of(Compacted) if len(e.steps) > 1
+             for kind, _, _ in e.steps]
+    assert {"clear", "summarize", "trim"} <= set(steps.text)
+    assert list(zip(steps.x, steps.text, strict=True)) == drawn
 
 
 def test_feed_and_reset():
