@@ -8,6 +8,8 @@ labelled question (`Scenario.expected_for`), never the default entity's.
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import re
 from collections import Counter
 
@@ -61,6 +63,8 @@ CASES = [
       for kind, what in (("table", "dispatch table"), ("retry", "retry policy"))),
     *(("markdown", "imports-of-file", f"What does {p} import?", {"path": p}, ())
       for p in python_files("markdown")),
+    *(("markdown", "importers", f"Which files import {p}?", {"module": p}, ())
+      for p in python_files("markdown")),
     *(("audit", "manifest", f"Which licences in {m} need attention?", {"manifest": m}, ())
       for m in manifests()),
     *(("audit", "exceptions", f"Is there a licence exception for {p}?",
@@ -105,3 +109,33 @@ def test_the_truth_reads_each_entity_itself():
         "exceptions", {"policy": "policy", "package": "chardet"}, ("yesno",))
     assert set(upstreams()) == {"cart-service", "pricing-service", "inventory-service",
                                 "payment-gateway"}
+
+
+def imported_files(path: str) -> set[str]:
+    """The workspace files `path`'s top-level imports name, by Python's own rules
+    (`importlib.util.resolve_name`), one module per statement as the scenario counts
+    them: `from . import a, b` names the package's `a` (a submodule, else the package)."""
+    root = _root("markdown")
+    package = ".".join(path.split("/")[:-1])
+    found = set()
+    for node in ast.parse((root / path).read_text()).body:
+        if isinstance(node, ast.ImportFrom):
+            base = importlib.util.resolve_name("." * node.level + (node.module or ""), package) \
+                if node.level else node.module
+            choices = [[base] if node.module else [f"{base}.{node.names[0].name}", base]]
+        else:
+            choices = [[a.name] for a in node.names] if isinstance(node, ast.Import) else []
+        for names in choices:  # each named module: the first of its readings that is a file
+            files = [f for name in names for f in (name.replace(".", "/") + ".py",
+                                                   name.replace(".", "/") + "/__init__.py")
+                     if (root / f).is_file()]
+            found |= set(files[:1])
+    return found
+
+
+@pytest.mark.parametrize("target", ["markdown/util.py", "markdown/__init__.py",
+                                    "markdown/extensions/__init__.py", "markdown/core.py"])
+def test_the_importers_of_a_file_are_those_python_resolves_to_it(target):
+    right = [p for p in python_files("markdown") if target in imported_files(p)]
+    answer = scenarios.load("markdown").expected_for("importers", {"module": target})
+    assert answer == f"Files that import {target} at the top level: {', '.join(right)}."
