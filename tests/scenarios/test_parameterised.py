@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import re
 from collections import Counter
 
@@ -49,6 +50,18 @@ def register() -> list[str]:
     return [row.split("|")[2].split()[0] for row in text.splitlines() if row.startswith("| EX-")]
 
 
+ECOSYSTEM = {"requirements.txt": "pypi", "package.json": "npm", "go.mod": "go"}
+
+
+def licence_ids(ecosystem: str) -> list[str]:
+    """Every SPDX id the registry snapshot gives a release of `ecosystem`."""
+    registry = json.loads((_root("audit") / f"registry/{ecosystem}.json").read_text())
+    found = {i for record in registry["packages"].values()
+             for release in record["versions"].values()
+             for i in re.split(r" (?:AND|OR|WITH) ", release["license"])}
+    return sorted(found - {"NOASSERTION"})
+
+
 def records(folder: str) -> list[str]:
     return sorted(p.stem for p in (_root("logistics") / folder).glob("*.json"))
 
@@ -69,6 +82,12 @@ CASES = [
       for m in manifests()),
     *(("audit", "exceptions", f"Is there a licence exception for {p}?",
        {"policy": "policy", "package": p}, ("yesno",)) for p in register()),
+    *(("audit", "licensed", f"Which packages in {m} are under {lic}?",
+       {"manifest": m, "licence": lic}, ())
+      for m in manifests() for lic in licence_ids(ECOSYSTEM[m.rsplit("/", 1)[-1]])),
+    *(("audit", "licence-exceptions", f"Which exceptions cover the {lic} packages?",
+       {"services": "services", "policy": "policy", "licence": lic}, ())
+      for lic in sorted({i for e in ECOSYSTEM.values() for i in licence_ids(e)})),
     *(("logistics", "tier", f"What loyalty tier is the customer of ticket {t} in?",
        {"ticket": t}, ()) for t in records("tickets")),
     *(("logistics", "tier", f"What loyalty tier is customer {c} in?", {"customer": c}, ())
@@ -139,3 +158,22 @@ def test_the_importers_of_a_file_are_those_python_resolves_to_it(target):
     right = [p for p in python_files("markdown") if target in imported_files(p)]
     answer = scenarios.load("markdown").expected_for("importers", {"module": target})
     assert answer == f"Files that import {target} at the top level: {', '.join(right)}."
+
+
+def test_the_packages_under_a_licence_are_read_from_the_manifest_and_registry():
+    """The web service's LGPL pins, read here with json alone, and the exception that
+    covers them: what 'the LGPL package' and 'an exception for it' ask."""
+    root, audit = _root("audit"), scenarios.load("audit")
+    pins = json.loads((root / "services/web/package.json").read_text())
+    registry = json.loads((root / "registry/npm.json").read_text())["packages"]
+    lgpl = [f"{name} {version.lstrip('^~=')}" for kind in ("dependencies", "devDependencies")
+            for name, version in sorted(pins.get(kind, {}).items())
+            if "LGPL" in registry[name]["versions"][version.lstrip("^~=")]["license"]]
+    assert lgpl == ["graphviz-wasm 0.9.2"]
+    assert audit.expected_for("licensed", {"manifest": "services/web/package.json",
+                                           "licence": "LGPL"}) == \
+        f"Packages of services/web/package.json under LGPL: {lgpl[0]}."
+    assert audit.expected_for("licence-exceptions", {
+        "services": "services", "policy": "policy", "licence": "LGPL"}, ("yesno",)).startswith(
+        "Yes. Exceptions on record (policy/exceptions.md) for the packages under LGPL "
+        "(graphviz-wasm): EX-7 for graphviz-wasm in services/web until 2025-06-30")
