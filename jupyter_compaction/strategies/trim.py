@@ -7,7 +7,8 @@ the roles alternating, so what is left is still a valid history. The task (the f
 question (a follow-up: a later user message with no tool results, or the summary whose
 Goal replaced it, `models/asked.py`) and the newest turn always stay; a summary left by
 an earlier compaction is dropped only when even that is too much, and never the one that
-alone states the newest question.
+alone states the newest question (its turn may go: the summary moves to the first kept
+turn, as any summary of a dropped turn does).
 
 Trimming is free and exact for what remains, and it forgets everything it drops: there
 is no summary. Under a tight budget it acts as a sliding window, trimming again every
@@ -45,11 +46,23 @@ class TrimTurns:
         if not starts:
             return unchanged(self.name, messages, before, f"over the goal of {goal} tokens with "
                              f"nothing to drop: the task (keep_first={self.keep_first}) stays")
-        # 2. the oldest turns go until the rest fits; the turn asking the newest question stays
-        pinned, keep = asking_turn(messages, starts), asking_summary(messages)
+        # 2. the oldest turns go until the rest fits; the turn asking the newest question
+        # stays, or, when only a summary states it, that summary (carried if its turn goes)
+        keep = asking_summary(messages)
+        pinned = asking_turn(messages, starts) if keep is None else None
+        out = self._trimmed(messages, starts, head, before, goal, counter, pinned, keep)
+        after = counter.count(out)
+        return Compaction(self.name, out, before, after, dropped=len(messages) - len(out),
+                          note=short_of_goal(out, head, goal, after, counter))
+
+    def _trimmed(self, messages: Sequence[Message], starts: list[int], head: int, total: int,
+                 goal: int, counter: TokenCounter, pinned: int | None,
+                 keep: Block | None) -> list[Message]:
+        """`messages` with the oldest turns (but the newest and `pinned`) dropped until the
+        rest fits, then, if still over `goal`, every summary but `keep`."""
         spans = [s for s in zip(starts, starts[1:], strict=False)  # never the newest turn
                  if s[0] != pinned]
-        gone, carried = self._drop(messages, spans, before, goal, counter)
+        gone, carried = self._drop(messages, spans, total, goal, counter)
         out = without_spans(messages, gone)
         if carried is not None:  # an older summary moves to the first kept turn
             rest = blocks(without_summaries(out[head], keep=keep))
@@ -58,9 +71,7 @@ class TrimTurns:
         # the newest question (without it the model would answer an older one)
         if counter.count(out) > goal:
             out = [without_summaries(m, keep=keep) for m in out]
-        after = counter.count(out)
-        return Compaction(self.name, out, before, after, dropped=len(messages) - len(out),
-                          note=short_of_goal(out, head, goal, after, counter))
+        return out
 
     def _drop(self, messages: Sequence[Message], spans: list[tuple[int, int]], total: int,
               goal: int, counter: TokenCounter) -> tuple[list[tuple[int, int]], Block | None]:
