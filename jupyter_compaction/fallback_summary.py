@@ -39,6 +39,7 @@ from collections.abc import Sequence
 
 from .evaluation import by_kind, identifiers
 from .history import Message, blocks, cut_points, message_text, validate
+from .models.asked import asking_summary
 from .redact import redact
 from .strategies.base import Compaction
 from .strategies.clear import shrink_input
@@ -137,7 +138,8 @@ def with_fallback(before: Sequence[Message], trimmed: Compaction, counter: Token
     head = next((c for c in cut_points(before) if c >= 1), len(before))
     dropped = before[head:head + trimmed.dropped]
     text = fallback_summary(dropped, find_summary(before), counter, limit)
-    out = [without_summaries(m) for m in trimmed.messages]
+    keep = asking_summary(trimmed.messages)  # the summary that alone states the question
+    out = [without_summaries(m, keep=keep) for m in trimmed.messages]
     block = summary_block(text, role)
     if role == "assistant" and head < len(out):
         out[head] = {**out[head], "content": [block, *blocks(out[head])]}

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .history import Message, block_text, blocks, result_text
+from .history import Block, Message, block_text, blocks, result_text
 from .media import MEDIA_KINDS
 from .vocab import ASSISTANT_PREFIX as ASSISTANT_PREFIX  # re-exported: where summaries live
 from .vocab import END_OF_OUTPUT as END_OF_OUTPUT
@@ -89,10 +89,11 @@ def find_summary(messages: Sequence[Message]) -> str | None:
     return None
 
 
-def without_summaries(message: Message) -> Message:
-    """A copy of `message` without its summary blocks (the message itself if that would
-    leave it empty, so that roles keep alternating)."""
-    kept = [b for b in blocks(message) if not (b.get("type") == "text" and is_summary(b["text"]))]
+def without_summaries(message: Message, keep: Block | None = None) -> Message:
+    """A copy of `message` without its summary blocks but `keep` (the message itself if
+    that would leave it empty, so that roles keep alternating)."""
+    kept = [b for b in blocks(message)
+            if b == keep or not (b.get("type") == "text" and is_summary(b["text"]))]
     return {**message, "content": kept} if kept and len(kept) < len(blocks(message)) else message
 
 

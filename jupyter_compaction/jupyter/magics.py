@@ -5,7 +5,9 @@
 line form, plays the scenario's own task: IPython refuses a cell magic whose body is
 empty, and its message then points to the line form), shows the run as it happens (the
 live chart in a widget frontend, text rows elsewhere; see `frontend.py`), stores the
-`Run` as `_agent_run` (and `--out NAME`) and shows the answer and headline numbers.
+`Run` as `_agent_run` (and `--out NAME`) and shows the answer and headline numbers;
+`%%agent --ask` asks the cell as a follow-up question in that run's conversation
+(`ScenarioRun.ask`), and `%agent --resume` continues a run that failed.
 `%context` and `%summary` inspect a stored run; `%compact [focus words]` compacts the
 last run's context now (`Agent.compact`) and says what it did; `%compaction_budget` sets
 `CONTEXT_BUDGET`, which `%%agent` reads when `--budget` is not given; `%compaction_lab`
@@ -52,6 +54,8 @@ RUN_VAR = "_agent_run"
 LAB_VAR = "_lab"
 EMPTY_TASK = "write a task in the cell or pass --scenario NAME"
 NO_RUN = "no run to compact yet; run %%agent (or %agent --scenario NAME) first"
+NO_QUESTION = ("write the follow-up question in the cell below %%agent --ask; it is asked "
+               "in the last run's conversation")
 SUMMARY_LINES = 6  # %compact shows this many lines of the new summary
 AGENT_SETTINGS = exposed("agent")  # %%agent's, in the order Settings declares them
 BUDGET_DEFAULT = f"{check.BUDGET_VAR}, else {DEFAULTS.budget}"
@@ -131,17 +135,27 @@ class CompactionMagics(Magics):
     @argument("--resume", action="store_true",
               help="continue the last run (_agent_run) after it failed; other knobs are "
                    "those of that run, only --max-turns, --quiet and --out apply")
+    @argument("--ask", action="store_true",
+              help="ask the cell as a follow-up question in the last run's conversation "
+                   "(_agent_run, answered), graded like a task; other knobs are those of "
+                   "that run, only --max-turns, --quiet and --out apply")
     @line_cell_magic
     def agent(self, line: str, cell: str | None = None) -> None:
         """Run an agent on the task written in the cell, under a context budget.
 
         `%agent --scenario NAME` (one line, or a cell with nothing below the magic) plays
-        the scenario's own task. The run is stored as _agent_run.
+        the scenario's own task. The run is stored as _agent_run. `%%agent --ask` asks
+        the cell as a follow-up in that run's conversation.
         """
         args = self._parse(self.agent, line)
         out = check.variable_name(args.out) if args.out else None
-        if args.resume:
+        if args.resume and args.ask:
+            raise UsageError("use --resume or --ask, not both: --resume continues a failed "
+                             "run, --ask asks a follow-up after an answer")
+        if args.resume or args.ask:
             max_turns = given_settings(args, ("max_turns",)).get("max_turns")
+            if args.ask:
+                return self._ask((cell or "").strip(), out, max_turns, args.quiet)
             return self._resume(out, max_turns, args.quiet)
         knobs = self._knobs(args)  # a bad option is named before anything else
         scenario = check.scenario(args.scenario)
@@ -180,13 +194,40 @@ class CompactionMagics(Magics):
         return {**given_settings(argparse.Namespace(**{**vars(args), "strategy": None}),
                                  names), "strategy": function}
 
-    def _resume(self, out: str | None, max_turns: int | None, quiet: bool) -> None:
+    def _last_session(self, doing: str) -> ScenarioRun:
+        """The session of the last %%agent run, which `doing` ("resume", "follow up on")
+        goes on with; a `UsageError` when there is none or `_agent_run` is another run."""
         run = self.ns.get(RUN_VAR)
         if run is None:
-            raise UsageError(f"nothing to resume: there is no {RUN_VAR}; start a run with %%agent")
+            raise UsageError(f"nothing to {doing}: there is no {RUN_VAR}; start a run with "
+                             "%%agent")
         if self.session is None or self.session.run is not run:
-            raise UsageError(f"{RUN_VAR} was not started by %%agent in this session, so it "
-                             "cannot be resumed; start a new run with %%agent")
+            raise UsageError(f"{RUN_VAR} was not started by %%agent in this session, so "
+                             f"%%agent cannot {doing} it; start a new run with %%agent")
+        return self.session
+
+    def _ask(self, question: str, out: str | None, max_turns: int | None,
+             quiet: bool) -> None:
+        if not question:
+            raise UsageError(NO_QUESTION)
+        session = self._last_session("follow up on")
+        if session.run.status not in ("finished", "unsupported"):
+            hint = " (%agent --resume continues it)" if session.run.status == "failed" else ""
+            raise UsageError(f"nothing to follow up on: the last run ended with status "
+                             f"{session.run.status!r}, not an answer{hint}; start a new one "
+                             "with %%agent")
+        rich = self._rich()
+        live = LiveView(rich=rich, quiet=quiet)
+        session.agent.on_event = live
+        try:
+            session.ask(question, max_turns)
+        except ValueError as err:  # checked before the run changes: it stays as it was
+            raise UsageError(check.one_line(str(err))) from None
+        self._finish(session, out, rich, live)
+
+    def _resume(self, out: str | None, max_turns: int | None, quiet: bool) -> None:
+        self._last_session("resume")
+        run = self.ns[RUN_VAR]
         if run.status != "failed":
             raise UsageError(f"nothing to resume: the last run ended with status "
                              f"{run.status!r}; start a new one with %%agent")

@@ -14,6 +14,10 @@ conversation (`Agent.ask`), and the model must answer that, not the first task a
 3. the newest of these wins, but a Goal that is only the first line of a question still
    in view stands for that whole question (a summary restating the task as it was).
 
+`asking_summary(messages)` is the summary block that alone states the newest question (rule
+2 without a question turn behind it): a strategy that drops summaries keeps that one, or
+the conversation falls back to an older question.
+
 `asked_of(task, previous, entries)` does the same over what a summary prompt hands over:
 its task, the previous summary's Goal, then the turns (`vocab.read_transcript`), where a
 user entry that follows no tool output is a question.
@@ -28,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..history import Message, blocks, opens_with_compaction
+from ..history import Block, Message, blocks, opens_with_compaction
 from ..summaries import is_summary, message_goal, strip_prefix
 from ..vocab import UNKNOWN, Entry
 
@@ -67,19 +71,29 @@ def stated(messages: Sequence[Message]) -> list[tuple[int, str, bool]]:
 def asked(messages: Sequence[Message]) -> tuple[int, str]:
     """The newest question of the conversation and the index of the message that states
     it; (-1, "") when there is none."""
-    return newest(stated(messages))
+    return newest(stated(messages))[:2]
 
 
-def newest(found: Sequence[tuple[int, str, bool]]) -> tuple[int, str]:
+def asking_summary(messages: Sequence[Message]) -> Block | None:
+    """The summary block whose Goal states the newest question when no question turn in
+    view states it; None when a question turn (or nothing) does."""
+    n, text, from_goal = newest(stated(messages))
+    if not from_goal:
+        return None
+    return next((b for b in blocks(messages[n]) if b.get("type") == "text"
+                 and is_summary(b["text"]) and goal_of(b["text"]) == text), None)
+
+
+def newest(found: Sequence[tuple[int, str, bool]]) -> tuple[int, str, bool]:
     """The newest of the task's statements `stated` lists, by rule 3 of the module
-    docstring."""
+    docstring, and whether only a summary's Goal states it."""
     if not found:
-        return -1, ""
+        return -1, "", False
     n, text, from_goal = found[-1]
     if from_goal:  # 3. a Goal restating a question in view stands for all of it
-        return next(((m, whole) for m, whole, goal in reversed(found)
-                     if not goal and whole.split("\n")[0].strip() == text), (n, text))
-    return n, text
+        return next(((m, whole, False) for m, whole, goal in reversed(found)
+                     if not goal and whole.split("\n")[0].strip() == text), (n, text, True))
+    return n, text, False
 
 
 def asked_of(task: str, previous: str, entries: Sequence[Entry]) -> str:

@@ -138,6 +138,8 @@ CHECK = (r"^\d+ packages in \S+ \((\w+), registry[\s\S]*?^- (\S+) \S+: "
 ALLOWED_RELEASE = r'"(v?[\d.]+)": \{\s*"license": "(?:MIT|BSD-[23]-Clause|Apache-2\.0|ISC)"'
 EXCEPTION = r"^\| (EX-\d+) \| (\S+) \| [^|]+\| [^|]+\| (services/\S+) \| [^|]+\| ([\d-]+) \|"
 
+# Every pin of a report with its licence: "graphviz-wasm 0.9.2 LGPL-2.1-or-later".
+PIN = r"^- (\S+ \S+): (.+?) \((?:direct|via|runtime|dev|indirect)"
 # Every row of the register: "EX-5 chardet tools/etl-scripts 2024-12-31".
 REGISTER = r"^\| (EX-\d+) \| ([^|( ]+)[^|]*\| [^|]+\| [^|]+\| (\S+) \| [^|]+\| ([\d-]+) \|"
 STEPS = (
@@ -153,6 +155,7 @@ STEPS = (
     Step("licence report for {item}", "license_report", {"manifest": "{item}"}, (
         Fact("count[{item}]", r"^(\d+) packages in "),
         Fact("flagged[{item}]", FLAG, default=NONE, many=True),
+        Fact("licences[{item}]", PIN, default=NONE, many=True),
         Fact("check[{item}]", CHECK)), each="manifests"),
     Step("look up {item_1}", "package_info", {"ecosystem": "{item_0}", "name": "{item_1}"}, (
         Fact("release[{item_1}]", ALLOWED_RELEASE, default=NONE),), each="check[*]"),
@@ -161,7 +164,8 @@ STEPS = (
     Step("licence report for {manifest}", "license_report", {"manifest": "{manifest}"}, (
         missing("manifest", r"\bNo file '([^']+)' in the workspace"),
         Fact("count-of-manifest", r"^(\d+) packages in "),
-        Fact("flagged-of-manifest", FLAG, default=NONE, many=True))),
+        Fact("flagged-of-manifest", FLAG, default=NONE, many=True),
+        Fact("licences-of-manifest", PIN, default=NONE, many=True))),
 )
 def _verdict(f: Known, manifest: str, flagged: str) -> str:
     """What the policy says about one flagged "package version licence"."""
@@ -213,6 +217,11 @@ def _flagged(rows: list[tuple[str, str, str, str]]) -> list[tuple[str, str, str,
     return [r for r in rows if r[3].startswith(FLAGGED) or r[3] in NO_LICENCE]
 
 
+def _pins(rows: list[tuple[str, str, str, str]]) -> str:
+    """Pins as facts hold them: "package version licence", or "none"."""
+    return LIST_SEPARATOR.join(f"{p} {v} {lic}" for _, p, v, lic in rows) or NONE
+
+
 def _allowed_release(root: Path, ecosystem: str, package: str) -> str:
     """The newest release (the registry lists newest first) under an allowed licence."""
     registry = json.loads((root / f"registry/{ecosystem}.json").read_text())["packages"]
@@ -260,8 +269,8 @@ def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
         rows = _licences(root, manifest)
         flagged = _flagged(rows)
         facts[f"count[{manifest}]"] = str(len(rows))
-        facts[f"flagged[{manifest}]"] = LIST_SEPARATOR.join(
-            f"{p} {v} {lic}" for _, p, v, lic in flagged) or NONE
+        facts[f"flagged[{manifest}]"] = _pins(flagged)
+        facts[f"licences[{manifest}]"] = _pins(rows)
         checked = [r for r in flagged if r[3] != NO_LICENCE[1]]
         if checked:
             ecosystem, package = checked[0][:2]
@@ -284,8 +293,8 @@ def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
     elif "manifest" in slots:
         rows = _licences(root, slots["manifest"])
         facts["count-of-manifest"] = str(len(rows))
-        facts["flagged-of-manifest"] = LIST_SEPARATOR.join(
-            f"{p} {v} {lic}" for _, p, v, lic in _flagged(rows)) or NONE
+        facts["flagged-of-manifest"] = _pins(_flagged(rows))
+        facts["licences-of-manifest"] = _pins(rows)
     return {k: v for k, v in facts.items() if v}
 
 
@@ -301,21 +310,70 @@ def one_manifest(f: Known) -> str:
     return answer
 
 
+def _register_rows(register: str) -> list[list[str]]:
+    """The register's entries, each [id, package, service, end]."""
+    return [r.split(" ") for r in register.split(LIST_SEPARATOR)] \
+        if register not in (UNKNOWN, NONE) else []
+
+
+def _yes_or_no(f: Known, found: list[str]) -> str:
+    """The opener "Yes. " or "No. " when the task asks yes or no, else nothing."""
+    return ("Yes. " if found else "No. ") if "yesno" in operators(f) else ""
+
+
 def exceptions(f: Known) -> str:
     """The exceptions register: every entry, how many, or those for one package."""
-    rows = [r.split(" ") for r in f["register"].split(LIST_SEPARATOR)] \
-        if f["register"] not in (UNKNOWN, NONE) else []
+    rows = _register_rows(f["register"])
     where = f"Exceptions on record ({f['exceptions-file']})"
     ops = operators(f)
     if f["register"] == UNKNOWN:
         return f"{where}: {UNKNOWN}."
     if "package" in f:
         found = [f"{r[0]} for {r[2]} until {r[3]}" for r in rows if r[1] == f["package"]]
-        opener = ("Yes. " if found else "No. ") if "yesno" in ops else ""
-        return f"{opener}{where} for {f['package']}: {', '.join(found) or NONE}."
+        return f"{_yes_or_no(f, found)}{where} for {f['package']}: {', '.join(found) or NONE}."
     if "count" in ops:
         return f"{where}: {len(rows)}."
     return f"{where}: {', '.join(' '.join(r) for r in rows) or NONE}."
+
+
+def under(licence: str, expression: str) -> bool:
+    """Whether an SPDX licence `expression` ("Apache-2.0 OR MIT") names `licence` or a
+    version of it ("LGPL" is LGPL-2.1-or-later; "GPL" is not LGPL), in any case."""
+    ids = re.split(r"\s+(?:AND|OR|WITH)\s+|[()]", expression)
+    wanted = licence.lower()
+    return any(i.lower() == wanted or i.lower().startswith(wanted + "-") for i in ids)
+
+
+def _packages_under(licence: str, pins: str) -> list[str]:
+    """The "package version" of each pin ("package version licence") under `licence`."""
+    return [" ".join(pin.split(" ", 2)[:2]) for pin in pins.split(LIST_SEPARATOR)
+            if pin.count(" ") >= 2 and under(licence, pin.split(" ", 2)[2])]
+
+
+def licensed(f: Known) -> str:
+    """The packages one manifest pins under the licence asked (how many, or yes or no)."""
+    pins, ops = f["licences-of-manifest"], operators(f)
+    where = f"Packages of {f['manifest']} under {f['licence']}"
+    if pins == UNKNOWN:
+        return f"{where}: {UNKNOWN}."
+    found = _packages_under(f["licence"], pins)
+    count = f"{len(found)}: " if "count" in ops else ""
+    return f"{_yes_or_no(f, found)}{where}: {count}{', '.join(found) or NONE}."
+
+
+def licence_exceptions(f: Known) -> str:
+    """The exceptions on record for the services' packages under the licence asked."""
+    manifests = f["manifests"].split(LIST_SEPARATOR) if "manifests" in f else []
+    pins = [f[f"licences[{m}]"] for m in manifests]
+    where = f"Exceptions on record ({f['exceptions-file']}) for the packages under {f['licence']}"
+    if not manifests or UNKNOWN in pins or f["register"] == UNKNOWN:
+        return f"{where}: {UNKNOWN}."
+    packages = dict.fromkeys(p.split(" ")[0] for pin in pins
+                             for p in _packages_under(f["licence"], pin))
+    found = [f"{r[0]} for {r[1]} in {r[2]} until {r[3]}"
+             for r in _register_rows(f["register"]) if r[1] in packages]
+    return (f"{_yes_or_no(f, found)}{where} ({', '.join(packages) or NONE}): "
+            f"{', '.join(found) or NONE}.")
 
 
 def manifests(f: Known) -> str:
@@ -330,9 +388,13 @@ rules = template("Licence policy ({policy-file}): forbidden licences {forbidden-
 MANIFEST = Slot("manifest", r"(services/[\w./-]+(?:requirements\.txt|package\.json|go\.mod))")
 SERVICES = Slot("services", r"(services)/?(?!\w|\.\w)", default="services")
 POLICY = Slot("policy", r"(policy)/(?!\w|\.\w)", default="policy")
+# A licence by its SPDX id or family ("LGPL", "LGPL-2.1-or-later", "Apache-2.0", "MIT").
+LICENCE_ID = r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache|BSD|MPL|EPL|PSF|HPND|Unlicense)(?:-[\w.]*\w)*"
+LICENCE_NAME = Slot("licence", f"({LICENCE_ID})")
 PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?!(?:the|a|an|it|what|which|record|"
-                          r"services?)\b)([a-z][\w.-]*)", optional=True)
+                          rf"services?|{LICENCE_ID})\b)([a-z][\w.-]*)", optional=True)
 LICENCE = r"licen[cs]\w*"
+UNDER = r"under|licen[cs]ed|released|with|uses?|using|carr(?:y|ies)|is|are|has|have|any"
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
              Grammar((LICENCE, r"packages"), (
@@ -366,6 +428,20 @@ QUESTIONS = (
                           r"covers?|holds?"), (POLICY, PACKAGE), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
+    Question("licensed", "which packages of one manifest are under a given licence",
+             Grammar((r"packages?|dependenc(?:y|ies)|libraries|library|pins?",), (
+                 UNDER, LICENCE, r"pinned|in|of|one|ones"), (MANIFEST, LICENCE_NAME),
+                 ("count", "yesno")),
+             ("licences-of-manifest",), or_missing(licensed),
+             example="Which package in services/web/package.json is under the LGPL?"),
+    Question("licence-exceptions", "which exceptions are on record for the services' "
+                                   "packages under a given licence",
+             Grammar((r"exceptions?|waivers?",), (
+                 UNDER, LICENCE, r"packages?|dependenc(?:y|ies)|on\s+record|record(?:ed)?|"
+                                 r"register|cover(?:s|ed|ing)?|services?/?|exists?"),
+                 (SERVICES, POLICY, LICENCE_NAME), ("yesno",)),
+             ("manifests", "licences[{item}]", "register", "exceptions-file"),
+             licence_exceptions, example="Is there a licence exception for the LGPL package?"),
     Question("manifests", "which dependency manifests the services have",
              Grammar((r"manifests?|dependency\s+files?|lock\s*files?",), (
                  r"dependenc(?:y|ies)|exist|use|hold|holds|files|services?/?",), (SERVICES,),

@@ -3,7 +3,9 @@
 Each `Question` of a scenario declares a small grammar (`Grammar`): the phrases that name
 its attribute (`heads`, one of which must appear), the other phrases it accepts (`words`),
 its slots (`Slot`: an entity read from the text, such as a path, an id or a service, with
-aliases and a default) and the operators it supports:
+aliases, a default and, for a verb with two sides, its `Role`: "files that import X" asks
+about X as the object of "import", "what X imports" about X as its subject) and the
+operators it supports:
 
 - "exclude": "except / other than / not counting / ignoring ... <entity>" leaves items out;
 - "not": negation ("do not", "lack", "no"), the complement of a set;
@@ -70,6 +72,30 @@ def bounded(phrase: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w./-])(?:{phrase})(?![\w/-]|\.\w)", re.I)
 
 
+# Words that may stand between a verb and its object ("import the module `.util`").
+_GAP = r"(?:\s|[`'\"])*"  # spaces and quotes
+_BETWEEN = rf"{_GAP}(?:(?:the|a|an|file|module|package|from|anything|something)\b{_GAP})*"
+# Auxiliaries that may stand between an object and the verb's passive ("X is imported").
+_PASSIVE = r"(?:[`'\"]?\s*(?:is|are|was|were|gets?|got|being|been|also|ever)\b)*\s*"
+
+
+@dataclass(frozen=True)
+class Role:
+    """Which side of `verb` (a stem: "import") a slot's value stands on: its object
+    ("import X", "importing the module X", "X is imported by") when `object`, else any
+    other place ("X imports", "imported by X", "the imports of X")."""
+
+    verb: str
+    object: bool
+
+    def accepts(self, match: re.Match[str]) -> bool:
+        """Whether the value `match` found stands on this role's side of the verb."""
+        text = match.string
+        before = re.search(rf"\b{self.verb}(?:s|es|ing)?{_BETWEEN}$", text[:match.start()], re.I)
+        after = re.match(rf"{_PASSIVE}{self.verb}e?d\b", text[match.end():], re.I)
+        return (before is not None or after is not None) == self.object
+
+
 @dataclass(frozen=True)
 class Slot:
     """An entity a question reads from the task: `pattern` (group 1 is the value, found
@@ -81,6 +107,7 @@ class Slot:
     aliases: tuple[tuple[str, str], ...] = ()
     many: bool = False
     optional: bool = False  # a question may go without it (see Grammar.any_slot)
+    role: Role | None = None  # the side of a verb its value must stand on
 
 
 @dataclass(frozen=True)
@@ -120,19 +147,22 @@ class Reader:
         self.tokens = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(task)]
         self.used: set[int] = set()
 
-    def take(self, pattern: re.Pattern[str], group: int = 0, once: bool = False) -> list[str]:
-        """The values of `pattern`'s matches over tokens not yet consumed; consumes them."""
-        return [match.group(group) for match in self.matches(pattern, once=once)]
+    def take(self, pattern: re.Pattern[str], group: int = 0, once: bool = False,
+             role: Role | None = None) -> list[str]:
+        """The values of `pattern`'s matches over tokens not yet consumed (and on `role`'s
+        side of its verb, when given); consumes them."""
+        return [match.group(group) for match in self.matches(pattern, once=once, role=role)]
 
     def matches(self, pattern: re.Pattern[str], start: int = 0, end: int | None = None,
-                once: bool = False) -> list[re.Match[str]]:
+                once: bool = False, role: Role | None = None) -> list[re.Match[str]]:
         """`pattern`'s matches in `text[start:end]` over tokens not yet consumed (a match
-        over no token, or over a consumed one, is skipped); consumes their tokens."""
+        over no token, over a consumed one, or off `role`'s side, is skipped); consumes
+        their tokens."""
         found = []
         for match in pattern.finditer(self.text, start, len(self.text) if end is None else end):
             hit = {i for i, (first, last, _) in enumerate(self.tokens)
                    if first < match.end() and match.start() < last}
-            if not hit or hit & self.used:
+            if not hit or hit & self.used or (role and not role.accepts(match)):
                 continue
             self.used |= hit
             found.append(match)
@@ -148,7 +178,8 @@ class Reader:
 
 def _slot(reader: Reader, slot: Slot) -> str | None:
     """A slot's value: its entity in the text, else an alias, else its default."""
-    values = reader.take(bounded(slot.pattern), 1, once=not slot.many) if slot.pattern else []
+    values = (reader.take(bounded(slot.pattern), 1, once=not slot.many, role=slot.role)
+              if slot.pattern else [])
     for phrase, value in slot.aliases:
         if not values or slot.many:
             values += [value for _ in reader.take(bounded(phrase), once=True)]

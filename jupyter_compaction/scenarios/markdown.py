@@ -30,7 +30,7 @@ from jupyter_compaction.scenarios.base import (
     operators,
     or_missing,
 )
-from jupyter_compaction.scenarios.grammar import Grammar, Slot
+from jupyter_compaction.scenarios.grammar import Grammar, Role, Slot
 from jupyter_compaction.scenarios.truth import files as workspace_files
 from jupyter_compaction.scenarios.truth import module_body
 from jupyter_compaction.vocab import UNKNOWN
@@ -73,28 +73,52 @@ def one_file(f: Known) -> str:
     return answer
 
 
-def _chosen(f: Known, keep: Callable[[list[str]], bool], what: str) -> str:
-    """The files whose import list `keep` accepts (or, negated, rejects), counted when
-    the task asks how many; `what` says what they do."""
+def _chosen(f: Known, keep: Callable[[str, list[str]], bool], what: str) -> str:
+    """The files whose path and import list `keep` accepts (or, negated, rejects),
+    counted when the task asks how many; `what` says what they do."""
     files, ops = _files(f), operators(f)
     if not files or any(f[f"imports[{p}]"] == UNKNOWN for p in files):
         return f"Files that {what}: {UNKNOWN}."
     negated = "not" in ops
-    found = [p for p in files if keep(f[f"imports[{p}]"].split(LIST_SEPARATOR)) != negated]
+    found = [p for p in files
+             if keep(p, f[f"imports[{p}]"].split(LIST_SEPARATOR)) != negated]
     which = f"do not {what.replace('import ', 'import ', 1)}" if negated else what
     count = f"{len(found)}: " if "count" in ops else ""
     return f"Files that {which}: {count}{', '.join(found) or NONE}."
 
 
+def resolved(path: str, name: str, files: set[str]) -> str | None:
+    """The workspace file an import written `name` in file `path` names: the module's
+    file or its package's `__init__.py` (".util" in markdown/core.py and "..util" in
+    markdown/extensions/toc.py: markdown/util.py), else the package a name is taken from
+    (".Extension", `from . import Extension`, in markdown/extensions/toc.py:
+    markdown/extensions/__init__.py); None when neither is a file of `files`."""
+    dots = len(name) - len(name.lstrip("."))
+    package = path.split("/")[:-1]
+    parts = [*(package[:len(package) - dots + 1] if dots else []), *name.lstrip(".").split(".")]
+    for named in (parts, parts[:-1]):  # the module itself, then the package it is taken from
+        found = [c for c in ("/".join(named) + ".py", "/".join([*named, "__init__.py"]))
+                 if c in files]
+        if named and found:
+            return found[0]
+    return None
+
+
 def importers(f: Known) -> str:
-    """Rule: a file imports the module when its import list names it exactly."""
-    return _chosen(f, lambda names: f["module"] in names,
-                   f"import {f['module']} at the top level")
+    """Rule: a file imports the module when its import list names it exactly, or, for a
+    module named by its path, when one of its imports resolves to that file."""
+    module, files = f["module"], set(_files(f))
+    if not module.endswith(".py"):
+        return _chosen(f, lambda _, names: module in names, f"import {module} at the top level")
+    if files and module not in files:
+        return f"{module} does not exist."
+    return _chosen(f, lambda path, names: any(resolved(path, n, files) == module for n in names),
+                   f"import {module} at the top level")
 
 
 def standalone(f: Known) -> str:
     """Rule: a file with no package import stands alone."""
-    return _chosen(f, lambda names: names == [NONE], "import nothing from the package")
+    return _chosen(f, lambda _, names: names == [NONE], "import nothing from the package")
 
 
 def listing(f: Known) -> str:
@@ -112,8 +136,13 @@ def listing(f: Known) -> str:
             f"{', '.join(files) or UNKNOWN}.")
 
 
-PATH = Slot("path", r"((?:markdown|tests)/[\w./-]*\w\.py)")
-MODULE = Slot("module", r"(\.+\w[\w.]*\w|\.+\w|markdown(?:\.\w+)*)")
+PATH_PATTERN = r"(?:markdown|tests)/[\w./-]*\w\.py"
+IMPORTS = Role("import", object=False)  # "what markdown/core.py imports"
+IMPORTED = Role("import", object=True)  # "which files import markdown/core.py"
+PATH = Slot("path", f"({PATH_PATTERN})", role=IMPORTS)
+# A module as the code writes it (.util, ..util, markdown.util) or by its file's path.
+MODULE = Slot("module", rf"({PATH_PATTERN}|\.+\w[\w.]*\w|\.+\w|markdown(?:\.\w+)*)",
+              role=IMPORTED)
 FILES = r"files?|modules?|python"
 PACKAGE = r"(?:of|from)\s+the\s+package|package|internal|top-level|at\s+the\s+top\s+level"
 QUESTIONS = (

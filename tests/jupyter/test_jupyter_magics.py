@@ -23,6 +23,7 @@ from jupyter_compaction.jupyter import (
 from jupyter_compaction.jupyter import magics as magics_module
 from jupyter_compaction.jupyter.magics import (
     EMPTY_TASK,
+    NO_QUESTION,
     NO_RUN,
     SUMMARY_LINES,
     CompactionMagics,
@@ -86,7 +87,7 @@ def test_help_lists_the_options():
     doc = CompactionMagics.agent.__doc__
     for option in ("--scenario", "--budget", "--strategy", "--model", "--max-turns",
                    "--task-state", "--no-task-state", "--summary-role", "--summarizer",
-                   "--notes", "--quiet", "--out", "--resume"):
+                   "--notes", "--quiet", "--out", "--resume", "--ask"):
         assert option in doc
     assert "--full" in CompactionMagics.context.__doc__
 
@@ -223,6 +224,8 @@ BAD_LINES = [
      "unrecognized arguments: in one line."),
     ("", EMPTY_TASK),
     ("--resume", "nothing to resume"),
+    ("--ask", NO_QUESTION),
+    ("--ask --resume", "use --resume or --ask, not both"),
 ]
 
 
@@ -310,6 +313,39 @@ def test_resume_needs_a_failed_run_of_this_session(ip):
     assert "ended with status 'max_turns'" in usage_error(ip.run_line_magic, "agent", "--resume")
     ip.user_ns["_agent_run"] = object()
     assert "not started by %%agent" in usage_error(ip.run_line_magic, "agent", "--resume")
+
+
+# --- a follow-up question, --ask -------------------------------------------------------------
+
+def test_ask_follows_up_in_the_last_runs_conversation(ip):
+    from jupyter_compaction import scenarios
+
+    first, second = ("List the Python files of this package.",
+                     "And which of the files import the .util module?")
+    with capture_output():
+        ip.run_cell_magic("agent", "--scenario markdown --quiet", first + "\n")
+    before = ip.user_ns["_agent_run"]
+    with capture_output() as out:
+        ip.run_cell_magic("agent", "--ask --quiet --out second", second + "\n")
+    run = ip.user_ns["_agent_run"]
+    assert run is before and ip.user_ns["second"] is run  # the same conversation, on
+    assert (run.task, run.status, run.outcome) == (second, "finished", "correct")
+    assert run.answer == scenarios.load("markdown").expected(task=second)
+    assert run.transcript[0]["content"] == first
+    assert re.search(r"^question +which files import a given module of the package \(module "
+                     r"\.util\)", out.stdout, re.M)
+
+
+def test_ask_needs_an_answered_run_of_this_session(ip):
+    assert "nothing to follow up on: there is no _agent_run" in usage_error(
+        ip.run_cell_magic, "agent", "--ask", "Which files import .util?")
+    with capture_output():
+        ip.run_line_magic("agent", "--scenario agents --quiet --max-turns 2")
+    message = usage_error(ip.run_cell_magic, "agent", "--ask", "Which files import .util?")
+    assert "ended with status 'max_turns', not an answer" in message
+    assert "\n" not in message
+    ip.user_ns["_agent_run"] = object()
+    assert "not started by %%agent" in usage_error(ip.run_cell_magic, "agent", "--ask", "Why?")
 
 
 # --- a failing model, and --resume ----------------------------------------------------------

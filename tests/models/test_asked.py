@@ -139,6 +139,17 @@ def test_a_follow_up_survives_trimming():
     assert {"role": "user", "content": second} in run.messages
 
 
+def test_a_follow_up_survives_progressive_compaction():
+    """Its trim layer keeps the summary whose Goal holds the follow-up (the summarize
+    layer replaced the turn that asked it)."""
+    second = "And which of the files import the .util module?"
+    with played("markdown", "List the Python files of this package.", budget=5_000,
+                strategy="progressive") as session:
+        run = session.ask(second)
+    assert any(layer.kind == "trim" for c in run.compactions for layer in c.layers)
+    assert run.outcome == "correct", run.answer
+
+
 def test_only_an_answered_run_takes_a_follow_up():
     with runner.start("agents", budget=ROOMY, max_turns=1) as session:
         with pytest.raises(ValueError, match="not run yet"):

@@ -5,10 +5,13 @@ test_labelled_questions.py for the hand-labelled set)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from jupyter_compaction import runner, scenarios
 from jupyter_compaction.events import ToolCalled
+from jupyter_compaction.scenarios.grammar import Role
 
 ROOMY = 200_000  # a budget no run here comes near: the answer, not compaction, is tested
 
@@ -214,6 +217,26 @@ WORDINGS = {
         "Exceptions register in policy/: what does it hold?",
         "Which waiver is on file in policy/?",
     ],
+    ("audit", "licensed"): [
+        "Which package in services/web/package.json is under the LGPL?",
+        "Which packages does services/billing/requirements.txt pin under AGPL-3.0-only?",
+        "How many packages of services/ingest/go.mod are MIT licensed?",
+        "List the BSD-3-Clause dependencies in services/billing/requirements.txt.",
+        "Does services/web/package.json use any MPL package?",
+        "Which libraries in services/web/package.json carry the Apache-2.0 licence?",
+        "Show the ISC packages of services/ingest/go.mod.",
+        "Are there Unlicense pins in services/billing/requirements.txt?",
+    ],
+    ("audit", "licence-exceptions"): [
+        "Is there a licence exception for the LGPL package?",
+        "Which exceptions cover the AGPL packages?",
+        "Is there an exception for the MPL dependencies of services/?",
+        "List the waivers for packages under LGPL.",
+        "Do the LGPL-2.1-or-later packages have an exception on record?",
+        "Which exceptions in policy/ cover packages licensed under EPL?",
+        "Show the exceptions recorded for the HPND packages.",
+        "Is any AGPL dependency covered by an exception in the register?",
+    ],
     ("audit", "manifests"): [
         "List the dependency manifests under services/.",
         "Which manifests are in services/?",
@@ -357,3 +380,20 @@ def test_each_scenario_declares_five_questions_and_an_independent_truth(name):
     scenario = scenarios.load(name)
     assert len(scenario.questions) >= 5 and scenario.read_truth is not None
     assert scenario.question_of(scenario.task) is not None  # its own task is in scope
+
+
+@pytest.mark.parametrize(("task", "is_object"), [
+    ("Which files import markdown/core.py?", True),
+    ("List the files importing the module `markdown/core.py`.", True),
+    ("Which files is markdown/core.py imported by?", True),
+    ("What does markdown/core.py import?", False),
+    ("Which modules are imported by markdown/core.py?", False),
+    ("List the imports of markdown/core.py.", False),
+])
+def test_a_role_reads_which_side_of_its_verb_a_value_stands_on(task, is_object):
+    """"import X" asks about X's importers, "X imports" about X's own imports."""
+    value = re.search(r"markdown/core\.py", task)
+    assert Role("import", object=True).accepts(value) is is_object
+    assert Role("import", object=False).accepts(value) is not is_object
+    question = "importers" if is_object else "imports-of-file"
+    assert scenarios.load("markdown").understand(task)[0].name == question

@@ -172,3 +172,22 @@ def test_the_turn_asking_a_follow_up_stays_like_the_task():
     validate(out)
     assert follow_up[1] in out and out[0] == messages[0] and out[-2:] == messages[-2:]
     assert turn(1)[0] not in out and turn(3)[0] not in out  # dropped before and after it
+
+
+def test_the_summary_stating_a_follow_up_stays_when_summaries_go():
+    """A summary whose Goal is the newest question (the turn that asked it was summarized
+    away) is kept like that turn: it is all that says what is asked now."""
+    def turn(n: int, *first: dict) -> list[dict]:
+        call = {"type": "tool_use", "id": f"t{n}", "name": "read_file", "input": {"path": f"{n}"}}
+        result = {"type": "tool_result", "tool_use_id": f"t{n}", "content": "x " * 300}
+        return [{"role": "assistant", "content": [*first, call]},
+                {"role": "user", "content": [result]}]
+
+    older = summary_block("## Goal\nRead the files.\n## Progress\n- read 1-4")
+    asking = summary_block("## Goal\nAnd which of them is the largest?\n## Progress\n- x")
+    messages = [{"role": "user", "content": "Read the files."}, *turn(1, older), *turn(2),
+                *turn(3, asking), *turn(4), *turn(5)]
+    out = TrimTurns()(messages, goal=200, counter=TokenCounter()).messages
+    validate(out)
+    assert asking in blocks(out[1]) and older not in [b for m in out for b in blocks(m)]
+    assert turn(2)[0] not in out and turn(4)[0] not in out  # dropped before and after it
