@@ -25,11 +25,9 @@ import json
 import os
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,23 +91,6 @@ def venv_seconds(lesson: Path) -> tuple[float, float, bool]:
         return time.perf_counter() - start, _own_cpu() - cpu_before, ok
 
 
-@contextmanager
-def served(site: Path):
-    """`site` served by `python -m http.server` on a free port of 127.0.0.1: its URL."""
-    from tests.e2e.conftest import free_port
-
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
-                               "127.0.0.1", "--directory", str(site)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        time.sleep(1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        server.wait()
-
-
 def browser_seconds(playwright, url: str, lesson: Path) -> dict:
     """The lesson run in a fresh Chromium profile: kernel start and run-all seconds, and
     the CPU seconds of the profile's Chromium processes."""
@@ -140,6 +121,7 @@ def run(prefixes: list[str] | None = None, site: Path | None = None) -> dict:
     from playwright.sync_api import sync_playwright
 
     from jupyter_compaction import lite
+    from tests.e2e.pages import served
 
     rows, built = [], None
     with tempfile.TemporaryDirectory() as tmp:

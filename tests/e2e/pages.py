@@ -7,6 +7,9 @@ session's measured slowdown. The server and browser themselves are fixtures (con
 from __future__ import annotations
 
 import contextlib
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,3 +139,20 @@ def run_lite_lesson(context, site_url: str, name: str, kernel_limit_s: float,
     assert prompts and all(p.startswith("[") and p[1:-2].isdigit() for p in prompts), prompts
     tracebacks = [o for o in outputs(page) if "Traceback (most recent call last)" in o]
     return LiteRun(page, kernel_s, (done_at or time.perf_counter()) - started, tracebacks)
+
+
+@contextlib.contextmanager
+def served(site: Path):
+    """`site` served by `python -m http.server` on a free port of 127.0.0.1: its URL."""
+    from tests.e2e.conftest import free_port  # the fixtures' module imports this one
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
+                               "127.0.0.1", "--directory", str(site)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait()

@@ -11,16 +11,12 @@ lands in test-artifacts/lite-lesson-01.png. Every other lesson then runs top to 
 from __future__ import annotations
 
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from jupyter_compaction.grading.check import IN_BROWSER
-from tests.e2e.pages import ARTIFACTS, CHROMIUM, FLAGS, outputs, plot_state, run_lite_lesson
+from tests.e2e.pages import ARTIFACTS, CHROMIUM, FLAGS, outputs, plot_state, run_lite_lesson, served
 from tests.support.needs import needs
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
@@ -39,28 +35,14 @@ RUN_ALL_TRIES = 3  # "Run All Cells" asked at most this often, RUN_ALL_WAIT_S ap
 RUN_ALL_WAIT_S = 30
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def site_url(tmp_path_factory):
     from jupyter_compaction import lite
 
     site = lite.build(tmp_path_factory.mktemp("lite") / "site")
     print(f"site: {site.size / 1e6:.0f} MB, built in {site.seconds:.0f} s")
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
-                               "127.0.0.1", "--directory", str(site.path)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        time.sleep(1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        server.wait()
+    with served(site.path) as url:
+        yield url
 
 
 @pytest.fixture

@@ -16,27 +16,17 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-import nbformat
-
 from jupyter_compaction.runner import copy_workspace, play
 from jupyter_compaction.settings import DEFAULTS
+from tests.support.lesson_cells import LessonCells
 
 LESSON = next((Path(__file__).resolve().parents[2] / "lessons").glob("01_*.ipynb"))
 # A row of section 4's table: strategy, task state, status, turns, peak, repeats, tokens sent.
 ROW = re.compile(r"^(\w+)\s+(on|off)\s+(\w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s", re.M)
 
 
-@cache
-def cell(cell_id: str) -> nbformat.NotebookNode:
-    return next(c for c in nbformat.read(LESSON, 4).cells if c.get("id") == cell_id)
-
-
-def prose(cell_id: str) -> str:
-    return " ".join(cell(cell_id).source.split())
-
-
-def output(cell_id: str) -> str:
-    return "".join(o.get("text", "") for o in cell(cell_id).outputs)
+CELLS = LessonCells(LESSON)
+cell, prose, output = CELLS.cell, CELLS.prose, CELLS.output
 
 
 @cache

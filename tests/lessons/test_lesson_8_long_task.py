@@ -16,12 +16,12 @@ import re
 from functools import cache
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from jupyter_compaction.runner import play
 from jupyter_compaction.settings import DEFAULTS, OFFLOAD_SHARE
 from jupyter_compaction.vocab import READ_OFFLOADED, SEARCH_OFFLOADED, is_unchanged, offloaded_path
+from tests.support.lesson_cells import LessonCells
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("lesson_8_long_task")]
 
@@ -30,17 +30,8 @@ LONG = 8_000
 OFFLOAD = {"offload_at": OFFLOAD_SHARE}
 
 
-@cache
-def cell(cell_id: str) -> nbformat.NotebookNode:
-    return next(c for c in nbformat.read(LESSON, 4).cells if c.get("id") == cell_id)
-
-
-def prose(cell_id: str) -> str:
-    return " ".join(cell(cell_id).source.split())
-
-
-def output(cell_id: str) -> str:
-    return "".join(o.get("text", "") for o in cell(cell_id).outputs)
+CELLS = LessonCells(LESSON)
+cell, prose, output = CELLS.cell, CELLS.prose, CELLS.output
 
 
 @cache
