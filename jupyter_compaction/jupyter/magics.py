@@ -31,6 +31,7 @@ different model for the auxiliary summarizer (see `summarizers.py`).
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -341,11 +342,18 @@ class CompactionMagics(Magics):
 
 def function_traceback(run: Any, strategy: Any) -> str | None:
     """The traceback of the notebook's own strategy function, when it ended `run` (its
-    own frames only, `FunctionStrategy`); None otherwise."""
+    own frames only, `FunctionStrategy`); None otherwise. A stub that is not written yet
+    (it raised `NotImplementedError`) gets one line naming it instead of a traceback."""
     failed = run.of(Failed)
     if not (isinstance(strategy, FunctionStrategy) and run.status == "failed" and failed
             and failed[-1].reason == "strategy" and run.error):
         return None
+    last = run.error.rstrip().splitlines()[-1]
+    if last.startswith("NotImplementedError"):  # an exercise's stub, reached from the wrapper
+        frames = re.findall(r", in (\w+)\n", run.error)
+        stub = frames[-1] if frames else strategy.name
+        return (f"{stub}() is not written yet ({last}): write it, run its cell, then run "
+                f"this one again (the traceback is in {RUN_VAR}.error)")
     return (f"{strategy.name}() stopped the run; its traceback (the transcript is kept in "
             f"{RUN_VAR}.transcript):\n{run.error}")
 

@@ -1,6 +1,7 @@
 """`%%agent --strategy NAME` and `%compact --strategy NAME` with a function of the
-notebook: it plays as the learner's own strategy, its exception shows its traceback and
-keeps the run's transcript, a wrong shape is one UsageError line."""
+notebook: it plays as the learner's own strategy, its exception shows its traceback (an
+unwritten stub one line naming it) and keeps the run's transcript, a wrong shape is one
+UsageError line."""
 
 from __future__ import annotations
 
@@ -16,15 +17,22 @@ from jupyter_compaction import ClearToolResults
 def my_clear(messages, goal, counter):
     return ClearToolResults()(messages, goal=goal, counter=counter).messages
 
-def unsolved(messages, goal, counter):
+def stub(messages):
     raise NotImplementedError("write your solution here")
+
+def unsolved(messages, goal, counter):
+    return stub(messages)
+
+def broken(messages, goal, counter):
+    return messages[0]["content"] + 1
 
 def wrong_shape(messages, drop):
     return messages
 
 not_a_function = 3
 '''
-NAMES = ("my_clear", "unsolved", "wrong_shape", "not_a_function", "ClearToolResults")
+NAMES = ("my_clear", "stub", "unsolved", "broken", "wrong_shape", "not_a_function",
+         "ClearToolResults")
 LINE = "--scenario agents --budget 5000 --no-task-state --quiet --strategy "
 
 
@@ -62,26 +70,37 @@ def test_a_notebook_function_plays_as_the_library_strategy_it_calls(nb):
 
 
 def test_a_function_that_raises_shows_its_traceback_and_keeps_the_transcript(nb):
+    run, shown = agent(nb, "broken")
+    assert run.status == "failed" and len(run.transcript) > 2
+    assert "Run failed at turn 6: your function broken() raised TypeError: " in shown
+    head, traceback = shown.split("broken() stopped the run; its traceback", 1)
+    assert "_agent_run.transcript" in traceback
+    assert 'return messages[0]["content"] + 1' in traceback
+    assert "compactor.py" not in traceback  # the function's own frames only
+    assert traceback.rstrip().splitlines()[-1].startswith("TypeError")
+    assert nb.user_ns["_agent_run"] is run
+
+
+def test_an_unwritten_stub_is_one_line_naming_it_and_keeps_the_transcript(nb):
     run, shown = agent(nb, "unsolved")
     assert run.status == "failed" and len(run.transcript) > 2
     assert ("Run failed at turn 6: your function unsolved() raised NotImplementedError: "
             "write your solution here") in shown
-    head, traceback = shown.split("unsolved() stopped the run; its traceback", 1)
-    assert "_agent_run.transcript" in traceback
-    assert 'raise NotImplementedError("write your solution here")' in traceback
-    assert "compactor.py" not in traceback  # the function's own frames only
-    assert traceback.rstrip().endswith("NotImplementedError: write your solution here")
-    assert nb.user_ns["_agent_run"] is run
+    assert ("stub() is not written yet (NotImplementedError: write your solution here): "
+            "write it, run its cell, then run this one again (the traceback is in "
+            "_agent_run.error)") in shown
+    assert "Traceback" not in shown
+    assert 'raise NotImplementedError("write your solution here")' in run.error
 
 
 def test_compact_now_with_a_function_that_raises_shows_its_traceback(nb):
     agent(nb, "trim")
     with capture_output() as out:
-        nb.run_line_magic("compact", "--strategy unsolved")
+        nb.run_line_magic("compact", "--strategy broken")
     run = nb.user_ns["_agent_run"]
     assert out.stdout.startswith("Compaction failed, so the run ended: your function "
-                                 "unsolved() raised NotImplementedError")
-    assert "in unsolved" in out.stdout and run.transcript
+                                 "broken() raised TypeError")
+    assert "in broken" in out.stdout and run.transcript
 
 
 def test_compact_now_with_a_notebook_function(nb):
