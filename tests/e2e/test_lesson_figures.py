@@ -51,7 +51,7 @@ class Figure:
 FIGURES = [
     Figure(1, "token-chart-no-compaction", "%agent --scenario agents --strategy off", "chart"),
     Figure(2, "clearing-run", "%agent --scenario agents --strategy clear", "chart"),
-    Figure(3, "trimming-run", "%agent --scenario debug --strategy trim", "chart"),
+    Figure(3, "trimming-run", "%agent --scenario debug --strategy trim --quiet", "chart"),
     Figure(4, "summarize-middle-run", "%agent --scenario logistics --strategy summarize",
            "chart"),
     Figure(5, "same-model-summarizer-run", "%agent --scenario debug --strategy summarize",
