@@ -1,4 +1,4 @@
-"""The quiz questions of the course, three or four per lesson, by lesson.
+"""The quiz questions of the course, three to five per lesson, by lesson.
 
 Each question is answered from its lesson's own checked outputs (a number it printed, or
 which row of a table says what); `tests/lessons/test_lesson_quiz.py` reads each answer
@@ -160,6 +160,19 @@ QUESTIONS = (
              "Every row of the sweep misses it; the sweep leaves some settings for you to "
              "try in the exercise.",
              options=("correct", "budget", "small", "cheap")),
+    Question("q8.4", "Section 5: with offload, what share of plain `off`'s tokens does `off` "
+             "send, in percent?",
+             "0509cf28f2c3a728",
+             "Each large file's full text no longer rides along in every later call: only its "
+             "preview does, and one search brings back the lines the task needs.",
+             decimals=1),
+    Question("q8.5", "Section 5: how does the run of `trim` without task state end?",
+             "89d656f35f44c4ee",
+             "Its windows between compactions kept repeating the same calls with the same "
+             "results and wrote nothing new, so the progress guard ended it long before "
+             "`max_turns`.",
+             options=("finished, with the right answer", "out of turns (max_turns)",
+                      "stuck in a loop", "thrashing")),
     # Lesson 9: a real session
     Question("q9.1", "Section 3: how many reported tokens were in the context when Claude "
              "Code compacted?",

@@ -91,6 +91,8 @@ READ: dict[str, Callable[[str], str | int | None]] = {
     "q8.3": lambda t: next(target for i, target in enumerate(
         ("correct", "repeats", "budget", "small", "cheap"))
         if all(r.split()[-5:][i] == "--" for r in t.splitlines() if r.endswith(("ok", "--")))),
+    "q8.4": one(r"^off\s+offload\s+\w+\s+\d+\s+\d+\s+\d+\s+([\d.]+)%"),
+    "q8.5": one(r"^trim, no task state\s+\w+\s+\d+\s+\d+\s+\d+\s+[\d.]+%\s+(.+)$"),
     "q9.1": one(r"reported tokens before: ([\d,]+)"),
     "q9.2": one(r"^call   1: local\s+\d+ \+ overhead ([\d,]+)"),
     "q9.3": lambda t: max(rows(r"^(\w+)\s+loses\s+(\d+):", t), key=lambda r: int(r[1]))[0],
