@@ -22,6 +22,7 @@ from jupyter_compaction.scenarios.base import (
     Question,
     Scenario,
     Step,
+    listed,
     make_list_files,
     make_read_file,
     missing,
@@ -38,8 +39,8 @@ NONE = "none"
 # Each concept a file can define: its name, how a task names it (grammar phrases), its
 # fact's prefix and the extractor that finds it in a file's text.
 CONCEPTS = (
-    ("tool dispatch table", r"(?:tool\s+)?dispatch\s+(?:tables?|maps?)|tool\s+(?:tables?|"
-     r"registry|registries|maps?)|handler\s+(?:tables?|registry|registries|maps?)|routing\s+"
+    ("tool dispatch table", r"(?:tool\s+)?dispatch\s+(?:tables?|maps?)(?:\s+for\s+tools)?|"
+     r"tool\s+(?:tables?|registry|registries|maps?)|handler\s+(?:tables?|registry|registries|maps?)|routing\s+"
      r"tables?|maps?\s+tool\s+names\s+to\s+(?:the\s+)?(?:handler\s+)?(?:handlers|functions)",
      "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
@@ -49,8 +50,9 @@ CONCEPTS = (
 PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py)")
 FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")
 LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
-DEFINES = (r"defin(?:es?|ed|ing)|contains?|hold(?:s|ing)?|has|have|lives?|implements?|"
-           r"implemented|files?|modules?|python", r"if\s+any|called|folder|agent|where|configured")
+DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
+           r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python",
+           r"if\s+any|called|folder|agent|where|configured")
 # The full task explains what a table is; its words are part of that question.
 EXPLAINED = r"dict|handles?|table"
 
@@ -71,9 +73,7 @@ STEPS = (
 
 def _files(f: Known) -> list[str]:
     """The listed files, less those the task leaves out."""
-    left_out = set(f[EXCLUDE].split(LIST_SEPARATOR)) if EXCLUDE in f else set()
-    return [p for p in f["files"].split(LIST_SEPARATOR) if p not in left_out] \
-        if "files" in f else []
+    return listed(f, "files")
 
 
 def _which_files(concept: str, prefix: str) -> Callable[[Known], str]:

@@ -391,8 +391,10 @@ POLICY = Slot("policy", r"(policy)/(?!\w|\.\w)", default="policy")
 # A licence by its SPDX id or family ("LGPL", "LGPL-2.1-or-later", "Apache-2.0", "MIT").
 LICENCE_ID = r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache|BSD|MPL|EPL|PSF|HPND|Unlicense)(?:-[\w.]*\w)*"
 LICENCE_NAME = Slot("licence", f"({LICENCE_ID})")
-PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?!(?:the|a|an|it|what|which|record|"
-                          rf"services?|{LICENCE_ID})\b)([a-z][\w.-]*)", optional=True)
+PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?:the\s+(?=\S+\s+package\b))?"
+                          r"(?!(?:the|a|an|it|what|which|record|"
+                          rf"services?|{LICENCE_ID})\b)([a-z][\w.-]*)(?:\s+package\b)?",
+               optional=True)
 LICENCE = r"licen[cs]\w*"
 UNDER = r"under|licen[cs]ed|released|with|uses?|using|carr(?:y|ies)|is|are|has|have|any"
 QUESTIONS = (
@@ -408,7 +410,7 @@ QUESTIONS = (
                       r"against|versus",), (
                  LICENCE, r"dependenc(?:y|ies)|packages?|against|versus|polic(?:y|ies)|rules|"
                           r"three|before\s+the\s+release|release|problems?|according\s+to|"
-                          r"run|with|open-source|services/?|needs?|exceptions?|exact|"
+                          r"run|with|open-source|services/?|service's|needs?|exceptions?|exact|"
                           r"versions?|manifests?|rules?|appl(?:y|ies)|fix|folder"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",

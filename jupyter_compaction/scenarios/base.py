@@ -282,9 +282,15 @@ def _items(each: str, facts: Mapping[str, str]) -> list[str | None]:
         return [None]
     if each.endswith("[*]"):
         return [v for k, v in facts.items() if k.startswith(each[:-2]) and k.endswith("]")]
+    return listed(facts, each)
+
+
+def listed(facts: Mapping[str, str], name: str) -> list[str]:
+    """The items of the list fact `name`, less those the task asked to leave out (the
+    `exclude` slot); [] when the fact is not known."""
     left_out = set(facts.get(EXCLUDE, "").split(LIST_SEPARATOR)) - {""}
-    return [item for item in facts[each].split(LIST_SEPARATOR)
-            if item not in left_out] if each in facts else []
+    return [item for item in facts[name].split(LIST_SEPARATOR)
+            if item not in left_out] if name in facts else []
 
 
 def _fill(template: str, values: Mapping[str, str]) -> str | None:

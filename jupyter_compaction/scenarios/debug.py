@@ -180,7 +180,7 @@ ROUTE = Slot("route", r"(/(?:[\w-]+/?)*)", default="/api/v1/checkout",
              aliases=((r"checkout(?:-api)?", "/api/v1/checkout"), (r"storefront", "/")))
 WAIT = r"time-?outs?|wait(?:s|ing)?|how\s+long|limit"
 ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|errors?|outage|incident|"
-              r"requests?|orders?|(?:keep\s+)?returning|(?:since\s+)?this\s+morning|logs|"
+              r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|"
               r"configs|work\s+out|find\s+out|give|report|broke|at|part|traffic|files|workspace|"
               r"bundle|changelog|deployment|manifest|exact|numbers|come")
 QUESTIONS = (
@@ -194,7 +194,8 @@ QUESTIONS = (
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)"), (
                  r"checkout(?:-api)?(?:'s)?|use|uses|configured|towards|config|retries|"
-                 r"how\s+many\s+retries|calls?|put|timing\s+out|giving\s+up",),
+                 r"how\s+many\s+retries|makes?|calls?|put|timing\s+out|giving\s+up|"
+                 r"before\s+it\s+(?:times\s+out|gives\s+up)",),
                  (UPSTREAM_SLOT,)),
              ("upstreams", "checkout-config"), timeout,
              example="How long does checkout-api wait for inventory-service before timing out?"),

@@ -213,7 +213,8 @@ QUESTIONS = (
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
              _asks(r"slots?|re-?deliver(?:y|ies|ed)?|deliver(?:ed)?\s+again|send\s+(?:it\s+)?again",
-                   r"when|dates?|earliest|first|next|free|book|schedule|be|on\s+which|could|deliver|"
+                   r"when|dates?|earliest|first|next|free|available|open|book|schedule|be|on\s+which|could|"
+                   r"deliver|"
                    r"again|depot"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
              example="When is the first free redelivery slot for order ORD-1042?"),

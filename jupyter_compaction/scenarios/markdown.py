@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from jupyter_compaction.scenarios.base import (
+    EXCLUDE,
     LIST_SEPARATOR,
     MISSING,
     Fact,
@@ -24,6 +25,7 @@ from jupyter_compaction.scenarios.base import (
     Question,
     Scenario,
     Step,
+    listed,
     make_list_files,
     make_read_file,
     missing,
@@ -55,6 +57,7 @@ STEPS = (
         missing("path", r"\bNo file '([^']+)' in the workspace"))),
 )
 def _files(f: Known) -> list[str]:
+    """Every listed file (an import resolves against all of them)."""
     return f["files"].split(LIST_SEPARATOR) if "files" in f else []
 
 
@@ -76,7 +79,7 @@ def one_file(f: Known) -> str:
 def _chosen(f: Known, keep: Callable[[str, list[str]], bool], what: str) -> str:
     """The files whose path and import list `keep` accepts (or, negated, rejects),
     counted when the task asks how many; `what` says what they do."""
-    files, ops = _files(f), operators(f)
+    files, ops = listed(f, "files"), operators(f)
     if not files or any(f[f"imports[{p}]"] == UNKNOWN for p in files):
         return f"Files that {what}: {UNKNOWN}."
     negated = "not" in ops
@@ -123,7 +126,7 @@ def standalone(f: Known) -> str:
 
 def listing(f: Known) -> str:
     """The Python files of the package: all of them, how many, or the largest."""
-    files, ops = _files(f), operators(f)
+    files, ops = listed(f, "files"), operators(f)
     if "largest" in ops:
         sizes = dict(item.split(" ", 1) for item in f["sizes"].split(LIST_SEPARATOR)) \
             if "sizes" in f else {}
@@ -143,6 +146,7 @@ PATH = Slot("path", f"({PATH_PATTERN})", role=IMPORTS)
 # A module as the code writes it (.util, ..util, markdown.util) or by its file's path.
 MODULE = Slot("module", rf"({PATH_PATTERN}|\.+\w[\w.]*\w|\.+\w|markdown(?:\.\w+)*)",
               role=IMPORTED)
+LEFT_OUT = Slot(EXCLUDE, f"({PATH_PATTERN})")
 FILES = r"files?|modules?|python"
 PACKAGE = r"(?:of|from)\s+the\s+package|package|internal|top-level|at\s+the\s+top\s+level"
 QUESTIONS = (
@@ -153,14 +157,15 @@ QUESTIONS = (
              example="What does markdown/core.py import?"),
     Question("importers", "which files import a given module of the package",
              Grammar((r"import(?:s|ing|ed)?",), (FILES, PACKAGE, r"every|that|the\s+module"),
-                     (MODULE,), ("not", "count")),
+                     (MODULE,), ("exclude", "not", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
              Grammar((r"import(?:s|ing)?\s+nothing|nothing|no\s+(?:package\s+|internal\s+|"
                       r"other\s+)?imports?|without\s+(?:package\s+|internal\s+)?imports|"
                       r"stand(?:s)?\s+alone|self-contained|(?:do\s+not|don't)\s+import|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
-                     (FILES, PACKAGE, r"anything|markdown|have|module"), (), ("count",)),
+                     (FILES, PACKAGE, r"anything|markdown|have|module"), (), ("exclude", "count"),
+                     LEFT_OUT),
              ("files", "imports[{item}]"), standalone,
              example="Which files import nothing from the package?"),
     Question("imports", "the top-level package imports of every Python file",
@@ -173,7 +178,7 @@ QUESTIONS = (
     Question("files", "which Python files the package holds",
              Grammar((r"files?|modules?",), (
                  r"python|package|workspace|here|contains?|holds?|hold|are|there|inventory",),
-                 (), ("count", "largest")),
+                 (), ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), listing, example="List the Python files of this package."),
 )
 
