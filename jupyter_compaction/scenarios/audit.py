@@ -431,7 +431,7 @@ QUESTIONS = (
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
     Question("licensed", "which packages of one manifest are under a given licence",
-             Grammar((r"packages?|dependenc(?:y|ies)|libraries|library|pins?",), (
+             Grammar((r"packages?|dependenc(?:y|ies)|libraries|library|pins?|anything",), (
                  UNDER, LICENCE, r"pinned|in|of|one|ones"), (MANIFEST, LICENCE_NAME),
                  ("count", "yesno")),
              ("licences-of-manifest",), or_missing(licensed),

@@ -194,7 +194,7 @@ QUESTIONS = (
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)"), (
                  r"checkout(?:-api)?(?:'s)?|use|uses|configured|towards|config|retries|"
-                 r"how\s+many\s+retries|makes?|calls?|put|timing\s+out|giving\s+up|"
+                 r"how\s+many\s+retries|makes?|against|calls?|put|timing\s+out|giving\s+up|"
                  r"before\s+it\s+(?:times\s+out|gives\s+up)",),
                  (UPSTREAM_SLOT,)),
              ("upstreams", "checkout-config"), timeout,

@@ -11,7 +11,7 @@ operators it supports:
 - "not": negation ("do not", "lack", "no"), the complement of a set;
 - "count": "how many", "count", "number of";
 - "largest": a superlative ("largest", "biggest");
-- "yesno": a question that opens with "is / does / has ...".
+- "yesno": a question that opens with "is / does / has ..." or ends "yes or no".
 
 `parse(questions, task)` splits the task into tokens and lets each question consume what
 its slots, phrases and operators cover; the rest must be declared filler (articles,
@@ -53,6 +53,7 @@ know need want like thanks thank
 now today currently right away quickly briefly exactly
 """)
 AUX = _word_set("is are was were does do did has have can")  # a yes/no opener
+YES_OR_NO = r"yes\s+or\s+no|true\s+or\s+false"  # a yes/no question said at its end
 
 # Operator phrases (exclusion takes its entity through the question's `exclude` slot).
 EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|apart\s+from|"
@@ -200,10 +201,12 @@ def _excluded(reader: Reader, grammar: Grammar) -> dict[str, str]:
 
 def _operators(reader: Reader, grammar: Grammar) -> tuple[str, ...]:
     """The operators the task applies, of those the question supports."""
+    # "..., yes or no?" first: its "no" is not a negation
+    asked = "yesno" in grammar.operators and bool(reader.take(bounded(YES_OR_NO)))
     ops = [op for op in grammar.operators if op in OPERATORS
            and reader.take(bounded(OPERATORS[op]))]
     first = reader.tokens[0][2].lower() if reader.tokens else ""
-    if "yesno" in grammar.operators and first in AUX:
+    if "yesno" in grammar.operators and (asked or first in AUX):
         ops.append("yesno")
     return tuple(ops)
 

@@ -68,10 +68,14 @@ def compose(f: Known) -> str:
 
 
 def one_file(f: Known) -> str:
-    """The package modules one file imports (yes or no first, when asked so)."""
-    found = f["imports-of-path"]
+    """The package modules one file imports (yes or no first, when asked so), or how
+    many."""
+    found, ops = f["imports-of-path"], operators(f)
+    if "count" in ops and found != UNKNOWN:
+        return (f"{f['path']} imports {0 if found == NONE else len(found.split(LIST_SEPARATOR))}"
+                " package modules at the top level.")
     answer = f"{f['path']} imports {found} at the top level."
-    if "yesno" in operators(f) and found != UNKNOWN:
+    if "yesno" in ops and found != UNKNOWN:
         return ("No. " if found == NONE else "Yes. ") + answer
     return answer
 
@@ -152,7 +156,7 @@ PACKAGE = r"(?:of|from)\s+the\s+package|package|internal|top-level|at\s+the\s+to
 QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
              Grammar((r"imports?|imported",), (FILES, PACKAGE, r"anything|by|are|of"),
-                     (PATH,), ("yesno",)),
+                     (PATH,), ("yesno", "count")),
              ("imports-of-path",), or_missing(one_file),
              example="What does markdown/core.py import?"),
     Question("importers", "which files import a given module of the package",
