@@ -54,7 +54,8 @@ NUMBER = (rf"\d[\d,]*|(?:{NUMBER_WORD})(?:(?:\s+|-|\s+and\s+)(?:{NUMBER_WORD}))*
 UNIT = r"(word|token|sentence|line|bullet)s?(?:\s+points?)?"
 BEFORE = (r"in|at\s+most|under|below|no\s+more\s+than|not\s+more\s+than|fewer\s+than|"
           r"less\s+than|within|up\s+to|no\s+longer\s+than|a\s+maximum\s+of|max(?:imum)?|"
-          r"not\s+(?:to\s+)?exceed(?:ing)?|limit(?:ed)?\s+to|keep\s+it\s+to|capped\s+at")
+          r"not\s+(?:to\s+)?exceed(?:ing)?|limit(?:ed)?\s+to|capped\s+at|"
+          r"keep\s+(?:it|this|the\s+summary)\s+(?:to|under|below|within)")
 LIMITS = (  # each: (number group, unit group)
     re.compile(rf"\b(?:{BEFORE})\s+(?:of\s+)?({NUMBER})\s+{UNIT}\b", re.I),
     re.compile(rf"\b({NUMBER})\s+{UNIT}\s+(?:or\s+(?:fewer|less|under|below)|at\s+most|"
@@ -74,7 +75,8 @@ LISTED = re.compile(r"\b(?:sections?|headings?|headers?)\b(?:[^:\n]*(:)|,|\s+nam
                     r"[ \t]*([^\n]*)", re.I)
 LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.+?)\s*$")
 LIST_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|;\s*|\s+and\s+|\s+then\s+)\s*", re.I)
-SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|,\s+but\s+", re.I)
+# Sentences, and the clauses "but" or "while" join ("drop numbers but keep paths").
+SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|,?\s+(?:but|while|whereas)\s+", re.I)
 
 # The kinds of fact, by the phrases that name them; at each place the first alternative
 # that matches wins, so "file names" are paths and "ticket numbers" ids.
@@ -82,7 +84,8 @@ KIND_PHRASES = (
     ("identifiers", r"identifiers?|identifying\s+details"),
     ("ids", r"(?:record|ticket|order|customer|incident|invoice|reference)\s+(?:ids?|numbers?)|"
             r"ids?|references?"),
-    ("paths", r"file\s*(?:names?|paths?)|paths?|files?|folders?|director(?:y|ies)"),
+    ("paths", r"file\s*(?:names?|paths?)|names?\s+of\s+(?:the\s+)?files?|paths?|files?|"
+              r"folders?|director(?:y|ies)"),
     ("names", r"(?:class|function|variable|service|package|table|module|symbol)\s+names?|"
               r"names?|symbols?|constants?"),
     ("numbers", r"numbers?|numeric\s+values?|figures?|digits?|values?|amounts?|dates?|"
@@ -93,9 +96,12 @@ KIND = bounded("|".join(f"(?P<{name}>{phrase})" for name, phrase in KIND_PHRASES
 PARTS = bounded(r"goals?|tasks?|objectives?|decisions?|conclusions?|progress|"
                 r"work\s+in\s+progress|next\s+steps?|files?\s+modified|"
                 r"greetings?|pleasantries|small\s+talk|chit-?chat|"
-                r"tool\s+outputs?(?:\s+that\s+(?:has|have)\s+been\s+(?:fully\s+)?used)?|"
+                r"tool\s+outputs?(?:\s+that\s+(?:(?:has|have)\s+been|were|was|are)\s+"
+                r"(?:already\s+)?(?:fully\s+)?used)?|"
                 r"abandoned\s+approaches|approaches\s+that\s+were\s+abandoned|dead\s+ends?")
-KEEP_WORD = bounded(r"keep|preserve|retain|include|copy|quote|verbatim|exact|exactly|intact|"
+KEEP_WORD = bounded(r"keep(?:s|ing)?|preserv(?:e|es|ed|ing)|retain(?:s|ed|ing)?|"
+                    r"includ(?:e|es|ed|ing)|mention(?:s|ed|ing)?|copy|quote|verbatim|exact|"
+                    r"exactly|intact|"
                     r"word\s+for\s+word|survive|as\s+written|as\s+(?:they\s+are|is)")
 # Words that turn a kind around; "without changing IDs" has two, so it keeps them.
 NEGATION = re.compile(r"\b(?:not(?!\s+more)|never|no(?!\s+(?:more|longer|fewer|less)\b)|"
@@ -123,8 +129,10 @@ FRAMING = (  # the specific phrases first: each consumes its words before a shor
     ("answers with text, calling no tool", r"answer\s+with\s+the\s+summary\s+as\s+text|"
                                            r"(?:do\s+not\s+|don't\s+)?call\s+a\s+tool"
                                            r"(?:\s+in\s+this\s+reply)?"),
-    ("writes a summary", r"summar\w*|compress\w*|condens\w*|recap\w*|write|use"),
+    ("writes a summary", r"summar\w*|compress\w*|condens\w*|recap\w*|write|use|using|"
+                         r"produce|create|generate|draft"),
     ("reads the turns it is given", r"turns?|transcript|conversation|session|messages?|"
+                                    r"so\s+far|what\s+happened|"
                                     r"history|chat|exchange|earlier\s+part|agent'?s?|"
                                     r"work(?:ing)?(?!\s+in\s+progress)|continu\w*(?:\s+without\s+it)?|"
                                     r"below|above"),
@@ -133,7 +141,7 @@ FRAMING = (  # the specific phrases first: each consumes its words before a shor
 # to keep ("still relevant", "already made"), and a list's own words.
 FILLER = TASK_FILLER | frozenset(["user", "user's", "relevant", "still", "already", "made",
                                   "summary", "asked", "these", "following", "own", "as",
-                                  "than"])
+                                  "than", "but", "while", "whereas"])
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ def test_the_librarys_own_prompt_names_its_five_sections():
 @pytest.mark.parametrize(("prompt", "expected"), [
     ("Summarize in at most 40 words.", {"words": 40}),
     ("Keep it under 40 words.", {"words": 40}),
+    ("Keep the summary to 40 words.", {"words": 40}),
     ("Stay below 40 words.", {"words": 40}),
     ("No more than 40 words, please.", {"words": 40}),
     ("Use fewer than 40 words.", {"words": 40}),
@@ -129,6 +130,11 @@ def test_a_focus_names_its_words():
     ("Don't leave out file paths.", {"paths": True}),  # two negations
     ("Keep every identifier. Also omit the numbers.",
      {**dict.fromkeys(KINDS, True), "numbers": False}),  # the last sentence decides numbers
+    ("Drop all numbers but keep file paths.", {"numbers": False, "paths": True}),  # clauses
+    ("Keep the ids while leaving out the names.", {"ids": True, "names": False}),
+    ("Exclude names of files.", {"paths": False}),  # the files' names are paths
+    ("Do not mention ticket IDs.", {"ids": False}),
+    ("Summarize so far, preserving exact file paths.", {"paths": True}),
 ])
 def test_each_kind_kept_or_left_out_with_synonyms_and_negation(prompt, keep):
     found = read_instructions(prompt)
@@ -139,12 +145,12 @@ def test_each_kind_kept_or_left_out_with_synonyms_and_negation(prompt, keep):
     ("Summarize the turns as a haiku, in French.", ("haiku", "French")),
     ("Summarize the turns for the CFO and be funny.", ("CFO", "funny")),
     ("Keep every ID. Recall comes first.", ("Recall", "comes", "first")),
-    ("Mention the paths.", ("Mention", "paths")),  # no verdict: nothing decided
+    ("Consider the paths.", ("Consider", "paths")),  # no verdict: nothing decided
 ])
 def test_words_no_rule_reads_are_reported_not_guessed(prompt, words):
     found = read_instructions(prompt)
     assert found.not_understood == words
-    assert read_instructions("Mention the paths.").keep == {}
+    assert read_instructions("Consider the paths.").keep == {}
 
 
 @pytest.mark.parametrize("options", [{}, {"focus": "the timeout"}, {"previous": "## Goal\nx"},
