@@ -219,7 +219,7 @@ QUESTIONS = (
     Question("release", "which inventory-service version production runs",
              Grammar((r"versions?|releases?|images?|deployed|running|runs",), (
                  r"inventory(?:-service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
-                 r"before|the\s+current\s+one|came\s+before|run|deploy\w*",)),
+                 r"before|the\s+current\s+one|came\s+before|run|deploy\w*|live",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",

@@ -11,7 +11,8 @@ operators it supports:
 - "not": negation ("do not", "lack", "no"), the complement of a set;
 - "count": "how many", "count", "number of";
 - "largest": a superlative ("largest", "biggest");
-- "yesno": a question that opens with "is / does / has ..." or ends "yes or no".
+- "yesno": a question that opens with "is / does / has ...", ends "yes or no" or "or
+  not", or asks "whether ...".
 
 `parse(questions, task)` splits the task into tokens and lets each question consume what
 its slots, phrases and operators cover; the rest must be declared filler (articles,
@@ -46,14 +47,16 @@ a an the this that these those it its it's there here what what's which whicheve
 is are was were be been being do does did has have had got get gets having
 of in on at to for from by with into under inside within across through about among
 and or any some all every each also just only then so
-i me my we us our you your he she they them their one ones
+i me my we us our you your he she they them their one ones i'd i'm we'd we're let's
 please kindly could can would will may might shall should let
 tell give show list enumerate name find report say look up see check read open go lookup
 know need want like thanks thank
 now today currently right away quickly briefly exactly
 """)
 AUX = _word_set("is are was were does do did has have can")  # a yes/no opener
-YES_OR_NO = r"yes\s+or\s+no|true\s+or\s+false"  # a yes/no question said at its end
+# A yes/no question said otherwise than by its opener: "..., yes or no?", "... or not?",
+# "tell me whether ...".
+YES_OR_NO = r"yes\s+or\s+no|true\s+or\s+false|or\s+not|whether"
 
 # Operator phrases (exclusion takes its entity through the question's `exclude` slot).
 EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|apart\s+from|"
