@@ -117,7 +117,7 @@ from ..asked_compaction import COMPACT_TOOL, read_usage_line
 from ..history import SYSTEM, Message, blocks, call_key, result_text
 from ..memory_tool import MEMORY_ROOT, MEMORY_TOOL_NAME
 from ..scenarios import load
-from ..scenarios.base import Call, Question, Scenario
+from ..scenarios.base import ALL_KNOWN, Call, Question, Scenario
 from ..tokens import CHARS_PER_TOKEN, TokenCounter
 from ..tools import cut_chars, kept_chars
 from ..vocab import (
@@ -292,7 +292,7 @@ class SimulatedModel:
         understand, the nearest questions it can answer, every question, a real model."""
         words, near = self.scenario.not_understood(task)
         asks = "\n".join(f"- {q.ask} (e.g. \"{q.example}\")" for q in self.scenario.questions)
-        said = ", ".join(f'"{w}"' for w in words) or "its wording"
+        said = ", ".join(f'"{w}"' for w in words) or ALL_KNOWN
         nearest = "; ".join(f'"{q.example}"' for q in near)
         return (f"I cannot do this offline. I am the simulated model: I answer only the "
                 f"questions the {self.scenario.name!r} scenario declares, and only when I "

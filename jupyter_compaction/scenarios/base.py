@@ -215,6 +215,9 @@ def operators(facts: Mapping[str, str]) -> set[str]:
     return set(facts.get(OPERATORS, "").split(LIST_SEPARATOR)) - {""}
 
 
+# What a refusal says when every word is known but together they ask no declared question
+# ("how many retries ..." where retries are only a detail of the timeout question).
+ALL_KNOWN = "its wording (each word is one I know, but together they ask none of my questions)"
 MISSING = "missing-"  # a fact "missing-<slot>": the slot's entity is not in the workspace
 
 
@@ -416,7 +419,7 @@ class Scenario:
         lines = []
         for n, (part, understood) in enumerate(self.parts(task), 1):
             words = ", ".join(f'"{w}"' for w in self.not_understood(part)[0]
-                              or parts.pronouns(part)) or "its wording"
+                              or parts.pronouns(part)) or ALL_KNOWN
             said = answers[part] if understood else (
                 f"I cannot answer this part offline: I did not understand {words}.")
             lines.append(f'Part {n} ("{part}"): {said}')

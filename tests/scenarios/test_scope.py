@@ -397,3 +397,15 @@ def test_a_role_reads_which_side_of_its_verb_a_value_stands_on(task, is_object):
     assert Role("import", object=False).accepts(value) is not is_object
     question = "importers" if is_object else "imports-of-file"
     assert scenarios.load("markdown").understand(task)[0].name == question
+
+
+def test_a_task_of_known_words_that_asks_no_question_is_refused_saying_so():
+    """"retries" is a word of the timeout question, but not what it asks about: every
+    word is consumed, no question applies, and the refusal says that instead of naming
+    words."""
+    task = "How many retries does checkout-api do against pricing-service?"
+    assert scenarios.load("debug").not_understood(task)[0] == ()
+    run = runner.play("debug", task=task, budget=ROOMY)
+    assert (run.status, run.turn) == ("unsupported", 1)
+    assert "I did not understand: its wording (each word is one I know, but together they " \
+           "ask none of my questions)." in run.answer
