@@ -120,10 +120,14 @@ def start(
 ) -> ScenarioRun:
     """Build the agent for `scenario` on a fresh copy of its workspace; nothing runs yet.
 
-    `knobs` override single settings (`budget=8_000`); a bad knob is a `ValueError`.
+    `knobs` override single settings (`budget=8_000`); a bad knob is a `ValueError`. A
+    scenario with a cap of its own (`Scenario.max_turns`, the long task's) gets it while
+    `max_turns` is neither a knob nor changed from its default.
     """
-    settings = settings.with_changes(**knobs)
     spec = scenarios.load(scenario)
+    if spec.max_turns and "max_turns" not in knobs and settings.max_turns == DEFAULTS.max_turns:
+        knobs["max_turns"] = spec.max_turns
+    settings = settings.with_changes(**knobs)
     folder = (None if workdir else
               tempfile.TemporaryDirectory(prefix=f"{WORKSPACE_PREFIX}{spec.name}-"))
     try:

@@ -110,3 +110,16 @@ def test_copy_workspace_refuses_a_used_folder(tmp_path: Path):
     runner.copy_workspace("agents", tmp_path / "a")
     with pytest.raises(FileExistsError, match="not an empty folder"):
         runner.copy_workspace("agents", tmp_path / "a")
+
+
+def test_the_long_task_gets_its_own_cap_unless_one_is_set():
+    """`markdown` (49 calls without compaction) runs under its scenario's `max_turns`
+    while the settings keep their default; a cap given as a knob or in the settings
+    stays."""
+    cap = scenarios.load("markdown").max_turns
+    assert cap and cap > DEFAULTS.max_turns and scenarios.load("agents").max_turns is None
+    with runner.start("markdown") as long, runner.start("agents") as short:
+        assert (long.settings.max_turns, short.settings.max_turns) == (cap, DEFAULTS.max_turns)
+    with runner.start("markdown", max_turns=DEFAULTS.max_turns) as knob, \
+            runner.start("markdown", settings=DEFAULTS.with_changes(max_turns=20)) as given:
+        assert (knob.settings.max_turns, given.settings.max_turns) == (DEFAULTS.max_turns, 20)

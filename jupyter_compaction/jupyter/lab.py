@@ -216,7 +216,7 @@ class Lab:
         self.chart(event)
         self.log(event)
 
-    def _fresh_run(self, settings: Settings) -> Run:
+    def _fresh_run(self, settings: Settings, **knobs: Any) -> Run:
         """Play on the lab's one workspace folder, emptied first, in "This run"'s tab."""
         self.views.selected_index = RUN_VIEW
         self.chart.reset()
@@ -224,7 +224,7 @@ class Lab:
         workspace = Path(self._folder.name) / "workspace"
         shutil.rmtree(workspace, ignore_errors=True)
         run = runner.start(self.scenario.value, settings=settings, on_event=self._listen,
-                           workdir=str(workspace)).play()
+                           workdir=str(workspace), **knobs).play()
         self._show(run)
         return run
 
@@ -247,7 +247,7 @@ class Lab:
         current = self.current
         same = self._stepping == settings and current is not None
         turns = current.turn + 1 if same and current.status == "max_turns" else 1
-        run = self._fresh_run(settings.with_changes(max_turns=turns))
+        run = self._fresh_run(settings, max_turns=turns)
         self._stepping = settings
         done = ("" if run.status == "max_turns"
                 else f"; the run {run.status}{_graded(run)}, Step starts over")

@@ -359,6 +359,9 @@ class Scenario:
     # The independent truth: every fact, read from the workspace root with ordinary Python
     # (given the task's slots), written apart from the steps and extractors above.
     read_truth: Callable[[Path, Mapping[str, str]], dict[str, str]] | None = None
+    # The model calls a run of it gets when the settings keep their default cap: a long
+    # task's own (None: the settings' `max_turns`).
+    max_turns: int | None = None
 
     def tools(self, workspace: Workspace) -> list[Callable[..., str]]:
         """The scenario's tools, bound to `workspace`."""

@@ -243,4 +243,8 @@ SCENARIO = Scenario(
     make_tools=make_tools,
     questions=QUESTIONS,
     read_truth=truth,
+    # Twice the 49 calls plain `off` makes: a run that re-reads after compactions, or reads
+    # its memory back in a turn of its own, still progresses past the settings' 60; one
+    # that stops progressing is the loop guard's to stop (loop_guard.py).
+    max_turns=98,
 )
