@@ -42,3 +42,14 @@ def test_memory_answers_where_nothing_kept_outside_does_not(result):
 def test_the_table_has_a_block_per_comparison(bench, result):
     text = bench.table(result)
     assert all(f"**{c.capitalize()}**" in text for c in bench.COMPARISONS)
+
+
+@pytest.mark.slow  # every scenario, the long one included, at three budgets (about 30 s)
+@pytest.mark.parametrize("budget", [4_000, 8_000, 16_000])
+def test_no_variant_runs_to_max_turns(bench, monkeypatch, budget):
+    """Issue 37: a run either answers or is stopped by the progress guard; none spends
+    its turns to the cap (the long task has a cap of its own, `Scenario.max_turns`)."""
+    monkeypatch.setattr(bench, "BUDGET", budget)
+    capped = [(r["scenario"], r["variant"]) for r in bench.run()["rows"]
+              if r["outcome"] == "max_turns"]
+    assert capped == []
