@@ -51,6 +51,7 @@ PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py)")
 FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")
 LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
+           r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
            r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python",
            r"if\s+any|called|folder|agent|where|configured")
 # The full task explains what a table is; its words are part of that question.
@@ -144,8 +145,9 @@ QUESTIONS = (
                example=f"Which files in agents/ define a {concept}?")
       for concept, synonyms, prefix, _ in CONCEPTS),
     Question("files", "which Python files a folder holds",
-             Grammar((r"files?|modules?",), (r"python|folder|hold(?:s)?|contains?|lives?|"
-                                             r"live|sizes?|agent|inventory",), (FOLDER,),
+             Grammar((r"files?|modules?",), (r"python|folder|director(?:y|ies)|hold(?:s)?|"
+                                             r"contains?|lives?|live|sizes?|how\s+big|"
+                                             r"how\s+large|agent|inventory",), (FOLDER,),
                      ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), or_missing(list_files),
              example="List the Python files under agents/."),

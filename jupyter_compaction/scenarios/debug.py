@@ -188,12 +188,12 @@ QUESTIONS = (
              Grammar((r"gateway|gateway's|nginx|proxy",), (
                  WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
                        r"set|sets|routes?|location|calls?|requests?|before\s+a\s+504|put|"
-                       r"for|on"), (ROUTE,)),
+                       r"for|on|api"), (ROUTE,)),
              ("locations", "gateway-config"), gateway,
              example="What read timeout does the gateway use for checkout?"),
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)"), (
-                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|towards|config|retries|"
+                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|towards|config|retries|upstream|"
                  r"how\s+many\s+retries|makes?|against|calls?|put|timing\s+out|giving\s+up|"
                  r"before\s+it\s+(?:times\s+out|gives\s+up)",),
                  (UPSTREAM_SLOT,)),
@@ -211,7 +211,7 @@ QUESTIONS = (
     Question("durations", "how long the abandoned stock calls took",
              Grammar((r"how\s+(?:long|slow)|durations?|latency|took|last(?:ed)?",), (
                  r"inventory(?:-service)?|stock|reserv\w*|calls?|requests?|abandon(?:ed)?|"
-                 r"checkout|gave\s+up(?:\s+on)?|that|were|did|take|before|"
+                 r"checkout|gave\s+up(?:\s+on)?|timed\s+out|that|were|did|take|before|"
                  r"in\s+(?:milliseconds|ms)|milliseconds|ms|slow|reach(?:ed)?|"
                  r"during(?:\s+the\s+incident)?",)),
              ("abandoned", "endpoint", "inventory-log"), durations,

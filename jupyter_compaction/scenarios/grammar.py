@@ -50,6 +50,7 @@ and or any some all every each also just only then so
 i me my we us our you your he she they them their one ones i'd i'm we'd we're let's
 please kindly could can would will may might shall should let
 tell give show list enumerate name find report say look up see check read open go lookup
+point out anywhere
 know need want like thanks thank
 now today currently right away quickly briefly exactly
 """)
@@ -87,15 +88,18 @@ _PASSIVE = r"(?:[`'\"]?\s*(?:is|are|was|were|gets?|got|being|been|also|ever)\b)*
 class Role:
     """Which side of `verb` (a stem: "import") a slot's value stands on: its object
     ("import X", "importing the module X", "X is imported by") when `object`, else any
-    other place ("X imports", "imported by X", "the imports of X")."""
+    other place ("X imports", "imported by X", "the imports of X"). `synonyms` are other
+    active forms that take the same object ("depends on X", "uses X")."""
 
     verb: str
     object: bool
+    synonyms: str = ""  # a regular expression of whole active forms
 
     def accepts(self, match: re.Match[str]) -> bool:
         """Whether the value `match` found stands on this role's side of the verb."""
         text = match.string
-        before = re.search(rf"\b{self.verb}(?:s|es|ing)?{_BETWEEN}$", text[:match.start()], re.I)
+        active = rf"{self.verb}(?:s|es|ing)?" + (f"|{self.synonyms}" if self.synonyms else "")
+        before = re.search(rf"\b(?:{active}){_BETWEEN}$", text[:match.start()], re.I)
         after = re.match(rf"{_PASSIVE}{self.verb}e?d\b", text[match.end():], re.I)
         return (before is not None or after is not None) == self.object
 

@@ -220,7 +220,8 @@ QUESTIONS = (
              example="When is the first free redelivery slot for order ORD-1042?"),
     Question("failure", "why the delivery failed, and whether the order was late",
              _asks(r"why|what\s+went\s+wrong|what\s+happened|explain\w*|reason|caus\w*|"
-                   r"fail(?:ed|ure)?|late|(?:not|never|didn't)\s+arrived?|not\s+delivered",
+                   r"fail(?:ed|ure)?|late|(?:not|never|didn't)\s+arrived?|"
+                   r"(?:not|never)\s+(?:been\s+)?delivered",
                    r"arriv\w*|not|on\s+time|find\s+out|the\s+attempt", operators=("yesno",)),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),

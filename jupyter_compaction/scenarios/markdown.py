@@ -144,8 +144,10 @@ def listing(f: Known) -> str:
 
 
 PATH_PATTERN = r"(?:markdown|tests)/[\w./-]*\w\.py"
-IMPORTS = Role("import", object=False)  # "what markdown/core.py imports"
-IMPORTED = Role("import", object=True)  # "which files import markdown/core.py"
+# Other ways to say "import" ("depend on", "rely on", "use"), as heads and in the roles.
+USES = r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)"
+IMPORTS = Role("import", object=False, synonyms=USES)  # "what markdown/core.py imports"
+IMPORTED = Role("import", object=True, synonyms=USES)  # "which files import markdown/core.py"
 PATH = Slot("path", f"({PATH_PATTERN})", role=IMPORTS)
 # A module as the code writes it (.util, ..util, markdown.util) or by its file's path.
 MODULE = Slot("module", rf"({PATH_PATTERN}|\.+\w[\w.]*\w|\.+\w|markdown(?:\.\w+)*)",
@@ -155,13 +157,14 @@ FILES = r"files?|modules?|python"
 PACKAGE = r"(?:of|from)\s+the\s+package|package|internal|top-level|at\s+the\s+top\s+level"
 QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
-             Grammar((r"imports?|imported",), (FILES, PACKAGE, r"anything|by|are|of"),
+             Grammar((rf"imports?|imported|{USES}",), (FILES, PACKAGE, r"anything|by|are|of"),
                      (PATH,), ("yesno", "count")),
              ("imports-of-path",), or_missing(one_file),
              example="What does markdown/core.py import?"),
     Question("importers", "which files import a given module of the package",
-             Grammar((r"import(?:s|ing|ed)?",), (FILES, PACKAGE, r"every|that|the\s+module"),
-                     (MODULE,), ("exclude", "not", "count"), LEFT_OUT),
+             Grammar((rf"import(?:s|ing|ed)?|{USES}",),
+                     (FILES, PACKAGE, r"every|that|the\s+module"), (MODULE,),
+                     ("exclude", "not", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
              Grammar((r"import(?:s|ing)?\s+nothing|nothing|no\s+(?:package\s+|internal\s+|"
