@@ -53,7 +53,7 @@ LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
            r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python",
-           r"if\s+any|called|folder|agent|where|configured")
+           r"if\s+any|called|call|named?|class(?:es)?|folder|agent|where|configured")
 # The full task explains what a table is; its words are part of that question.
 EXPLAINED = r"dict|handles?|table"
 
@@ -147,7 +147,7 @@ QUESTIONS = (
     Question("files", "which Python files a folder holds",
              Grammar((r"files?|modules?",), (r"python|folder|director(?:y|ies)|hold(?:s)?|"
                                              r"contains?|lives?|live|sizes?|how\s+big|"
-                                             r"how\s+large|agent|inventory",), (FOLDER,),
+                                             r"how\s+large|agent|inventory|exists?",), (FOLDER,),
                      ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), or_missing(list_files),
              example="List the Python files under agents/."),

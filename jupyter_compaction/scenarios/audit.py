@@ -427,7 +427,7 @@ QUESTIONS = (
     Question("exceptions", "which licence exceptions are on record",
              Grammar((r"exceptions?|waivers?",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
-                          r"covers?|holds?"), (POLICY, PACKAGE), ("count", "yesno")),
+                          r"covers?|holds?|contains?"), (POLICY, PACKAGE), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
     Question("licensed", "which packages of one manifest are under a given licence",

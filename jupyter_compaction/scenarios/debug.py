@@ -194,6 +194,7 @@ QUESTIONS = (
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)"), (
                  r"checkout(?:-api)?(?:'s)?|use|uses|configured|towards|config|retries|upstream|"
+                 r"how\s+many\s+seconds|seconds|"
                  r"how\s+many\s+retries|makes?|against|calls?|put|timing\s+out|giving\s+up|"
                  r"before\s+it\s+(?:times\s+out|gives\s+up)",),
                  (UPSTREAM_SLOT,)),
@@ -225,7 +226,7 @@ QUESTIONS = (
     Question("incident", "which incident this is and its severity",
              Grammar((r"incidents?|severity|severe|sev",), (
                  r"id|number|ticket|outage|filed(?:\s+under)?|opened|given|working\s+on|how|"
-                 r"covers?",)),
+                 r"covers?|how\s+(?:bad|severe|serious)|bad|serious",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),
 )

@@ -50,14 +50,15 @@ and or any some all every each also just only then so
 i me my we us our you your he she they them their one ones i'd i'm we'd we're let's
 please kindly could can would will may might shall should let
 tell give show list enumerate name find report say look up see check read open go lookup
-point out anywhere
+point out anywhere search figure quick question total
 know need want like thanks thank
 now today currently right away quickly briefly exactly
 """)
 AUX = _word_set("is are was were does do did has have can")  # a yes/no opener
 # A yes/no question said otherwise than by its opener: "..., yes or no?", "... or not?",
-# "tell me whether ...".
-YES_OR_NO = r"yes\s+or\s+no|true\s+or\s+false|or\s+not|whether"
+# "tell me whether ...", "check if ...".
+YES_OR_NO = (r"yes\s+or\s+no|true\s+or\s+false|or\s+not|whether|"
+             r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)if")
 
 # Operator phrases (exclusion takes its entity through the question's `exclude` slot).
 EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|apart\s+from|"

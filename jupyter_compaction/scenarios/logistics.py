@@ -195,9 +195,9 @@ def _asks(heads: str, words: str = "", customer: bool = False,
 
 QUESTIONS = (
     Question("resolution", "the resolution of a late-delivery ticket: what we offer and why",
-             _asks(r"resol\w*|decid\w*|offer\w*|owed?|entitled|compensat\w*|handle|work(?:\s+on)?|"
+             _asks(r"resol\w*|decid\w*|offer\w*|owed?|entitled|compensat\w*|handl\w*|work(?:\s+on)?|"
                    r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*",
-                   r"write|the\s+outcome|outcome|how\s+should\s+we|are\s+we|wants?\s+(?:a\s+)?"
+                   r"write|the\s+outcome|outcome|how\s+should(?:\s+we)?|are\s+we|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|instead|why|is\s+late|late|find\s+out|says|"
                    r"wants|carrier|tracking|waybill|numbers|polic(?:y|ies)|clauses|apply|dates"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
@@ -221,8 +221,9 @@ QUESTIONS = (
     Question("failure", "why the delivery failed, and whether the order was late",
              _asks(r"why|what\s+went\s+wrong|what\s+happened|explain\w*|reason|caus\w*|"
                    r"fail(?:ed|ure)?|late|(?:not|never|didn't)\s+arrived?|"
-                   r"(?:not|never)\s+(?:been\s+)?delivered",
-                   r"arriv\w*|not|on\s+time|find\s+out|the\s+attempt", operators=("yesno",)),
+                   r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered",
+                   r"arriv\w*|not|(?:was|were|is|has|had|did)n't|on\s+time|find\s+out|"
+                   r"the\s+attempt", operators=("yesno",)),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",

@@ -145,7 +145,7 @@ def listing(f: Known) -> str:
 
 PATH_PATTERN = r"(?:markdown|tests)/[\w./-]*\w\.py"
 # Other ways to say "import" ("depend on", "rely on", "use"), as heads and in the roles.
-USES = r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)"
+USES = r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)|pull(?:s|ing)?\s+in"
 IMPORTS = Role("import", object=False, synonyms=USES)  # "what markdown/core.py imports"
 IMPORTED = Role("import", object=True, synonyms=USES)  # "which files import markdown/core.py"
 PATH = Slot("path", f"({PATH_PATTERN})", role=IMPORTS)
