@@ -44,7 +44,8 @@ CONCEPTS = (
      r"tables?|maps?\s+tool\s+names\s+to\s+(?:the\s+)?(?:handler\s+)?(?:handlers|functions)",
      "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
-    ("retry policy", r"(?:retry|back-?off)\s+(?:polic(?:y|ies)|class(?:es)?)|retr(?:y|ies)|"
+    ("retry policy", r"(?:retry|back-?off)\s+(?:polic(?:y|ies)|class(?:es)?|strateg(?:y|ies))|"
+     r"retr(?:y|ies)|"
      r"back-?off", "retry", r"^class (\w*Retry\w*)"),
 )
 PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py)")
@@ -53,7 +54,7 @@ LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
            r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python",
-           r"if\s+any|called|call|named?|class(?:es)?|folder|agent|where|configured")
+           r"if\s+any|called|call|named?|class(?:es)?|folder|agent|where|configured|used")
 # The full task explains what a table is; its words are part of that question.
 EXPLAINED = r"dict|handles?|table"
 

@@ -393,14 +393,14 @@ LICENCE_ID = r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache|BSD|MPL|EPL|PSF|HPND|Unlicense)
 LICENCE_NAME = Slot("licence", f"({LICENCE_ID})")
 PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?:the\s+(?=\S+\s+package\b))?"
                           r"(?!(?:the|a|an|it|what|which|record|"
-                          rf"services?|{LICENCE_ID})\b)([a-z][\w.-]*)(?:\s+package\b)?",
+                          rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)(?:\s+package\b)?",
                optional=True)
 LICENCE = r"licen[cs]\w*"
 UNDER = r"under|licen[cs]ed|released|with|uses?|using|carr(?:y|ies)|is|are|has|have|any"
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
              Grammar((LICENCE, r"packages"), (
-                 r"needs?\s+attention|attention|problems?|issues?|report|review|pull\s+in|"
+                 r"needs?\s+attention|attention|needs?|problems?|issues?|report|review|pull\s+in|"
                  r"pins?|pinned|dependenc(?:y|ies)|to\s+check|of",), (MANIFEST,),
                  ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),

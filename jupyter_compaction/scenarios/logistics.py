@@ -196,6 +196,7 @@ def _asks(heads: str, words: str = "", customer: bool = False,
 QUESTIONS = (
     Question("resolution", "the resolution of a late-delivery ticket: what we offer and why",
              _asks(r"resol\w*|decid\w*|offer\w*|owed?|entitled|compensat\w*|handl\w*|work(?:\s+on)?|"
+                   r"(?:right|best|fair)\s+outcome|"
                    r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*",
                    r"write|the\s+outcome|outcome|how\s+should(?:\s+we)?|are\s+we|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|instead|why|is\s+late|late|find\s+out|says|"
@@ -207,7 +208,8 @@ QUESTIONS = (
                                           "offer the customer."),
     Question("clauses", "which policy clauses apply to an order's failed delivery",
              _asks(r"polic(?:y|ies)|clauses?|rules?",
-                   r"appl(?:y|ies|ying)|relevant|cover(?:s|ing)?|govern(?:s|ing)?|failed"),
+                   r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
+                   r"failed"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),

@@ -177,8 +177,8 @@ QUESTIONS = (
              example="Which files import nothing from the package?"),
     Question("imports", "the top-level package imports of every Python file",
              Grammar((r"imports?|import\s+map",), (
-                 FILES, PACKAGE, r"map|every|each|all|file\s+by\s+file|whole|does|it|report|"
-                                 r"workspace|here|snapshot|python-markdown|3\.5\.2|\.\.x|"
+                 FILES, PACKAGE, r"map|build|draw|every|each|all|file\s+by\s+file|whole|does|it|"
+                                 r"report|workspace|here|snapshot|python-markdown|3\.5\.2|\.\.x|"
                                  r"markdown\.x|lines|written|as|code")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
