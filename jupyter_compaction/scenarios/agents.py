@@ -39,7 +39,7 @@ NONE = "none"
 # Each concept a file can define: its name, how a task names it (grammar phrases), its
 # fact's prefix and the extractor that finds it in a file's text.
 CONCEPTS = (
-    ("tool dispatch table", r"(?:tool\s+)?dispatch\s+(?:tables?|maps?)(?:\s+for\s+tools)?|"
+    ("tool dispatch table", r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?)(?:\s+for\s+tools)?|"
      r"tool\s+(?:tables?|registry|registries|maps?)|handler\s+(?:tables?|registry|registries|maps?)|routing\s+"
      r"tables?|maps?\s+tool\s+names\s+to\s+(?:the\s+)?(?:handler\s+)?(?:handlers|functions)",
      "table",
@@ -53,7 +53,8 @@ FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")
 LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
-           r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python",
+           r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|"
+           r"source",
            r"if\s+any|called|call|named?|class(?:es)?|folder|agent|where|configured|used")
 # The full task explains what a table is; its words are part of that question.
 EXPLAINED = r"dict|handles?|table"

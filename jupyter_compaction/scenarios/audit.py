@@ -395,12 +395,17 @@ PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?:the\s+(?=\S+\s+package
                           r"(?!(?:the|a|an|it|what|which|record|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)(?:\s+package\b)?",
                optional=True)
+# "Is chardet covered by an exception?": the package before "covered", not a common noun.
+COVERED = Slot("package", r"(?!(?:the|a|an|it|what|which|packages?|dependenc(?:y|ies)|"
+                          rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)\s+(?:is\s+|are\s+)?"
+                          r"covered\b", optional=True)
 LICENCE = r"licen[cs]\w*"
 UNDER = r"under|licen[cs]ed|released|with|uses?|using|carr(?:y|ies)|is|are|has|have|any"
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
              Grammar((LICENCE, r"packages"), (
                  r"needs?\s+attention|attention|needs?|problems?|issues?|report|review|pull\s+in|"
+                 r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|"
                  r"pins?|pinned|dependenc(?:y|ies)|to\s+check|of",), (MANIFEST,),
                  ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
@@ -427,7 +432,8 @@ QUESTIONS = (
     Question("exceptions", "which licence exceptions are on record",
              Grammar((r"exceptions?|waivers?",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
-                          r"covers?|holds?|contains?"), (POLICY, PACKAGE), ("count", "yesno")),
+                          r"covers?|holds?|contains?"), (POLICY, PACKAGE, COVERED),
+                 ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
     Question("licensed", "which packages of one manifest are under a given licence",

@@ -226,7 +226,7 @@ QUESTIONS = (
     Question("incident", "which incident this is and its severity",
              Grammar((r"incidents?|severity|severe|sev",), (
                  r"id|number|ticket|outage|filed(?:\s+under)?|opened|given|working\s+on|how|"
-                 r"covers?|how\s+(?:bad|severe|serious)|bad|serious",)),
+                 r"covers?|how\s+(?:bad|severe|serious)|bad|serious|dealing(?:\s+with)?",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),
 )

@@ -209,7 +209,7 @@ QUESTIONS = (
     Question("clauses", "which policy clauses apply to an order's failed delivery",
              _asks(r"polic(?:y|ies)|clauses?|rules?",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
-                   r"failed"),
+                   r"failed|late"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
