@@ -344,19 +344,21 @@ def under(licence: str, expression: str) -> bool:
     return any(i.lower() == wanted or i.lower().startswith(wanted + "-") for i in ids)
 
 
-def _packages_under(licence: str, pins: str) -> list[str]:
-    """The "package version" of each pin ("package version licence") under `licence`."""
+def _packages_under(licence: str, pins: str, negated: bool = False) -> list[str]:
+    """The "package version" of each pin ("package version licence") under `licence`
+    (negated: not under it)."""
     return [" ".join(pin.split(" ", 2)[:2]) for pin in pins.split(LIST_SEPARATOR)
-            if pin.count(" ") >= 2 and under(licence, pin.split(" ", 2)[2])]
+            if pin.count(" ") >= 2 and under(licence, pin.split(" ", 2)[2]) != negated]
 
 
 def licensed(f: Known) -> str:
-    """The packages one manifest pins under the licence asked (how many, or yes or no)."""
+    """The packages one manifest pins under the licence asked, or not under it (how many,
+    or yes or no)."""
     pins, ops = f["licences-of-manifest"], operators(f)
-    where = f"Packages of {f['manifest']} under {f['licence']}"
+    where = f"Packages of {f['manifest']} {'not ' if 'not' in ops else ''}under {f['licence']}"
     if pins == UNKNOWN:
         return f"{where}: {UNKNOWN}."
-    found = _packages_under(f["licence"], pins)
+    found = _packages_under(f["licence"], pins, negated="not" in ops)
     count = f"{len(found)}: " if "count" in ops else ""
     return f"{_yes_or_no(f, found)}{where}: {count}{', '.join(found) or NONE}."
 
@@ -389,8 +391,9 @@ MANIFEST = Slot("manifest", r"(services/[\w./-]+(?:requirements\.txt|package\.js
 SERVICES = Slot("services", r"(services)/?(?!\w|\.\w)", default="services")
 POLICY = Slot("policy", r"(policy)/(?!\w|\.\w)", default="policy")
 # A licence by its SPDX id or family ("LGPL", "LGPL-2.1-or-later", "Apache-2.0", "MIT").
-LICENCE_ID = r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache|BSD|MPL|EPL|PSF|HPND|Unlicense)(?:-[\w.]*\w)*"
-LICENCE_NAME = Slot("licence", f"({LICENCE_ID})")
+LICENCE_ID = (r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache|BSD|MPL|EPL|PSF|HPND|Unlicense)"
+              r"(?:-(?!licen[cs]ed\b)[\w.]*\w)*")  # "MIT-licensed" names MIT
+LICENCE_NAME = Slot("licence", f"({LICENCE_ID})(?:-licen[cs]ed)?")
 PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?:the\s+(?=\S+\s+package\b))?"
                           r"(?!(?:the|a|an|it|what|which|record|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)(?:\s+package\b)?",
@@ -439,7 +442,7 @@ QUESTIONS = (
     Question("licensed", "which packages of one manifest are under a given licence",
              Grammar((r"packages?|dependenc(?:y|ies)|libraries|library|pins?|anything",), (
                  UNDER, LICENCE, r"pinned|in|of|one|ones"), (MANIFEST, LICENCE_NAME),
-                 ("count", "yesno")),
+                 ("not", "count", "yesno")),
              ("licences-of-manifest",), or_missing(licensed),
              example="Which package in services/web/package.json is under the LGPL?"),
     Question("licence-exceptions", "which exceptions are on record for the services' "

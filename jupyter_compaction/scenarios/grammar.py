@@ -57,7 +57,7 @@ now today currently right away quickly briefly exactly
 AUX = _word_set("is are was were does do did has have can")  # a yes/no opener
 # A yes/no question said otherwise than by its opener: "..., yes or no?", "... or not?",
 # "tell me whether ...", "check if ...".
-YES_OR_NO = (r"yes\s+or\s+no|true\s+or\s+false|or\s+not|whether|"
+YES_OR_NO = (r"yes\s+or\s+no|true\s+or\s+false|or\s+not|whether|it\s+true\s+that|"
              r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)if")
 
 # Operator phrases (exclusion takes its entity through the question's `exclude` slot).
