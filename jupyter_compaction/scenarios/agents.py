@@ -50,6 +50,10 @@ CONCEPTS = (
 )
 PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py)")
 FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")
+# "the agents folder": a folder named without its slash (after FOLDER, whose default it
+# then replaces).
+FOLDER_NAMED = Slot("folder", r"(?<=\bthe\s)([\w.-]+)(?=\s+(?:folder|director(?:y|ies))\b)",
+                    optional=True)
 LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
@@ -140,7 +144,8 @@ QUESTIONS = (
                example=f"Does agents/router.py define a {concept}?")
       for concept, synonyms, prefix, _ in CONCEPTS),
     *(Question(f"{prefix}-files", f"which files under a folder define a {concept}",
-               Grammar((synonyms,), (*DEFINES, EXPLAINED), (FOLDER,), ("exclude", "not", "count"),
+               Grammar((synonyms,), (*DEFINES, EXPLAINED), (FOLDER, FOLDER_NAMED),
+                       ("exclude", "not", "count"),
                        LEFT_OUT),
                ("files", f"{prefix}[{{item}}]"),
                _which_files(concept, prefix),
@@ -149,7 +154,8 @@ QUESTIONS = (
     Question("files", "which Python files a folder holds",
              Grammar((r"files?|modules?",), (r"python|folder|director(?:y|ies)|hold(?:s)?|"
                                              r"contains?|lives?|live|sizes?|how\s+big|"
-                                             r"how\s+large|agent|inventory|exists?",), (FOLDER,),
+                                             r"how\s+large|agent|inventory|exists?",),
+                     (FOLDER, FOLDER_NAMED),
                      ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), or_missing(list_files),
              example="List the Python files under agents/."),

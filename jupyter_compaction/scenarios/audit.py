@@ -415,7 +415,7 @@ QUESTIONS = (
              example="Which licences in services/web/package.json need attention?"),
     Question("audit", "a licence audit of the services",
              Grammar((r"audit\w*|compl(?:y|iance)|violat\w*|break\w*|verif\w*|review|"
-                      r"against|versus",), (
+                      r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
                  LICENCE, r"dependenc(?:y|ies)|packages?|against|versus|polic(?:y|ies)|rules|"
                           r"three|before\s+the\s+release|release|problems?|according\s+to|"
                           r"run|with|open-source|services/?|service's|needs?|exceptions?|exact|"

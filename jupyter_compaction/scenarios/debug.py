@@ -182,7 +182,7 @@ WAIT = r"time-?outs?|wait(?:s|ing)?|how\s+long|limit"
 ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|errors?|outage|incident|"
               r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|"
               r"configs|work\s+out|find\s+out|give|report|broke|at|part|traffic|files|workspace|"
-              r"bundle|changelog|deployment|manifest|exact|numbers|come")
+              r"bundle|changelog|deployment|manifest|exact|numbers|come|endpoint")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
              Grammar((r"gateway|gateway's|nginx|proxy",), (
@@ -194,7 +194,7 @@ QUESTIONS = (
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)"), (
                  r"checkout(?:-api)?(?:'s)?|use|uses|configured|towards|config|retries|upstream|"
-                 r"how\s+many\s+seconds|seconds|"
+                 r"how\s+many\s+seconds|seconds|when\s+calling|calling|"
                  r"how\s+many\s+retries|makes?|against|calls?|put|timing\s+out|giving\s+up|"
                  r"before\s+it\s+(?:times\s+out|gives\s+up)",),
                  (UPSTREAM_SLOT,)),
@@ -211,15 +211,15 @@ QUESTIONS = (
              example="Why is checkout failing? Find the root cause."),
     Question("durations", "how long the abandoned stock calls took",
              Grammar((r"how\s+(?:long|slow)|durations?|latency|took|last(?:ed)?",), (
-                 r"inventory(?:-service)?|stock|reserv\w*|calls?|requests?|abandon(?:ed)?|"
-                 r"checkout|gave\s+up(?:\s+on)?|timed\s+out|that|were|did|take|before|"
+                 r"inventory(?:[-\s]service)?|stock|reserv\w*|calls?|requests?|abandon(?:ed)?|"
+                 r"checkout|gave\s+up(?:\s+on)?|timed\s+out|that|were|did|take|before|endpoint|"
                  r"in\s+(?:milliseconds|ms)|milliseconds|ms|slow|reach(?:ed)?|"
                  r"during(?:\s+the\s+incident)?",)),
              ("abandoned", "endpoint", "inventory-log"), durations,
              example="How long did the inventory calls that checkout gave up on take?"),
     Question("release", "which inventory-service version production runs",
              Grammar((r"versions?|releases?|images?|deployed|running|runs",), (
-                 r"inventory(?:-service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
+                 r"inventory(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
                  r"before|the\s+current\s+one|came\s+before|run|deploy\w*|live",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),

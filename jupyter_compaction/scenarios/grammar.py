@@ -51,6 +51,7 @@ i me my we us our you your he she they them their one ones i'd i'm we'd we're le
 please kindly could can would will may might shall should let
 tell give show list enumerate name find report say look up see check read open go lookup
 point out anywhere search figure quick question total looking wants wanted wonder wondering
+identify determine
 know need want like thanks thank
 now today currently right away quickly briefly exactly
 """)
