@@ -154,7 +154,7 @@ QUESTIONS = (
     Question("files", "which Python files a folder holds",
              Grammar((r"files?|modules?",), (r"python|folder|director(?:y|ies)|hold(?:s)?|"
                                              r"contains?|lives?|live|sizes?|how\s+big|"
-                                             r"how\s+large|agent|inventory|exists?",),
+                                             r"how\s+large|agent|inventory|exists?|package",),
                      (FOLDER, FOLDER_NAMED),
                      ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), or_missing(list_files),

@@ -408,7 +408,7 @@ QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
              Grammar((LICENCE, r"packages"), (
                  r"needs?\s+attention|attention|needs?|problems?|issues?|report|review|pull\s+in|"
-                 r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|"
+                 r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|closer\s+look|"
                  r"pins?|pinned|dependenc(?:y|ies)|to\s+check|of",), (MANIFEST,),
                  ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),

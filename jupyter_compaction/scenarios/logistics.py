@@ -209,7 +209,7 @@ QUESTIONS = (
     Question("clauses", "which policy clauses apply to an order's failed delivery",
              _asks(r"polic(?:y|ies)|clauses?|rules?",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
-                   r"failed|late"),
+                   r"failed|late|refund|redelivery"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
@@ -230,7 +230,8 @@ QUESTIONS = (
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",
              _asks(r"loyalty|tiers?|membership|programme|program|status\s+level|gold|silver|"
-                   r"bronze", r"level|holds?|look\s+up|behind|status", customer=True),
+                   r"bronze", r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?",
+             customer=True),
              ("tier", "customer"), or_missing(loyalty),
              example="What loyalty tier is the customer of ticket TCK-5521 in?"),
 )
