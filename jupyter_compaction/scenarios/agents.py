@@ -41,12 +41,12 @@ NONE = "none"
 CONCEPTS = (
     ("tool dispatch table", r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?)(?:\s+for\s+tools)?|"
      r"tool\s+(?:tables?|registry|registries|maps?)|handler\s+(?:tables?|registry|registries|maps?)|routing\s+"
-     r"tables?|maps?\s+tool\s+names\s+to\s+(?:the\s+)?(?:handler\s+)?(?:handlers|functions)",
+     r"tables?|(?:maps?|mapping)\s+(?:from\s+)?tool\s+names\s+to\s+(?:the\s+)?(?:handler\s+)?"
+     r"(?:handlers|functions)",
      "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
-    ("retry policy", r"(?:retry|back-?off)\s+(?:polic(?:y|ies)|class(?:es)?|strateg(?:y|ies))|"
-     r"retr(?:y|ies)|"
-     r"back-?off", "retry", r"^class (\w*Retry\w*)"),
+    ("retry policy", r"(?:retry|back-?off)\s+(?:polic(?:y|ies)|class(?:es)?|strateg(?:y|ies)|"
+     r"logic)|retr(?:y|ies)|back-?off", "retry", r"^class (\w*Retry\w*)"),
 )
 PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py)")
 FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")

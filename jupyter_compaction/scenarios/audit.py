@@ -406,7 +406,7 @@ LICENCE = r"licen[cs]\w*"
 UNDER = r"under|licen[cs]ed|released|with|uses?|using|carr(?:y|ies)|is|are|has|have|any"
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
-             Grammar((LICENCE, r"packages"), (
+             Grammar((LICENCE, r"packages|needs?\s+attention"), (
                  r"needs?\s+attention|attention|needs?|problems?|issues?|report|review|pull\s+in|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|closer\s+look|"
                  r"pins?|pinned|dependenc(?:y|ies)|to\s+check|of",), (MANIFEST,),

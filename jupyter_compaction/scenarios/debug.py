@@ -187,7 +187,8 @@ QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
              Grammar((r"gateway|gateway's|nginx|proxy",), (
                  WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
-                       r"set|sets|routes?|location|calls?|requests?|before\s+a\s+504|put|"
+                       r"set|sets|routes?|location|calls?|requests?|"
+                       r"before\s+(?:returning\s+)?(?:a\s+)?504|put|"
                        r"for|on|api"), (ROUTE,)),
              ("locations", "gateway-config"), gateway,
              example="What read timeout does the gateway use for checkout?"),
@@ -202,7 +203,7 @@ QUESTIONS = (
              example="How long does checkout-api wait for inventory-service before timing out?"),
     Question("root-cause", "the root cause of the checkout failures, with numbers and files",
              Grammar((r"root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
-                      r"caus(?:e|es|ed|ing)|what\s+broke",), (ROOT_WORDS,)),
+                      r"caus(?:e|es|ed|ing)|what\s+broke|break(?:s|ing)",), (ROOT_WORDS,)),
              ("incident", "severity", "timeout", "retries", "checkout-config", "endpoint",
               "abandoned", "inventory-log", "release", "change", "deployed", "index",
               "inventory-config", "migration", "read-timeout", "checkout-log", "first-error",
@@ -226,7 +227,8 @@ QUESTIONS = (
     Question("incident", "which incident this is and its severity",
              Grammar((r"incidents?|severity|severe|sev",), (
                  r"id|number|ticket|outage|filed(?:\s+under)?|opened|given|working\s+on|how|"
-                 r"covers?|how\s+(?:bad|severe|serious)|bad|serious|dealing(?:\s+with)?",)),
+                 r"covers?|how\s+(?:bad|severe|serious)|bad|serious|dealing(?:\s+with)?|level|"
+                 r"apply",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),
 )

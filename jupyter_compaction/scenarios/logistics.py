@@ -221,7 +221,7 @@ QUESTIONS = (
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
              example="When is the first free redelivery slot for order ORD-1042?"),
     Question("failure", "why the delivery failed, and whether the order was late",
-             _asks(r"why|what\s+went\s+wrong|what\s+happened|explain\w*|reason|caus\w*|"
+             _asks(r"why|what\s+went\s+wrong|what\s+happened|what\s+made|explain\w*|reason|caus\w*|"
                    r"fail(?:ed|ure)?|late|(?:not|never|didn't)\s+arrived?|"
                    r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered",
                    r"arriv\w*|not|(?:was|were|is|has|had|did)n't|on\s+time|find\s+out|"
