@@ -207,7 +207,7 @@ class Question:
 
 
 OPERATOR_WORDS = {"not": "negated", "count": "count", "largest": "largest",
-                  "yesno": "yes/no"}
+                  "yesno": "yes/no", "ontime": "asked as on time"}
 
 
 def operators(facts: Mapping[str, str]) -> set[str]:

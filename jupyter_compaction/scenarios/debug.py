@@ -182,7 +182,8 @@ WAIT = r"time-?outs?|wait(?:s|ing)?|how\s+long|limit"
 ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|errors?|outage|incident|"
               r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|"
               r"configs|work\s+out|find\s+out|give|report|broke|at|part|traffic|files|workspace|"
-              r"bundle|changelog|deployment|manifest|exact|numbers|come|endpoint")
+              r"bundle|changelog|deployment|manifest|exact|numbers|come|endpoint|"
+              r"time\s+out|timing\s+out|timeouts?")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
              Grammar((r"gateway|gateway's|nginx|proxy",), (
@@ -195,7 +196,7 @@ QUESTIONS = (
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)"), (
                  r"checkout(?:-api)?(?:'s)?|use|uses|configured|towards|config|retries|upstream|"
-                 r"how\s+many\s+seconds|seconds|when\s+calling|calling|"
+                 r"how\s+many\s+seconds|seconds|when\s+calling|calling|between|"
                  r"how\s+many\s+retries|makes?|against|calls?|put|timing\s+out|giving\s+up|"
                  r"before\s+it\s+(?:times\s+out|gives\s+up)",),
                  (UPSTREAM_SLOT,)),
@@ -221,7 +222,7 @@ QUESTIONS = (
     Question("release", "which inventory-service version production runs",
              Grammar((r"versions?|releases?|images?|deployed|running|runs",), (
                  r"inventory(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
-                 r"before|the\s+current\s+one|came\s+before|run|deploy\w*|live",)),
+                 r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|live",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",

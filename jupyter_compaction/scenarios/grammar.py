@@ -11,6 +11,7 @@ operators it supports:
 - "not": negation ("do not", "lack", "no"), the complement of a set;
 - "count": "how many", "count", "number of";
 - "largest": a superlative ("largest", "biggest");
+- "ontime": "on time" where "late" is the attribute, which turns a yes/no around;
 - "yesno": a question that opens with "is / does / has ...", ends "yes or no" or "or
   not", or asks "whether ...".
 
@@ -69,6 +70,7 @@ OPERATORS = {
     "not": r"do(?:es)?\s+not|don't|doesn't|not|no|lacks?|lacking|without|none",
     "count": r"how\s+many|count|number\s+of|tally",
     "largest": r"largest|biggest|the\s+most\s+bytes",
+    "ontime": r"on\s+time|in\s+time",  # a yes/no asked as "on time?" rather than "late?"
 }
 _TOKEN = re.compile(r"[./]*\w[\w./'-]*[\w/]|[./]*\w|/")  # a lone / is a route
 

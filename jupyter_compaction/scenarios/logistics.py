@@ -141,7 +141,9 @@ def failure(f: Known) -> str:
     verdict = UNKNOWN if timely is None else (
         "by the promised date, so the order was not late" if timely else
         "after the promised date, so the order was late")
-    late = "" if timely is None or "yesno" not in operators(f) else "No. " if timely else "Yes. "
+    ops = operators(f)
+    said = timely if "ontime" in ops else timely is False  # the yes/no to what was asked
+    late = "" if timely is None or "yesno" not in ops else "Yes. " if said else "No. "
     return (f"{late}Order {f['order']} (waybill {f['waybill']}): the carrier attempted "
             f"delivery on {f['attempt']} (promised date {f['promised']}) and the attempt "
             f"failed with {f['reason']}: {verdict}.")
@@ -182,7 +184,7 @@ TICKET, ORDER, CUSTOMER = (Slot(name, rf"({prefix}-\d+)", optional=True)
                            for name, prefix in (("ticket", "TCK"), ("order", "ORD"),
                                                 ("customer", "CUS")))
 RECORD_WORDS = (r"(?:support\s+)?tickets?|orders?|customers?|customer's|parcels?|package|"
-                r"deliver(?:y|ies|ed)|requester",)
+                r"deliver(?:y|ies|ed|ing)?|requester|courier|carrier|who\s+(?:opened|raised|filed)",)
 
 
 def _asks(heads: str, words: str = "", customer: bool = False,
@@ -198,7 +200,8 @@ QUESTIONS = (
              _asks(r"resol\w*|decid\w*|offer\w*|owed?|entitled|compensat\w*|handl\w*|work(?:\s+on)?|"
                    r"(?:right|best|fair)\s+outcome|"
                    r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*",
-                   r"write|the\s+outcome|outcome|how\s+should(?:\s+we)?|are\s+we|wants?\s+(?:a\s+)?"
+                   r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
+                   r"refunds?|redelivery|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|instead|why|is\s+late|late|find\s+out|says|"
                    r"wants|carrier|tracking|waybill|numbers|polic(?:y|ies)|clauses|apply|dates"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
@@ -223,9 +226,10 @@ QUESTIONS = (
     Question("failure", "why the delivery failed, and whether the order was late",
              _asks(r"why|what\s+went\s+wrong|what\s+happened|what\s+made|explain\w*|reason|caus\w*|"
                    r"fail(?:ed|ure)?|late|(?:not|never|didn't)\s+arrived?|"
-                   r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered",
-                   r"arriv\w*|not|(?:was|were|is|has|had|did)n't|on\s+time|find\s+out|"
-                   r"the\s+attempt", operators=("yesno",)),
+                   r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered|"
+                   r"(?:delivered|arrived?|arrive|came)(?=\s+(?:on|in)\s+time)",
+                   r"arriv\w*|not|(?:was|were|is|has|had|did)n't|find\s+out|"
+                   r"the\s+attempt", operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",

@@ -409,3 +409,15 @@ def test_a_task_of_known_words_that_asks_no_question_is_refused_saying_so():
     assert (run.status, run.turn) == ("unsupported", 1)
     assert "I did not understand: its wording (each word is one I know, but together they " \
            "ask none of my questions)." in run.answer
+
+
+@pytest.mark.parametrize(("task", "opens"), [
+    ("Was order ORD-1042 late?", "No. "),  # attempted on the promised date
+    ("Was ORD-1042 delivered on time?", "Yes. "),  # the same fact, asked the other way
+    ("Did ORD-1042 arrive on time?", "Yes. "),
+])
+def test_a_yes_or_no_follows_how_the_question_asks_it(task, opens):
+    """"On time?" and "late?" ask about one fact with opposite answers: the yes or no
+    follows the question, not the attribute's name."""
+    run = runner.play("logistics", task=task, budget=ROOMY)
+    assert run.answer.startswith(opens) and "so the order was not late" in run.answer
