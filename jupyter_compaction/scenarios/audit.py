@@ -455,7 +455,8 @@ QUESTIONS = (
              licence_exceptions, example="Is there a licence exception for the LGPL package?"),
     Question("manifests", "which dependency manifests the services have",
              Grammar((r"manifests?|dependency\s+files?|lock\s*files?",), (
-                 r"dependenc(?:y|ies)|exist|use|hold|holds|files|services?/?",), (SERVICES,),
+                 r"dependenc(?:y|ies)|exist|use|hold|holds|contains?|files|services?/?",),
+                 (SERVICES,),
                  ("count",)),
              ("manifests",), manifests, example="List the dependency manifests under services/."),
 )

@@ -48,7 +48,7 @@ a an the this that these those it its it's there here what what's which whicheve
 is are was were be been being do does did has have had got get gets having
 of in on at to for from by with into under inside within across through about among
 and or any some all every each also just only then so
-i me my we us our you your he she they them their one ones i'd i'm we'd we're let's
+i me my we us our you your he she they them their one ones i'd i'm we'd we're let's own
 please kindly could can would will may might shall should let
 tell give show list enumerate name find report say look up see check read open go lookup
 point out anywhere search figure quick question total looking wants wanted wonder wondering
