@@ -62,6 +62,8 @@ AUX = _word_set("is are was were does do did has have can")  # a yes/no opener
 YES_OR_NO = (r"yes\s+or\s+no|true\s+or\s+false|or\s+not|whether|it\s+true\s+that|"
              r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)if")
 
+ATTRIBUTE = "attribute"  # a parse that found none of its head phrases misses this
+
 # Operator phrases (exclusion takes its entity through the question's `exclude` slot).
 EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|apart\s+from|"
              r"not\s+counting|without\s+counting|ignoring|ignore|skipping|skip|but\s+not|"
@@ -145,6 +147,7 @@ class Parse:
     unconsumed: tuple[str, ...] = ()
     consumed: int = 0
     applies: bool = True  # a head phrase and every required slot were found
+    missing: str = ""  # why it does not apply: a required slot's name, or ATTRIBUTE
 
     @property
     def understood(self) -> bool:
@@ -233,12 +236,13 @@ def read(name: str, grammar: Grammar, task: str) -> Parse:
         if value is not None:
             result.slots[slot.name] = value
         elif not slot.optional:
-            result.applies = False
+            result.applies, result.missing = False, result.missing or slot.name
     if grammar.any_slot and not any(s.name in result.slots for s in grammar.slots):
-        result.applies = False
+        result.applies, result.missing = False, result.missing or "|".join(
+            s.name for s in grammar.slots)
     # 3. The attribute: one head phrase at least, then the other phrases it accepts.
     if not any([reader.take(bounded(head)) for head in grammar.heads]):
-        result.applies = False
+        result.applies, result.missing = False, ATTRIBUTE
     for word in grammar.words:
         reader.take(bounded(word))
     # 4. Operators the question supports; a yes/no opener when it supports one.
@@ -262,7 +266,13 @@ def nearest(parses: list[Parse], n: int = 2) -> list[Parse]:
 
 def not_understood(parses: list[Parse]) -> tuple[str, ...]:
     """The words no question understood; when each word is some question's, the words
-    the nearest question left over."""
+    the nearest question left over. When that question took every word but found none
+    of its head phrases (its words were another question's detail: "how many retries"),
+    the words of the nearest question that left any; when it lacks an entity (a pronoun
+    that names none), none."""
     common = [w for w in parses[0].unconsumed if all(w in p.unconsumed for p in parses)] \
         if parses else []
-    return tuple(common) or (nearest(parses, 1)[0].unconsumed if parses else ())
+    ranked = nearest(parses, len(parses))
+    if common or not ranked or ranked[0].unconsumed or ranked[0].missing != ATTRIBUTE:
+        return tuple(common) or (ranked[0].unconsumed if ranked else ())
+    return next((p.unconsumed for p in ranked if p.unconsumed), ())

@@ -184,7 +184,7 @@ TICKET, ORDER, CUSTOMER = (Slot(name, rf"({prefix}-\d+)", optional=True)
                            for name, prefix in (("ticket", "TCK"), ("order", "ORD"),
                                                 ("customer", "CUS")))
 RECORD_WORDS = (r"(?:support\s+)?tickets?|orders?|customers?|customer's|parcels?|package|"
-                r"deliver(?:y|ies|ed|ing)?|requester|courier|carrier|who\s+(?:opened|raised|filed)",)
+                r"deliver(?:y|ies|ed|ing)?|requester|who\s+(?:opened|raised|filed)",)
 
 
 def _asks(heads: str, words: str = "", customer: bool = False,
@@ -201,7 +201,7 @@ QUESTIONS = (
                    r"(?:right|best|fair)\s+outcome|"
                    r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*",
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
-                   r"refunds?|redelivery|wants?\s+(?:a\s+)?"
+                   r"(?:to|a|any)\s+refund|refund\s+or|redelivery|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|instead|why|is\s+late|late|find\s+out|says|"
                    r"wants|carrier|tracking|waybill|numbers|polic(?:y|ies)|clauses|apply|dates"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
@@ -228,7 +228,7 @@ QUESTIONS = (
                    r"fail(?:ed|ure)?|late|(?:not|never|didn't)\s+arrived?|"
                    r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered|"
                    r"(?:delivered|arrived?|arrive|came)(?=\s+(?:on|in)\s+time)",
-                   r"arriv\w*|not|(?:was|were|is|has|had|did)n't|find\s+out|"
+                   r"arriv\w*|not|(?:was|were|is|has|had|did)n't|find\s+out|courier|carrier|"
                    r"the\s+attempt", operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),

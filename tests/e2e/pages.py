@@ -94,10 +94,11 @@ def _run_all_menu(page) -> None:
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
 
 
-def _unstarted(page) -> bool:
-    """Every cell still unrun and the kernel idle: a "Run All Cells" click the page missed
-    while busy (seen once with two test workers)."""
-    return _status(page) == "idle" and all(p == "[ ]:" for p in _prompts(page))
+def _unstarted(page, before: list[str]) -> bool:
+    """The kernel idle and every prompt as it was before "Run All Cells" (unrun cells, and
+    the counts a lesson stores with its checked outputs): a click the page missed while
+    busy (seen with two test workers)."""
+    return _status(page) == "idle" and _prompts(page) == before
 
 
 def _finished(page) -> bool:
@@ -120,11 +121,12 @@ def run_lite_lesson(context, site_url: str, name: str, kernel_limit_s: float,
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
                            timeout=kernel_limit_s * 1000)
     kernel_s = time.perf_counter() - start
+    before = _prompts(page)
     started = time.perf_counter()
     deadline, done_at, asked, asked_at = started + run_limit_s, None, 0, 0.0
     while time.perf_counter() < deadline:
         if not asked or (asked < tries and time.perf_counter() - asked_at > retry_after_s
-                         and _unstarted(page)):
+                         and _unstarted(page, before)):
             _run_all_menu(page)  # again only if a busy page let the last click go by
             asked, asked_at = asked + 1, time.perf_counter()
         now = time.perf_counter()

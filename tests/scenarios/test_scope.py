@@ -399,16 +399,24 @@ def test_a_role_reads_which_side_of_its_verb_a_value_stands_on(task, is_object):
     assert scenarios.load("markdown").understand(task)[0].name == question
 
 
-def test_a_task_of_known_words_that_asks_no_question_is_refused_saying_so():
-    """"retries" is a word of the timeout question, but not what it asks about: every
-    word is consumed, no question applies, and the refusal says that instead of naming
-    words."""
+def test_a_refusal_names_the_words_of_the_nearest_question_that_left_any():
+    """"retries" is a word of the timeout question, not what it asks about: that question
+    takes every word and does not apply, so the refusal names what the nearest question
+    that left words over could not read."""
     task = "How many retries does checkout-api do against pricing-service?"
-    assert scenarios.load("debug").not_understood(task)[0] == ()
+    words, _ = scenarios.load("debug").not_understood(task)
+    assert "retries" in words
     run = runner.play("debug", task=task, budget=ROOMY)
-    assert (run.status, run.turn) == ("unsupported", 1)
-    assert "I did not understand: its wording (each word is one I know, but together they " \
-           "ask none of my questions)." in run.answer
+    assert (run.status, run.turn) == ("unsupported", 1) and '"retries"' in run.answer
+
+
+def test_when_every_question_takes_every_word_the_refusal_says_so(monkeypatch):
+    from jupyter_compaction.models.simulated import SimulatedModel
+    from jupyter_compaction.scenarios.base import ALL_KNOWN
+
+    model = SimulatedModel("debug")
+    monkeypatch.setattr(type(model.scenario), "not_understood", lambda self, task: ((), []))
+    assert f"I did not understand: {ALL_KNOWN}." in model.out_of_scope("any task")
 
 
 @pytest.mark.parametrize(("task", "opens"), [
