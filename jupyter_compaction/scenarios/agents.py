@@ -39,14 +39,15 @@ NONE = "none"
 # Each concept a file can define: its name, how a task names it (grammar phrases), its
 # fact's prefix and the extractor that finds it in a file's text.
 CONCEPTS = (
-    ("tool dispatch table", r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?)(?:\s+for\s+tools)?|"
+    ("tool dispatch table", r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|"
+     r"dictionar(?:y|ies))(?:\s+for\s+tools)?|"
      r"tool\s+(?:tables?|registry|registries|maps?)|handler\s+(?:tables?|registry|registries|maps?)|routing\s+"
      r"tables?|(?:maps?|mapping)\s+(?:from\s+)?tool\s+names\s+to\s+(?:the\s+)?(?:handler\s+)?"
      r"(?:handlers|functions)",
      "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
     ("retry policy", r"(?:retry|back-?off)\s+(?:polic(?:y|ies)|class(?:es)?|strateg(?:y|ies)|"
-     r"logic)|retr(?:y|ies)|back-?off", "retry", r"^class (\w*Retry\w*)"),
+     r"logic|handling)|retr(?:y|ies)|back-?off", "retry", r"^class (\w*Retry\w*)"),
 )
 PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py)")
 FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")

@@ -435,7 +435,7 @@ QUESTIONS = (
     Question("exceptions", "which licence exceptions are on record",
              Grammar((r"exceptions?|waivers?",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
-                          r"covers?|holds?|contains?"), (POLICY, PACKAGE, COVERED),
+                          r"covers?|holds?|contains?|listed|lists?"), (POLICY, PACKAGE, COVERED),
                  ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),

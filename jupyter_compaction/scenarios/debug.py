@@ -183,14 +183,14 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|errors?|outage|inci
               r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|"
               r"configs|work\s+out|find\s+out|give|report|broke|at|part|traffic|files|workspace|"
               r"bundle|changelog|deployment|manifest|exact|numbers|come|endpoint|"
-              r"time\s+out|timing\s+out|timeouts?")
+              r"time\s+out|timing\s+out|timeouts?|using")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
              Grammar((r"gateway|gateway's|nginx|proxy",), (
                  WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
                        r"set|sets|routes?|location|calls?|requests?|"
                        r"before\s+(?:returning\s+)?(?:a\s+)?504|put|"
-                       r"for|on|api"), (ROUTE,)),
+                       r"for|on|api|proxy_read_timeout"), (ROUTE,)),
              ("locations", "gateway-config"), gateway,
              example="What read timeout does the gateway use for checkout?"),
     Question("timeout", "how long checkout-api waits for an upstream service",
@@ -214,7 +214,8 @@ QUESTIONS = (
     Question("durations", "how long the abandoned stock calls took",
              Grammar((r"how\s+(?:long|slow)|durations?|latency|took|last(?:ed)?",), (
                  r"inventory(?:[-\s]service)?|stock|reserv\w*|calls?|requests?|abandon(?:ed)?|"
-                 r"checkout|gave\s+up(?:\s+on)?|timed\s+out|that|were|did|take|before|endpoint|"
+                 r"checkout(?:-api)?|gave\s+up(?:\s+on)?|timed\s+out|that|were|did|take|before|"
+                 r"endpoint|"
                  r"in\s+(?:milliseconds|ms)|milliseconds|ms|slow|reach(?:ed)?|"
                  r"during(?:\s+the\s+incident)?",)),
              ("abandoned", "endpoint", "inventory-log"), durations,

@@ -218,7 +218,8 @@ QUESTIONS = (
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
              _asks(r"slots?|re-?deliver(?:y|ies|ed)?|deliver(?:ed)?\s+again|send\s+(?:it\s+)?again",
-                   r"when|dates?|earliest|first|next|free|available|open|book|schedule|be|on\s+which|could|"
+                   r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
+                   r"schedule|be|on\s+which|could|"
                    r"deliver|"
                    r"again|depot"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
@@ -228,7 +229,7 @@ QUESTIONS = (
                    r"fail(?:ed|ure)?|late|(?:not|never|didn't)\s+arrived?|"
                    r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered|"
                    r"(?:delivered|arrived?|arrive|came)(?=\s+(?:on|in)\s+time)",
-                   r"arriv\w*|not|(?:was|were|is|has|had|did)n't|find\s+out|courier|carrier|"
+                   r"arriv\w*|not|(?:was|were|is|has|had|did)n't|find\s+out|courier|carrier|attempts?|"
                    r"the\s+attempt", operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
