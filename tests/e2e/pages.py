@@ -94,11 +94,9 @@ def _run_all_menu(page) -> None:
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
 
 
-def _unstarted(page, before: list[str]) -> bool:
-    """The kernel idle and every prompt as it was before "Run All Cells" (unrun cells, and
-    the counts a lesson stores with its checked outputs): a click the page missed while
-    busy (seen with two test workers)."""
-    return _status(page) == "idle" and _prompts(page) == before
+def _running(page) -> bool:
+    """The kernel busy, or a cell queued or running."""
+    return _status(page) != "idle" or "[*]:" in _prompts(page)
 
 
 def _finished(page) -> bool:
@@ -111,8 +109,8 @@ def run_lite_lesson(context, site_url: str, name: str, kernel_limit_s: float,
                     retry_after_s: float = 30.0, tries: int = 3) -> LiteRun:
     """Open lesson `name` of the site in a new page of `context`, wait for its kernel and
     run every cell. Finished means two idle polls in a row with every cell run; the time
-    is taken at the first of them. A "Run All Cells" the busy page let go by is asked
-    again, `retry_after_s` apart, at most `tries` times."""
+    is taken at the first of them. A "Run All Cells" the busy page let go by (the kernel
+    not seen busy since) is asked again, `retry_after_s` apart, at most `tries` times."""
     import time
 
     page = context.new_page()
@@ -121,14 +119,15 @@ def run_lite_lesson(context, site_url: str, name: str, kernel_limit_s: float,
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
                            timeout=kernel_limit_s * 1000)
     kernel_s = time.perf_counter() - start
-    before = _prompts(page)
     started = time.perf_counter()
     deadline, done_at, asked, asked_at = started + run_limit_s, None, 0, 0.0
+    ran = False  # the kernel was seen busy, or a cell running, since the first click
     while time.perf_counter() < deadline:
-        if not asked or (asked < tries and time.perf_counter() - asked_at > retry_after_s
-                         and _unstarted(page, before)):
+        if not asked or (asked < tries and not ran
+                         and time.perf_counter() - asked_at > retry_after_s):
             _run_all_menu(page)  # again only if a busy page let the last click go by
             asked, asked_at = asked + 1, time.perf_counter()
+        ran = ran or _running(page)
         now = time.perf_counter()
         if not _finished(page):
             done_at = None
