@@ -90,13 +90,15 @@ def outputs(page) -> list[str]:
 
 
 def _run_all_menu(page) -> None:
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for()  # the notebook is drawn
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
 
 
 def _running(page) -> bool:
-    """The kernel busy, or a cell queued or running."""
-    return _status(page) != "idle" or "[*]:" in _prompts(page)
+    """The kernel busy, or a cell queued or running (an indicator not found yet is
+    neither)."""
+    return _status(page) == "busy" or "[*]:" in _prompts(page)
 
 
 def _finished(page) -> bool:
