@@ -215,8 +215,8 @@ def operators(facts: Mapping[str, str]) -> set[str]:
     return set(facts.get(OPERATORS, "").split(LIST_SEPARATOR)) - {""}
 
 
-# What a refusal says when every word is known but together they ask no declared question
-# ("how many retries ..." where retries are only a detail of the timeout question).
+# What a refusal says when every word is known but together they ask no declared question:
+# each word belongs to some question, but no one question reads them all.
 ALL_KNOWN = "its wording (each word is one I know, but together they ask none of my questions)"
 MISSING = "missing-"  # a fact "missing-<slot>": the slot's entity is not in the workspace
 

@@ -34,7 +34,8 @@ is shared with the summary prompt's reader (`models/summary_instructions.py`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -226,7 +227,14 @@ def _operators(reader: Reader, grammar: Grammar) -> tuple[str, ...]:
 
 
 def read(name: str, grammar: Grammar, task: str) -> Parse:
-    """How far the question `name` (asked with `grammar`) reads `task`."""
+    """How far the question `name` (asked with `grammar`) reads `task`: a copy of the
+    reading kept for these three (a run reads the same task again every turn)."""
+    kept = _read(name, grammar, task)
+    return replace(kept, slots=dict(kept.slots))
+
+
+@lru_cache(maxsize=4096)
+def _read(name: str, grammar: Grammar, task: str) -> Parse:
     reader = Reader(task)
     # 1. Exclusions first: "except agents/router.py" must not fill the path slot.
     result = Parse(name, _excluded(reader, grammar))
