@@ -1,5 +1,9 @@
 """The course's times agree: each lesson header's "*About N minutes*", the Time column of
-the course README's outline, and the total the README states in words."""
+the course README's outline, and the total the README states in words; and no header
+promises less than reading its prose and doing its exercises take.
+
+Left out: how long a learner really takes (no test can time one); the floor below only
+keeps a stated time from dropping under what the lesson's own text and exercises need."""
 
 from __future__ import annotations
 
@@ -8,12 +12,16 @@ from pathlib import Path
 
 import nbformat
 
+from jupyter_compaction.grading import EXERCISES
+
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 NOTEBOOKS = sorted(LESSONS.glob("[0-9][0-9]_*.ipynb"))
 UNITS = ["", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
          "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
          "eighteen", "nineteen"]
 TENS = {2: "twenty", 3: "thirty", 4: "forty", 5: "fifty"}
+READING_WPM = 200  # words a minute of technical prose read with care
+EXERCISE_MINUTES = 5  # the least an exercise takes: read it, write it, run check()
 
 
 def words(number: int) -> str:
@@ -61,3 +69,22 @@ def test_the_readme_total_is_the_sum_of_the_headers():
     total = sum(header_minutes(path) for path in NOTEBOOKS)
     readme = " ".join((LESSONS / "README.md").read_text(encoding="utf-8").split())
     assert f"notebooks, about {duration(total)} in all." in readme
+
+
+def prose_words(path: Path) -> int:
+    cells = nbformat.read(path, as_version=4).cells
+    return sum(len(c.source.split()) for c in cells if c.cell_type == "markdown")
+
+
+def test_no_header_promises_less_than_reading_and_the_exercises_take():
+    for path in NOTEBOOKS:
+        lesson = int(path.name[:2])
+        exercises = sum(e.lesson == lesson for e in EXERCISES.values())
+        floor = prose_words(path) / READING_WPM + EXERCISE_MINUTES * exercises
+        assert header_minutes(path) >= floor, (
+            f"{path.name}: {header_minutes(path)} min stated, but its prose alone takes "
+            f"{prose_words(path) / READING_WPM:.0f} min and it has {exercises} exercises")
+
+
+def test_the_course_stays_under_five_hours():
+    assert sum(header_minutes(path) for path in NOTEBOOKS) < 5 * 60
