@@ -2,7 +2,8 @@
 
 The agent's loop (`agent.py`) asks the `Compactor` before every request; the compactor
 compacts when the request is over the trigger (`Settings.trigger_at`, read in the model's
-own count as far as its reports tell: `usage_anchor.py`). One compaction, step by step:
+own count as far as its reports tell: `usage_anchor.py`), or when the settings'
+`trigger_rule`, a function, says so (`trigger_rule.py`). One compaction, step by step:
 
 1. check there is room at all (`rules.no_room`);
 2. read the texts features want back after it (`Feature.before_compaction`);
@@ -59,6 +60,7 @@ from .settings import Settings
 from .strategies import (
     Compaction,
     CompressionStuck,
+    FunctionFailed,
     NoCompaction,
     Strategy,
     TrimTurns,
@@ -67,6 +69,7 @@ from .strategies import (
 from .summarizers import SummaryFailed, make_summarizer
 from .tokens import TokenCounter
 from .tools import Toolbox
+from .trigger_rule import TriggerRule
 from .usage_anchor import UsageAnchor
 
 if TYPE_CHECKING:
@@ -100,6 +103,8 @@ class Compactor(Feature):
         self.budget = settings.budget
         self.strategy = self.configured(settings.strategy)
         self.emit, self.toolbox, self.features = emit, toolbox, features
+        rule = settings.trigger_rule
+        self.rule = rule if rule is None or isinstance(rule, TriggerRule) else TriggerRule(rule)
 
     def configured(self, strategy: str | Strategy) -> Strategy:
         """The strategy named (or given), with the settings' summary role."""
@@ -111,15 +116,25 @@ class Compactor(Feature):
                        ) -> Stop | None:
         """Compact when the request is over the trigger (in the API's own count); the
         circuit breaker (`loop_guard.CompactionBreaker`) counts each such attempt."""
-        if not due(self.strategy, overhead + run.tokens(self.counter).total,
-                   self.settings.trigger_at, run.anchor):
-            return None
-        outcome = self.compact(run, schemas, overhead)
-        if outcome.stop or outcome.failure is None:
-            return outcome.stop
-        over = due(self.strategy, overhead + run.tokens(self.counter).total,
-                   self.settings.trigger_at, run.anchor)  # still, right after it
+        try:
+            if not self.over(run, schemas, overhead):
+                return None
+            outcome = self.compact(run, schemas, overhead)
+            if outcome.stop or outcome.failure is None:
+                return outcome.stop
+            over = self.over(run, schemas, overhead)  # still, right after it
+        except FunctionFailed as exc:  # the trigger rule raised or answered neither
+            return strategy_bug(exc)
         return breaker_stop(run.breaker.attempted(outcome.failure, over, outcome.paid))
+
+    def over(self, run: Run, schemas: list[dict[str, Any]], overhead: int) -> bool:
+        """Whether to compact before this request: the trigger rule's answer when there
+        is one, else the request over the trigger."""
+        if self.rule is None or isinstance(self.strategy, NoCompaction):
+            return due(self.strategy, overhead + run.tokens(self.counter).total,
+                       self.settings.trigger_at, run.anchor)
+        return self.rule(self.counter, run.messages, run.system, schemas, self.budget,
+                         self.settings.trigger)
 
     def after_reply(self, run: Run, reply: Reply, sent: int) -> bool:
         run.anchor.observe(sent, reply.usage.total_input)  # the API's count of that request

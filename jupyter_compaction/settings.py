@@ -129,6 +129,8 @@ class Option:
     def _unknown(self, label: str, value: Any, typed: bool) -> str:
         others = [self.also] + ([] if typed else [self.objects])
         other = "".join(f", or {text}" for text in others if text)
+        if not self.choices:  # objects only: nothing can be typed
+            return f"unknown {self.noun} {shown(value)}: {label} must be {self.objects}"
         return (f"unknown {self.noun} {shown(value)}: {label} must be one of "
                 f"{', '.join(self.choices)}{other}")
 
@@ -178,6 +180,13 @@ class Settings:
     target: float = knob(
         0.5, kind=float, metavar="SHARE",
         help="compact down to this share of the budget, so the next turns have room")
+    trigger_rule: Any = knob(
+        None, metavar="NAME", noun="trigger rule", optional=True, accepts=callable,
+        surfaces=("agent",),
+        objects="a function (counter, messages, system, tools, budget, trigger) -> bool",
+        help="a function of the notebook that decides before each request whether to "
+             "compact (True: compact), instead of the trigger share (none: the trigger "
+             "decides)")
     strategy: Any = knob(
         "progressive", metavar="NAME", noun="strategy", choices=tuple(STRATEGIES),
         objects="a strategy object", accepts=callable, help="compaction strategy",

@@ -47,7 +47,8 @@ def test_demo_takes_every_setting_a_terminal_can_type(capsys):
     from jupyter_compaction.cli import DEMO_SETTINGS
     from jupyter_compaction.settings import NAMES
 
-    assert set(NAMES) - set(DEMO_SETTINGS) == {"max_output_tokens"}
+    # a trigger rule is a notebook's function: a terminal has none to name
+    assert set(NAMES) - set(DEMO_SETTINGS) == {"max_output_tokens", "trigger_rule"}
     assert main(["demo", "--summarizer", "same", "--notes", "--max-turns", "3"]) == 1
     assert "status" in capsys.readouterr().out
 

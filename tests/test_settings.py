@@ -122,7 +122,8 @@ def test_every_setting_declares_its_option():
         assert help_text(name).startswith(option.help), name
         assert option.kind in (int, float, bool, str), name
         if option.kind is str and not option.text:
-            assert option.choices and option.noun and option.metavar, name
+            # a name from choices, or only an object (a notebook function, named in a magic)
+            assert (option.choices or option.objects) and option.noun and option.metavar, name
             assert getattr(DEFAULTS, name) in (*option.choices, None), name
         option.check(name, getattr(DEFAULTS, name))  # the default passes its own check
 

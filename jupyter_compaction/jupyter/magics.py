@@ -45,6 +45,7 @@ from ..runner import ScenarioRun
 from ..settings import DEFAULTS, MAX_BUDGET, exposed, read_given
 from ..settings import argument as setting_argument
 from ..strategies import FunctionStrategy
+from ..trigger_rule import TriggerRule
 from . import context_view, result_view, summary_view
 from . import validate as check
 from .frontend import widgets_enabled
@@ -188,12 +189,15 @@ class CompactionMagics(Magics):
 
     def _settings(self, args: argparse.Namespace, names: tuple[str, ...]) -> dict[str, Any]:
         """`given_settings`, with a `--strategy` that names a function of the notebook
-        wrapped into a strategy (a built-in strategy's name comes first)."""
-        function = check.strategy_function(getattr(args, "strategy", None), self.ns)
-        if function is None:
-            return given_settings(args, names)
-        return {**given_settings(argparse.Namespace(**{**vars(args), "strategy": None}),
-                                 names), "strategy": function}
+        wrapped into a strategy (a built-in strategy's name comes first), and a
+        `--trigger-rule` that names one wrapped into a trigger rule."""
+        functions = {
+            "strategy": check.strategy_function(getattr(args, "strategy", None), self.ns),
+            "trigger_rule": check.trigger_function(getattr(args, "trigger_rule", None),
+                                                   self.ns)}
+        found = {name: f for name, f in functions.items() if f is not None and name in names}
+        typed = argparse.Namespace(**{**vars(args), **dict.fromkeys(found)})
+        return {**given_settings(typed, names), **found}
 
     def _last_session(self, doing: str) -> ScenarioRun:
         """The session of the last %%agent run, which `doing` ("resume", "follow up on")
@@ -249,7 +253,8 @@ class CompactionMagics(Magics):
         if out:
             self.ns[out] = session.run
         show(result_view.view(session.run, RUN_VAR, also=out), rich=rich)
-        shown = function_traceback(session.run, session.agent.strategy)
+        shown = function_traceback(session.run, session.agent.strategy,
+                                   session.agent.compactor.rule)
         if shown:
             print(shown)
 
@@ -340,21 +345,24 @@ class CompactionMagics(Magics):
 
 
 
-def function_traceback(run: Any, strategy: Any) -> str | None:
-    """The traceback of the notebook's own strategy function, when it ended `run` (its
-    own frames only, `FunctionStrategy`); None otherwise. A stub that is not written yet
-    (it raised `NotImplementedError`) gets one line naming it instead of a traceback."""
+def function_traceback(run: Any, *functions: Any) -> str | None:
+    """The traceback of the notebook's own function (a strategy, `FunctionStrategy`, or a
+    trigger rule, `TriggerRule`) among `functions`, when it ended `run` (its own frames
+    only); None otherwise. A stub that is not written yet (it raised
+    `NotImplementedError`) gets one line naming it instead of a traceback."""
     failed = run.of(Failed)
-    if not (isinstance(strategy, FunctionStrategy) and run.status == "failed" and failed
+    named = re.match(r"your function (\w+)\(\)", run.error_line or "")
+    ours = [f.name for f in functions if isinstance(f, FunctionStrategy | TriggerRule)]
+    if not (named and named[1] in ours and run.status == "failed" and failed
             and failed[-1].reason == "strategy" and run.error):
         return None
     last = run.error.rstrip().splitlines()[-1]
     if last.startswith("NotImplementedError"):  # an exercise's stub, reached from the wrapper
         frames = re.findall(r", in (\w+)\n", run.error)
-        stub = frames[-1] if frames else strategy.name
+        stub = frames[-1] if frames else named[1]
         return (f"{stub}() is not written yet ({last}): write it, run its cell, then run "
                 f"this one again (the traceback is in {RUN_VAR}.error)")
-    return (f"{strategy.name}() stopped the run; its traceback (the transcript is kept in "
+    return (f"{named[1]}() stopped the run; its traceback (the transcript is kept in "
             f"{RUN_VAR}.transcript):\n{run.error}")
 
 

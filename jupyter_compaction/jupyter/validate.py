@@ -4,7 +4,8 @@
 The settings' own options (`--budget`, `--strategy`, ...) are declared and checked by
 `Settings` (`settings.py`); this module adds what only a notebook has: `CONTEXT_BUDGET`
 in the user's namespace, a `--strategy` that names a function of the notebook
-(`strategy_function`, wrapped by `FunctionStrategy`), the scenario, the API key a Claude
+(`strategy_function`, wrapped by `FunctionStrategy`), a `--trigger-rule` that names one
+(`trigger_function`, wrapped by `TriggerRule`), the scenario, the API key a Claude
 model needs, and the names of variables. IPython shows a `UsageError` as its message
 alone, without a traceback, so each check raises exactly `IPython.core.error.UsageError`
 (never a subclass) with one line that says what is wrong and what to type instead.
@@ -34,6 +35,8 @@ from ..redact import strip_control
 from ..settings import CLAUDE_PREFIX, DEFAULTS, MAX_BUDGET, WHOLE_NUMBER, shown
 from ..strategies import STRATEGIES, FunctionStrategy
 from ..strategies.function import SHAPE
+from ..trigger_rule import SHAPE as TRIGGER_SHAPE
+from ..trigger_rule import TriggerRule
 
 BUDGET_VAR = "CONTEXT_BUDGET"
 BUDGET_HINT = (f"{BUDGET_VAR} must be a positive whole number of tokens, at most "
@@ -80,6 +83,19 @@ def strategy_function(name: str | None, namespace: Mapping[str, Any]
         return FunctionStrategy(namespace[name], name=name)
     except TypeError as err:  # not a function, or not the strategy's shape
         raise UsageError(f"--strategy {name}: {one_line(str(err))}") from None
+
+
+def trigger_function(name: str | None, namespace: Mapping[str, Any]) -> TriggerRule | None:
+    """The notebook's function `name` as the trigger rule; None when `name` is None."""
+    if name is None:
+        return None
+    if name not in namespace:
+        raise UsageError(f"unknown trigger rule {shown(name)}: --trigger-rule must be the "
+                         f"name of a function {TRIGGER_SHAPE} defined in the notebook")
+    try:
+        return TriggerRule(namespace[name], name=name)
+    except TypeError as err:  # not a function, or not the trigger rule's shape
+        raise UsageError(f"--trigger-rule {name}: {one_line(str(err))}") from None
 
 
 def scenario(name: str | None) -> str:

@@ -253,6 +253,9 @@ BAD_OPTIONS = {
     "offload_over": ("lots", "--offload-over must be a positive whole number of tokens"),
     "standing_instructions": ("'  '", "--standing-instructions must be text that is not "
                                       "blank; got '"),
+    "trigger_rule": ("nope", "unknown trigger rule 'nope': --trigger-rule must be the name "
+                             "of a function (counter, messages, system, tools, budget, "
+                             "trigger) -> bool defined in the notebook"),
 }
 
 

@@ -1,7 +1,8 @@
 """The lessons' "Your ... in the loop" sections: the learner's exercise function, wrapped
-into a strategy's shape (a stuck rule inside a strategy that raises `CompressionStuck`),
-runs in `%%agent --strategy NAME` next to the library's strategy, and the cells run on
-the learner copy too, where the function is still the stub.
+into a strategy's shape (a stuck rule inside a strategy that raises `CompressionStuck`)
+or a trigger rule's, runs in `%%agent --strategy NAME` (or `--trigger-rule NAME`, with
+the library's strategy) next to the library, and the cells run on the learner copy too,
+where the function is still the stub.
 
 Each section is read from the lesson: its wrapper cell (a function of the strategy's shape
 that calls the lesson's exercise function), the cell that plays the library's strategy
@@ -29,8 +30,8 @@ from tests.support.shell import ip, shell_text  # noqa: F401 (the fixtures)
 
 LESSONS = Path(__file__).resolve().parents[2] / "lessons"
 HEADING = re.compile(r"## Your [\w ]+ in the loop\n")  # "function", "stuck rule"
-RUN = re.compile(r"^%agent (?P<options>.*) --strategy (?P<strategy>[\w-]+) (?P<rest>.*)"
-                 r"--out (?P<out>\w+)$", re.M)
+RUN = re.compile(r"^%agent (?P<options>.*) --strategy (?P<strategy>[\w-]+) "
+                 r"(?:--trigger-rule (?P<rule>\w+) )?(?P<rest>.*)--out (?P<out>\w+)$", re.M)
 
 
 def sections() -> dict[str, list[str]]:
@@ -84,7 +85,11 @@ def test_the_section_plays_the_wrapper_next_to_the_library_with_the_same_options
     played = [m.groupdict() for m in RUN.finditer(runs)]
     assert [p["out"] for p in played] == ["library_run", "my_run"]
     library, mine = played
-    assert mine["strategy"] == defined(wrapper) and library["strategy"] != mine["strategy"]
+    assert (mine["rule"] or mine["strategy"]) == defined(wrapper) and library["rule"] is None
+    if mine["rule"] is None:  # your strategy next to the library's
+        assert library["strategy"] != mine["strategy"]
+    else:  # the library's strategy, asked by your trigger
+        assert library["strategy"] == mine["strategy"]
     assert (library["options"], library["rest"]) == (mine["options"], mine["rest"])
     assert f"`{library['strategy']}`" in prose  # the prose names the strategy it compares with
     assert "compare_runs(" in comparison and "library_run" in comparison and "my_run" in comparison
@@ -130,4 +135,6 @@ def test_with_the_stub_the_run_stops_naming_the_unwritten_function(ip, stem):  #
     assert f"{exercise}() is not written yet (NotImplementedError: write your" in shown
     assert "Traceback" not in shown  # the browser test runs released copies: none shown
     assert mine.error.count('raise NotImplementedError("write your solution here")') == 1
-    assert len(mine.transcript) > 2 and not mine.compactions
+    trigger = RUN.search(SECTIONS[stem][2].splitlines()[1])["rule"]
+    # a strategy is first asked at its first compaction, a trigger before the first request
+    assert len(mine.transcript) > (0 if trigger else 2) and not mine.compactions

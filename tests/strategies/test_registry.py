@@ -165,7 +165,9 @@ def test_a_plain_class_runs_in_an_agent_with_every_knob():
              "max_output_tokens": 512, "memory": True, "usage_line": True,
              "compact_at": 0.9, "restore": 2, "result_cap": 0.3, "offload_at": 0.2,
              "offload_over": 300, "dedup_reads": True,
-             "standing_instructions": 'End every answer with "-- bot".', "restate": True}
+             "standing_instructions": 'End every answer with "-- bot".', "restate": True,
+             "trigger_rule": lambda counter, messages, system, tools, budget, trigger:
+                 counter.count(messages, system, tools) > trigger * budget}
     assert set(knobs) == set(SETTINGS)
     with runner.start("agents", **knobs) as session:
         assert session.agent.strategy.role == "user"
