@@ -1,7 +1,8 @@
 """`%%agent --strategy NAME` and `%compact --strategy NAME` with a function of the
 notebook: it plays as the learner's own strategy, its exception shows its traceback (an
 unwritten stub one line naming it) and keeps the run's transcript, a wrong shape is one
-UsageError line."""
+UsageError line. `%%agent --trigger-rule NAME` does the same for when to compact: the
+learner's `needs_compaction` of lesson 1 gives the library's run."""
 
 from __future__ import annotations
 
@@ -30,9 +31,18 @@ def wrong_shape(messages, drop):
     return messages
 
 not_a_function = 3
+
+def needs_compaction(counter, messages, system, tools, budget, trigger=0.8):
+    return counter.count(messages, system, tools) > trigger * budget
+
+def early(counter, messages, system, tools, budget, trigger=0.8):
+    return counter.count(messages, system, tools) > 0.5 * budget
+
+def unsolved_rule(counter, messages, system, tools, budget, trigger=0.8):
+    raise NotImplementedError("write your solution here")
 '''
 NAMES = ("my_clear", "stub", "unsolved", "broken", "wrong_shape", "not_a_function",
-         "ClearToolResults")
+         "ClearToolResults", "needs_compaction", "early", "unsolved_rule")
 LINE = "--scenario agents --budget 5000 --no-task-state --quiet --strategy "
 
 
@@ -129,3 +139,45 @@ def test_a_built_in_name_comes_before_a_notebook_variable(nb):
     finally:
         nb.user_ns.pop("trim")
     assert run.compactions and {c.kind for c in run.compactions} == {"trim"}
+
+
+RULE_LINE = "--scenario agents --budget 6000 --strategy trim --quiet"
+
+
+def rule_agent(ip, extra: str = ""):
+    with capture_output() as out:
+        ip.run_line_magic("agent", f"{RULE_LINE} {extra}".strip())
+    return ip.user_ns["_agent_run"], out.stdout
+
+
+def rule_numbers(run) -> tuple:
+    return run.status, run.turn, run.peak_context, run.tokens_sent, len(run.compactions)
+
+
+def test_the_loops_own_test_as_a_trigger_rule_gives_the_librarys_run(nb):
+    library, _ = rule_agent(nb)
+    mine, shown = rule_agent(nb, "--trigger-rule needs_compaction")
+    assert rule_numbers(mine) == rule_numbers(library) and library.compactions
+    assert "Traceback" not in shown
+
+
+def test_a_rule_that_fires_sooner_compacts_more_often_and_peaks_lower(nb):
+    library, _ = rule_agent(nb)
+    early, _ = rule_agent(nb, "--trigger-rule early")
+    assert len(early.compactions) > len(library.compactions)
+    assert early.peak_context < library.peak_context
+
+
+def test_an_unwritten_trigger_rule_is_one_line_naming_it_and_keeps_the_transcript(nb):
+    run, shown = rule_agent(nb, "--trigger-rule unsolved_rule")
+    assert run.status == "failed" and run.transcript
+    assert run.error_line.startswith("your function unsolved_rule() raised NotImplementedError")
+    assert ("unsolved_rule() is not written yet (NotImplementedError: write your solution here)"
+            in shown)
+    assert "Traceback" not in shown
+
+
+def test_a_trigger_rule_of_another_shape_is_one_usage_error(nb):
+    message = usage_error(nb.run_line_magic, "agent", f"{RULE_LINE} --trigger-rule wrong_shape")
+    assert message.startswith("--trigger-rule wrong_shape: wrong_shape(messages, drop) does "
+                              "not take a trigger rule's arguments")
