@@ -7,6 +7,7 @@
 - Its chart screenshot is committed, small, and a PNG (the browser test
   tests/e2e/test_lesson_figures.py checks it has the shape lesson 1's figure has now).
 - Its notebook snippets run, in order, in a real IPython shell.
+- Its numbers for the browser build are the ranges of RESULTS.md's section 14 table.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 PACKAGE = REPO / "jupyter_compaction"
 CHART = REPO / "docs" / "chart.png"
+RESULTS = REPO / "benchmarks" / "RESULTS.md"
 CHART_MAX_BYTES = 150_000
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PYTEST = "python -m pytest"
@@ -150,3 +152,24 @@ def test_the_notebook_snippets_run_in_order(monkeypatch, tmp_path):
     assert run.status == "finished"
     budget = shell.user_ns["CONTEXT_BUDGET"]
     assert f"--budget {budget}" in readme(), "the terminal demo runs at the notebook's budget"
+
+
+def lite_rows() -> list[list[str]]:
+    """The rows of RESULTS.md's browser-build table (section 14), as cells."""
+    section = RESULTS.read_text(encoding="utf-8").split("\n## 14.")[1].split("\n## ")[0]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()
+            if re.match(r"\| \d\d_", line)]
+
+
+def span(rows: list[list[str]], column: int, unit: str) -> str:
+    values = [float(row[column].removesuffix(unit).strip()) for row in rows]
+    return f"{min(values):.1f}-{max(values):.1f}"
+
+
+def test_the_browser_builds_numbers_are_the_benchmarks():
+    rows = lite_rows()
+    assert len(rows) == 10 and all(row[6] == "yes" for row in rows)  # each under 30 s
+    text = " ".join(readme().split())
+    assert (f"a lesson costs {span(rows, 5, 'x')}x its time in a local kernel: "
+            f"{span(rows, 4, 's')} s from opening it to its last cell, kernel start "
+            f"({span(rows, 2, 's')} s) included, against {span(rows, 1, 's')} s") in text
