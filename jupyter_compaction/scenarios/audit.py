@@ -298,11 +298,20 @@ def truth(root: Path, slots: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in facts.items() if v}
 
 
+def manifest_size(f: Known) -> str:
+    """How many packages one manifest pins."""
+    return f"{f['manifest']} pins {f['count-of-manifest']} packages."
+
+
 def one_manifest(f: Known) -> str:
-    """What one manifest pins and which of its licences need attention."""
+    """Which of one manifest's licences need attention (how many, when counted)."""
     ops = operators(f)
-    if "count" in ops:
-        return f"{f['manifest']} pins {f['count-of-manifest']} packages."
+    if "count" in ops and f["flagged-of-manifest"] != UNKNOWN:
+        flagged = [] if f["flagged-of-manifest"] == NONE else \
+            f["flagged-of-manifest"].split(LIST_SEPARATOR)
+        verb = "needs" if len(flagged) == 1 else "need"
+        return (f"{len(flagged)} of the {f['count-of-manifest']} packages in {f['manifest']} "
+                f"{verb} attention: {f['flagged-of-manifest']}.")
     answer = (f"{f['manifest']}: {f['count-of-manifest']} packages; needing attention: "
               f"{f['flagged-of-manifest']}.")
     if "yesno" in ops and f["flagged-of-manifest"] != UNKNOWN:
@@ -406,13 +415,21 @@ LICENCE = r"licen[cs]\w*"
 UNDER = r"under|licen[cs]ed|released|with|uses?|using|carr(?:y|ies)|is|are|has|have|any"
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
-             Grammar((LICENCE, r"packages|needs?\s+attention"), (
-                 r"needs?\s+attention|attention|needs?|problems?|issues?|report|review|pull\s+in|"
+             Grammar((LICENCE, r"(?:the\s+)?polic(?:y|ies)\s+flags?|needs?\s+attention|attention|"
+                               r"problems?|issues?|flag(?:s|ged)?|closer\s+look|review"), (
+                 r"packages|needs?\s+attention|attention|needs?|problems?|issues?|report|review|"
+                 r"pull\s+in|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|closer\s+look|"
                  r"pins?|pinned|dependenc(?:y|ies)|to\s+check|of",), (MANIFEST,),
                  ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
              example="Which licences in services/web/package.json need attention?"),
+    Question("manifest-size", "how many packages one manifest pins",
+             Grammar((r"how\s+many|number\s+of|count",), (
+                 r"packages?|dependenc(?:y|ies)|librar(?:y|ies)|pins?|pinned|lists?|listed|"
+                 r"holds?|contains?|declares?|requires?|in|of|total",), (MANIFEST,)),
+             ("count-of-manifest",), or_missing(manifest_size),
+             example="How many packages does services/web/package.json pin?"),
     Question("audit", "a licence audit of the services",
              Grammar((r"audit\w*|compl(?:y|iance)|violat\w*|break\w*|verif\w*|review|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (

@@ -80,6 +80,10 @@ CASES = [
       for p in python_files("markdown")),
     *(("audit", "manifest", f"Which licences in {m} need attention?", {"manifest": m}, ())
       for m in manifests()),
+    *(("audit", "manifest", f"How many packages in {m} need attention?", {"manifest": m},
+       ("count",)) for m in manifests()),
+    *(("audit", "manifest-size", f"How many packages does {m} pin?", {"manifest": m}, ())
+      for m in manifests()),
     *(("audit", "exceptions", f"Is there a licence exception for {p}?",
        {"policy": "policy", "package": p}, ("yesno",)) for p in register()),
     *(("audit", "licensed", f"Which packages in {m} are under {lic}?",

@@ -187,6 +187,16 @@ WORDINGS = {
         "services/web/package.json: any licence issue?",
         "Which packages of services/billing/requirements.txt have a licence to check?",
     ],
+    ("audit", "manifest-size"): [
+        "How many packages does services/web/package.json pin?",
+        "How many dependencies are in services/billing/requirements.txt?",
+        "Count the packages in services/ingest/go.mod.",
+        "What is the number of libraries services/web/package.json lists?",
+        "How many packages are listed in services/billing/requirements.txt in total?",
+        "How many dependencies does services/ingest/go.mod require?",
+        "Number of packages pinned in services/web/package.json?",
+        "How many libraries does services/billing/requirements.txt contain?",
+    ],
     ("audit", "audit"): [
         "Audit the licences of the services under services/ against policy/.",
         "Check every dependency licence in services/ against our policy in policy/.",
