@@ -40,7 +40,7 @@ NONE = "none"
 # fact's prefix and the extractor that finds it in a file's text.
 CONCEPTS = (
     ("tool dispatch table", r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|"
-     r"dictionar(?:y|ies))(?:\s+for\s+tools)?|"
+     r"dictionar(?:y|ies))(?:\s+for\s+(?:tools|tool\s+calls))?|"
      r"tool\s+(?:tables?|registry|registries|maps?)|handler\s+(?:tables?|registry|registries|maps?)|routing\s+"
      r"tables?|(?:maps?|mapping)\s+(?:from\s+)?tool\s+names\s+to\s+(?:the\s+)?(?:handler\s+)?"
      r"(?:handlers|functions)",
@@ -155,6 +155,7 @@ QUESTIONS = (
     Question("files", "which Python files a folder holds",
              Grammar((r"files?|modules?",), (r"python|folder|director(?:y|ies)|hold(?:s)?|"
                                              r"contains?|lives?|live|sizes?|how\s+big|"
+                                             r"make\s+up|makes\s+up|comprises?|"
                                              r"how\s+large|agent|inventory|exists?|package",),
                      (FOLDER, FOLDER_NAMED),
                      ("exclude", "count", "largest"), LEFT_OUT),

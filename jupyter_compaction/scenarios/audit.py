@@ -435,7 +435,7 @@ QUESTIONS = (
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
                  LICENCE, r"dependenc(?:y|ies)|packages?|against|versus|polic(?:y|ies)|rules|"
                           r"three|before\s+the\s+release|release|problems?|according\s+to|"
-                          r"run|with|open-source|services/?|service's|needs?|exceptions?|exact|"
+                          r"run|with|open-source|services/?|service's|service|needs?|exceptions?|exact|"
                           r"versions?|manifests?|rules?|appl(?:y|ies)|fix|folder"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",

@@ -230,7 +230,7 @@ QUESTIONS = (
              Grammar((r"incidents?|severity|severe|sev",), (
                  r"id|number|ticket|outage|filed(?:\s+under)?|opened|given|working\s+on|how|"
                  r"covers?|how\s+(?:bad|severe|serious)|bad|serious|dealing(?:\s+with)?|level|"
-                 r"apply",)),
+                 r"apply|(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),
 )

@@ -53,11 +53,15 @@ i me my we us our you your he she they them their one ones i'd i'm we'd we're le
 please kindly could can would will may might shall should let
 tell give show list enumerate name find report say look up see check read open go lookup
 point out anywhere search figure quick question total looking wants wanted wonder wondering
-identify determine
+identify determine explain describe
 know need want like thanks thank
 now today currently right away quickly briefly exactly
 """)
 AUX = _word_set("is are was were does do did has have can")  # a yes/no opener
+# ... unless it opens a request: "Can you tell me why ...?" asks why, not yes or no.
+REQUEST = re.compile(r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|give|list|"
+                     r"find|explain|describe|name|say|report|look|see|figure|point|identify|"
+                     r"determine|get|let)\b", re.I)
 # A yes/no question said otherwise than by its opener: "..., yes or no?", "... or not?",
 # "tell me whether ...", "check if ...".
 YES_OR_NO = (r"yes\s+or\s+no|true\s+or\s+false|or\s+not|whether|it\s+true\s+that|"
@@ -208,8 +212,8 @@ def _excluded(reader: Reader, grammar: Grammar) -> dict[str, str]:
     """The entities an "except ..." phrase leaves out, under the exclude slot's name."""
     if not grammar.exclude or "exclude" not in grammar.operators:
         return {}
-    entity = bounded(f"{EXCLUDING}\\s+(?:the\\s+)?(?:file\\s+|module\\s+)?"
-                      f"({grammar.exclude.pattern})")
+    entity = bounded(f"{EXCLUDING}\\s+(?:the\\s+)?(?:(?:file|module|one|ones)\\s+)?"
+                      f"(?:(?:in|from)\\s+)?({grammar.exclude.pattern})")
     left_out = reader.take(entity, 1)
     return {grammar.exclude.name: ", ".join(dict.fromkeys(left_out))} if left_out else {}
 
@@ -221,7 +225,8 @@ def _operators(reader: Reader, grammar: Grammar) -> tuple[str, ...]:
     ops = [op for op in grammar.operators if op in OPERATORS
            and reader.take(bounded(OPERATORS[op]))]
     first = reader.tokens[0][2].lower() if reader.tokens else ""
-    if "yesno" in grammar.operators and (asked or first in AUX):
+    opener = first in AUX and not REQUEST.match(reader.text.lstrip())
+    if "yesno" in grammar.operators and (asked or opener):
         ops.append("yesno")
     return tuple(ops)
 

@@ -184,7 +184,8 @@ QUESTIONS = (
              example="Map the top-level imports of every Python file in this package."),
     Question("files", "which Python files the package holds",
              Grammar((r"files?|modules?",), (
-                 r"python|package|workspace|here|contains?|holds?|hold|are|there|inventory",),
+                 r"python|package|workspace|here|contains?|holds?|hold|are|there|inventory|"
+                 r"make\s+up|makes\s+up|comprises?|consists?\s+of",),
                  (), ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), listing, example="List the Python files of this package."),
 )
