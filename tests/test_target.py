@@ -10,17 +10,18 @@ from __future__ import annotations
 import copy
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from jupyter_compaction import scenarios, validate
 from jupyter_compaction.agent import Agent, Run
 from jupyter_compaction.events import Compacted, TurnStarted
-from jupyter_compaction.history import cut_points
+from jupyter_compaction.history import blocks, cut_points
 from jupyter_compaction.models.simulated import SimulatedModel
 from jupyter_compaction.runner import play
+from jupyter_compaction.summaries import is_summary
 from jupyter_compaction.tokens import TokenCounter
-from tests.support.histories import histories
+from tests.support.histories import histories, png
 from tests.support.quick import quick_first
 
 BUDGET = 6_000
@@ -69,14 +70,49 @@ def short_summary(prompt: str) -> str:
     return "## Goal\nfinish\n## Progress\nsome files read"
 
 
+def _text(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+def _call(n: int) -> dict:
+    return {"type": "tool_use", "id": f"toolu_{n:04d}", "name": "read_file",
+            "input": {"path": f"f{n}.txt"}}
+
+
+def _failed(n: int, content) -> dict:
+    return {"type": "tool_result", "tool_use_id": f"toolu_{n:04d}", "content": content,
+            "is_error": True}
+
+
+PNG = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                   "data": png(1, 1)}}
+URL = {"type": "image", "source": {"type": "url", "url": "https://example.com/chart.png"}}
+# Found by hypothesis: `progressive`'s summary lands in the newest turn's assistant message,
+# where trimming cannot drop it, one token over the goal; trimming the cleared history fits.
+SUMMARY_IN_THE_NEWEST_TURN = [
+    {"role": "user", "content": "Task: read"},
+    {"role": "assistant", "content": [_call(2), _call(3), _call(4)]},
+    {"role": "user", "content": [_failed(2, [_text("read"), URL]), _failed(3, "read"),
+                                 _failed(4, "read")]},
+    {"role": "assistant", "content": [_text("read"), _call(5), _call(6), _call(7),
+                                      _text("read")]},
+    {"role": "user", "content": [
+        _failed(5, [_text("read"), PNG]), _failed(6, [_text("read read"), PNG]),
+        _failed(7, [_text(" ".join(["read"] * 12 + ["ORD-1042"] * 7)), PNG]),
+        _text("read read read read read")]},
+]
+
+
 @pytest.mark.parametrize("strategy", quick_first(["trim", "summarize", "progressive"]))
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(messages=histories(min_turns=1), budget=st.integers(400, 20_000))
+@example(messages=SUMMARY_IN_THE_NEWEST_TURN, budget=400)
 def test_a_compaction_lands_at_the_target_on_any_history(strategy, messages, budget):
     """Generated histories (parallel calls, errors, images, documents): the agent's own
     compaction leaves a valid context, keeps the transcript whole, and reaches the target
-    whenever the task and the newest turn fit under it."""
+    whenever the task and the newest turn fit under it (and, for `summarize`, which keeps
+    its summary whatever it costs, the summary too)."""
     agent = Agent(SimulatedModel("agents"), budget=budget, strategy=strategy,
                   summarizer=short_summary, task_state=False)
     run = Run(task="task", messages=list(messages), transcript=list(messages))
@@ -90,5 +126,9 @@ def test_a_compaction_lands_at_the_target_on_any_history(strategy, messages, bud
     goal = int(agent.settings.target * budget) - COUNTER.count([], run.system, [])
     newest = cut_points(snapshot)[-1]
     floor = COUNTER.count([snapshot[0], *snapshot[newest:]])
+    if strategy == "summarize":
+        floor += sum(COUNTER.count_message({"role": "assistant", "content": [b]})
+                     for m in run.messages for b in blocks(m)
+                     if b.get("type") == "text" and is_summary(b["text"]))
     if floor <= goal:
         assert COUNTER.count(run.messages) <= goal

@@ -8,6 +8,10 @@ When to compact at all is the agent's decision (its trigger), not this strategy'
 `focus` (what the summary should keep in most detail) is passed on to every layer that
 has one.
 
+When the layers together still leave the history over `goal`, the last layer runs alone
+on an earlier layer's output and the first that fits is kept: a summary placed inside the
+newest turn (which trimming never drops) can be what keeps the history over.
+
 Left out: reordering the layers by measured benefit; the order is fixed by cost.
 """
 
@@ -48,7 +52,21 @@ class Progressive:
             current = step.messages
             if step.tokens_after <= goal:
                 break
+        if done[-1].tokens_after > goal:
+            done = self.refit(messages, done, goal, counter)
         return combined(self.name, done, before)
+
+    def refit(self, messages: Sequence[Message], done: list[Compaction], goal: int,
+              counter: TokenCounter) -> list[Compaction]:
+        """The steps, with the last layer run alone on the latest earlier output it brings
+        under `goal` (the steps as they were when none does)."""
+        last = configure(self.layers[-1], focus=self.focus) if self.focus else self.layers[-1]
+        for k in reversed(range(len(done) - 1)):  # the input of step k, latest first
+            step = last(done[k - 1].messages if k else list(messages), goal=goal,
+                        counter=counter)
+            if step.tokens_after <= goal:
+                return [*done[:k], step]
+        return done
 
 
 def combined(name: str, done: list[Compaction], before: int) -> Compaction:

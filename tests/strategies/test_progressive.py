@@ -165,9 +165,24 @@ def test_each_layer_gets_the_goal_and_the_previous_layers_output():
     messages = fixed_history(6, 100)
     out = run(Progressive((Spy("a", True), Spy("b", False), Spy("c", True))),
               messages, goal=50)
-    assert calls == [("a", 13, 50), ("b", 11, 50), ("c", 11, 50)]
+    # still over 50 after all three: "c" alone on a's input, then on the history, fits no
+    # better, so the three steps stand
+    assert calls == [("a", 13, 50), ("b", 11, 50), ("c", 11, 50), ("c", 11, 50),
+                     ("c", 13, 50)]
     assert out.kind == "a+c"
     assert len(out.messages) == 9
+
+
+def test_a_summary_that_keeps_the_newest_turn_over_the_goal_gives_way_to_trimming():
+    # the summary goes into the newest turn's assistant message (the middle ends right
+    # before it), where trimming cannot drop it; trimming the cleared history fits instead
+    messages = talky_history(turns=3, words=40)
+    summarizer = Recorder("## Progress\n" + " ".join(f"note{i}" for i in range(30)))
+    floor = COUNTER.count([messages[0], *messages[-2:]])
+    out = run(Progressive(layers(summarizer)), messages, goal=floor + 5)
+    assert out.tokens_after <= floor + 5
+    assert [layer.kind for layer in out.layers][-1] == "trim"
+    assert find_summary(out.messages) is None and out.kind.endswith("trim")
 
 
 # --- stuck detection -----------------------------------------------------------------
