@@ -197,7 +197,10 @@ def _asks(heads: str, words: str = "", customer: bool = False,
 
 QUESTIONS = (
     Question("resolution", "the resolution of a late-delivery ticket: what we offer and why",
-             _asks(r"resol\w*|decid\w*|offer\w*|owed?|entitled|compensat\w*|handl\w*|work(?:\s+on)?|"
+             _asks(r"resol\w*|decid\w*|offer\w*|owed?|entitled|compensat\w*|work(?:\s+on)?|"
+                   # "handle" as what we do with the ticket, not "which carrier handles ..."
+                   r"(?:^|(?<=\bwe\s)|(?<=\bto\s)|(?<=\bbe\s)|(?<=\byou\s)|(?<=please\s))"
+                   r"handl\w*|"
                    r"(?:right|best|fair)\s+outcome|"
                    r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*",
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
