@@ -71,8 +71,12 @@ ATTRIBUTE = "attribute"  # a parse that found none of its head phrases misses th
 
 # Operator phrases (exclusion takes its entity through the question's `exclude` slot).
 EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|apart\s+from|"
-             r"not\s+counting|without\s+counting|ignoring|ignore|skipping|skip|but\s+not|"
+             r"not\s+counting|without\s+counting|ignoring|ignore|skipping|skip|"
              r"leaving\s+out|leave\s+out)")
+# "but not Y" leaves Y out of a list ("every module but not agents/loop.py"), yet after a
+# verb's object it negates the verb for Y ("files that import X but not Y"), which no
+# question with such a verb (a slot's `Role`) supports: there it is not an exclusion.
+BUT_NOT = r"but\s+not"
 OPERATORS = {
     "not": r"do(?:es)?\s+not|don't|doesn't|not|no|lacks?|lacking|without|none",
     "count": r"how\s+many|count|number\s+of|tally",
@@ -212,7 +216,8 @@ def _excluded(reader: Reader, grammar: Grammar) -> dict[str, str]:
     """The entities an "except ..." phrase leaves out, under the exclude slot's name."""
     if not grammar.exclude or "exclude" not in grammar.operators:
         return {}
-    entity = bounded(f"{EXCLUDING}\\s+(?:the\\s+)?(?:(?:file|module|one|ones)\\s+)?"
+    phrase = EXCLUDING if any(s.role for s in grammar.slots) else f"(?:{EXCLUDING}|{BUT_NOT})"
+    entity = bounded(f"{phrase}\\s+(?:the\\s+)?(?:(?:file|module|one|ones)\\s+)?"
                       f"(?:(?:in|from)\\s+)?({grammar.exclude.pattern})")
     left_out = reader.take(entity, 1)
     return {grammar.exclude.name: ", ".join(dict.fromkeys(left_out))} if left_out else {}
