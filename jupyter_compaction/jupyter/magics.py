@@ -45,6 +45,7 @@ from ..runner import ScenarioRun
 from ..settings import DEFAULTS, MAX_BUDGET, exposed, read_given
 from ..settings import argument as setting_argument
 from ..strategies import FunctionStrategy
+from ..strategies.function import failed_function
 from ..trigger_rule import TriggerRule
 from . import context_view, result_view, summary_view
 from . import validate as check
@@ -351,18 +352,18 @@ def function_traceback(run: Any, *functions: Any) -> str | None:
     only); None otherwise. A stub that is not written yet (it raised
     `NotImplementedError`) gets one line naming it instead of a traceback."""
     failed = run.of(Failed)
-    named = re.match(r"your function (\w+)\(\)", run.error_line or "")
+    named = failed_function(run.error_line)
     ours = [f.name for f in functions if isinstance(f, FunctionStrategy | TriggerRule)]
-    if not (named and named[1] in ours and run.status == "failed" and failed
+    if not (named in ours and run.status == "failed" and failed
             and failed[-1].reason == "strategy" and run.error):
         return None
     last = run.error.rstrip().splitlines()[-1]
     if last.startswith("NotImplementedError"):  # an exercise's stub, reached from the wrapper
         frames = re.findall(r", in (\w+)\n", run.error)
-        stub = frames[-1] if frames else named[1]
+        stub = frames[-1] if frames else named
         return (f"{stub}() is not written yet ({last}): write it, run its cell, then run "
                 f"this one again (the traceback is in {RUN_VAR}.error)")
-    return (f"{named[1]}() stopped the run; its traceback (the transcript is kept in "
+    return (f"{named}() stopped the run; its traceback (the transcript is kept in "
             f"{RUN_VAR}.transcript):\n{run.error}")
 
 

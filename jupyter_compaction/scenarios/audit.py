@@ -307,8 +307,7 @@ def one_manifest(f: Known) -> str:
     """Which of one manifest's licences need attention (how many, when counted)."""
     ops = operators(f)
     if "count" in ops and f["flagged-of-manifest"] != UNKNOWN:
-        flagged = [] if f["flagged-of-manifest"] == NONE else \
-            f["flagged-of-manifest"].split(LIST_SEPARATOR)
+        flagged = [p for p in f["flagged-of-manifest"].split(LIST_SEPARATOR) if p != NONE]
         verb = "needs" if len(flagged) == 1 else "need"
         return (f"{len(flagged)} of the {f['count-of-manifest']} packages in {f['manifest']} "
                 f"{verb} attention: {f['flagged-of-manifest']}.")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import re
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,12 @@ class FunctionFailed(RuntimeError):
     def __init__(self, name: str, message: str, details: str):
         self.function, self.details = name, details
         super().__init__(f"your function {name}() {message}")
+
+
+def failed_function(line: str | None) -> str | None:
+    """The name of the function a `FunctionFailed` message (a run's error line) blames."""
+    found = re.match(r"your function (\w+)\(\)", line or "")
+    return found[1] if found else None
 
 
 def function_name(function: Callable[..., Any]) -> str:
