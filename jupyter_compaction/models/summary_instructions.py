@@ -188,7 +188,7 @@ class Instructions:
 def read_instructions(text: str) -> Instructions:
     """The sections, limits, focus and kinds to keep or drop that `text` states, and the
     words it holds that no rule understood."""
-    reader = Reader(text)
+    reader = Reader(text, around=False)  # every sentence of a prompt instructs
     # Sections, limits and focus first: their numbers and names are no kind to keep.
     names, limits, focus = _sections(reader), _limits(reader), _focus(reader)
     framing = tuple(label for label, phrase in FRAMING if reader.matches(bounded(phrase)))

@@ -36,34 +36,45 @@ from jupyter_compaction.vocab import UNKNOWN
 from jupyter_compaction.workspace import Workspace
 
 NONE = "none"
-# Each concept a file can define: its name, how a task names it (grammar phrases), its
-# fact's prefix and the extractor that finds it in a file's text.
+# Each concept a file can define: its name, how a task names it (grammar head phrases), the
+# other words a task may use of it, its fact's prefix and the extractor that finds it.
+TOOLS = r"(?:each\s+)?tool\s+(?:names?|calls?)|tools"  # what a dispatch table maps from
+HANDLERS = r"(?:the\s+|their\s+|its\s+)?(?:handler\s+)?(?:functions?|handlers?)"  # ... and to
+TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
+         r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
+         r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|(?:lookup|routing)\s+tables?|"
+         r"(?:tool-)?name-to-handler(?:\s+dispatch)?\s+(?:mappings?|maps?|tables?)|"
+         # "maps tool names to their handler functions", "tool names mapped to the functions"
+         rf"(?:maps?|mapping|routes?|routing)\s+(?:from\s+)?(?:the\s+)?(?:{TOOLS})\s+(?:on)?to\s+"
+         rf"{HANDLERS}|(?:{TOOLS})\s+(?:are\s+)?(?:mapped|routed)\s+(?:on)?to\s+{HANDLERS}|"
+         r"dispatch(?:es)?\s+its\s+tools")
+RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
+         r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off")
+# The full task explains what a table is; its words are part of that question.
+EXPLAINED = (r"dict|handles?|table|that\s+(?:run|handle|execute)\s+them|routes?|tool\s+calls|"
+             r"tool|function|variable|look\s+up|"
+             r"(?:to\s+their\s+)?handlers|name-to-handler|mapping|tools")
+RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|"
+           r"retrying|retried|how|polic(?:y|ies)|rules?")  # what a retry policy retries
 CONCEPTS = (
-    ("tool dispatch table", r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|"
-     r"dictionar(?:y|ies))(?:\s+for\s+(?:tools|tool\s+calls))?|"
-     r"tool\s+(?:tables?|registry|registries|maps?)|handler\s+(?:tables?|registry|registries|maps?)|routing\s+"
-     r"tables?|(?:maps?|mapping)\s+(?:from\s+)?tool\s+names\s+to\s+(?:the\s+)?(?:handler\s+)?"
-     r"(?:handlers|functions)",
-     "table",
+    ("tool dispatch table", TABLE, EXPLAINED, "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
-    ("retry policy", r"(?:retry|back-?off)\s+(?:polic(?:y|ies)|class(?:es)?|strateg(?:y|ies)|"
-     r"logic|handling)|retr(?:y|ies)|back-?off", "retry", r"^class (\w*Retry\w*)"),
+    ("retry policy", RETRY, RETRIED, "retry", r"^class (\w*Retry\w*)"),
 )
 PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py)")
 FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")
 # "the agents folder": a folder named without its slash (after FOLDER, whose default it
 # then replaces).
-FOLDER_NAMED = Slot("folder", r"(?<=\bthe\s)([\w.-]+)(?=\s+(?:folder|director(?:y|ies))\b)",
+FOLDER_NAMED = Slot("folder", r"(?:(?<=\bthe\s)|(?<=\bin\s)|(?<=\bof\s)|(?<=\bunder\s))"
+                              r"([\w.-]+)(?=\s+(?:folder|director(?:y|ies))\b)",
                     optional=True)
 LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
-           r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|"
+           r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|"
+           r"configures?|uses?|set(?:\s+out|\s+up)?|kept|hiding|lurking|sitting|"
            r"source",
-           r"if\s+any|called|call|named?|class(?:es)?|folder|agent|where|configured|used")
-# The full task explains what a table is; its words are part of that question.
-EXPLAINED = r"dict|handles?|table"
-
+           r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used")
 STEPS = (
     Step("list the {folder}/ folder", "list_files", {"folder": "{folder}"}, (
         Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),
@@ -137,26 +148,26 @@ def list_files(f: Known) -> str:
             f"{', '.join(files) or UNKNOWN}.")
 
 
-compose = _which_files(*CONCEPTS[0][::2])  # the full task: the dispatch tables
+compose = _which_files(CONCEPTS[0][0], CONCEPTS[0][3])  # the full task: the dispatch tables
 QUESTIONS = (
     *(Question(f"{prefix}-of-file", f"which {concept} one file defines",
-               Grammar((synonyms,), DEFINES, (PATH,), ("yesno",)),
+               Grammar((synonyms,), (*DEFINES, words), (PATH,), ("yesno",)),
                (f"{prefix}-of-path",), _one_file(concept, prefix),
                example=f"Does agents/router.py define a {concept}?")
-      for concept, synonyms, prefix, _ in CONCEPTS),
+      for concept, synonyms, words, prefix, _ in CONCEPTS),
     *(Question(f"{prefix}-files", f"which files under a folder define a {concept}",
-               Grammar((synonyms,), (*DEFINES, EXPLAINED), (FOLDER, FOLDER_NAMED),
+               Grammar((synonyms,), (*DEFINES, words), (FOLDER, FOLDER_NAMED),
                        ("exclude", "not", "count"),
                        LEFT_OUT),
                ("files", f"{prefix}[{{item}}]"),
                _which_files(concept, prefix),
                example=f"Which files in agents/ define a {concept}?")
-      for concept, synonyms, prefix, _ in CONCEPTS),
+      for concept, synonyms, words, prefix, _ in CONCEPTS),
     Question("files", "which Python files a folder holds",
-             Grammar((r"files?|modules?",), (r"python|folder|director(?:y|ies)|hold(?:s)?|"
-                                             r"contains?|lives?|live|sizes?|how\s+big|"
-                                             r"make\s+up|makes\s+up|comprises?|"
-                                             r"how\s+large|agent|inventory|exists?|package",),
+             Grammar((r"files?|modules?",), (
+                 r"python|\.py|source|folder|director(?:y|ies)|package|inventory|"
+                 r"hold(?:s)?|contains?|lives?|live|kept|sitting|exists?|make\s+up|makes\s+up|"
+                 r"comprises?|sizes?|how\s+big|how\s+large",),
                      (FOLDER, FOLDER_NAMED),
                      ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), or_missing(list_files),

@@ -395,7 +395,14 @@ def manifests(f: Known) -> str:
 
 rules = template("Licence policy ({policy-file}): forbidden licences {forbidden-rule}, weak "
                  "copyleft {exception-rule}, no licence {no-licence-rule}.")
-MANIFEST = Slot("manifest", r"(services/[\w./-]+(?:requirements\.txt|package\.json|go\.mod))")
+# A manifest by its path, or by its service ("the billing service's requirements.txt").
+SERVICE_MANIFESTS = (("billing", "requirements", "services/billing/requirements.txt"),
+                     ("(?:web|storefront)", "package", "services/web/package.json"),
+                     ("ingest", "go", "services/ingest/go.mod"))
+MANIFEST = Slot("manifest", r"(services/[\w./-]+(?:requirements\.txt|package\.json|go\.mod))",
+                aliases=tuple((rf"(?:the\s+)?{service}(?:\s+service(?:'s)?)?(?:'s)?\s+"
+                               rf"(?:{stem}[\w.]*|manifest)", path)
+                              for service, stem, path in SERVICE_MANIFESTS))
 SERVICES = Slot("services", r"(services)/?(?!\w|\.\w)", default="services")
 POLICY = Slot("policy", r"(policy)/(?!\w|\.\w)", default="policy")
 # A licence by its SPDX id or family ("LGPL", "LGPL-2.1-or-later", "Apache-2.0", "MIT").
@@ -406,57 +413,75 @@ PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?:the\s+(?=\S+\s+package
                           r"(?!(?:the|a|an|it|what|which|record|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)(?:\s+package\b)?",
                optional=True)
-# "Is chardet covered by an exception?": the package before "covered", not a common noun.
-COVERED = Slot("package", r"(?!(?:the|a|an|it|what|which|packages?|dependenc(?:y|ies)|"
-                          rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)\s+(?:is\s+|are\s+)?"
-                          r"covered\b", optional=True)
-LICENCE = r"licen[cs]\w*"
-UNDER = r"under|licen[cs]ed|released|with|uses?|using|carr(?:y|ies)|is|are|has|have|any"
+# "Is chardet covered by an exception?", "Has graphviz-wasm been granted one?": the package
+# before "covered", not a common noun.
+COVERED = Slot("package", r"(?!(?:the|a|an|it|what|which|packages?|dependenc(?:y|ies)|deps?|"
+                          r"pkgs?|"
+                          rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)\s+(?:(?:is\s+|are\s+)?"
+                          r"covered|(?:has\s+)?been\s+(?:covered|granted|exempted))\b",
+                optional=True)
+LICENCE = r"licen[cs]\w*(?:-wise)?"
+DEPENDENCIES = r"dependenc(?:y|ies)|deps?|pkgs?"
+OSPO = r"ospo|grant(?:s|ed)?|approv\w*"  # who keeps the policy and its exceptions
+UNDER = (r"under|licen[cs]ed|released|distributed|with|uses?|using|carr(?:y|ies)|is|are|has|"
+         r"have|any|pulls?\s+in|pulling\s+in|depends?\s+on")
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
              Grammar((LICENCE, r"(?:the\s+)?polic(?:y|ies)\s+flags?|needs?\s+attention|attention|"
-                               r"problems?|issues?|flag(?:s|ged)?|closer\s+look|review"), (
-                 r"packages|needs?\s+attention|attention|needs?|problems?|issues?|report|review|"
-                 r"pull\s+in|"
-                 r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|closer\s+look|"
-                 r"pins?|pinned|dependenc(?:y|ies)|to\s+check|of",), (MANIFEST,),
-                 ("count", "yesno")),
+                               r"problems?|issues?|(?:red\s+)?flag(?:s|ged)?|closer\s+look|"
+                               r"review"), (
+                 r"packages|needs?\s+attention|attention|needs?|needing|problems?|issues?|"
+                 r"report|review|look(?:ed)?\s+at|to\s+check|(?:closer|second)\s+look|red|"
+                 r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|"
+                 r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open-source|"
+                 rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of",),
+                 (MANIFEST,), ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
              example="Which licences in services/web/package.json need attention?"),
     Question("manifest-size", "how many packages one manifest pins",
              Grammar((r"how\s+many|number\s+of|count",), (
-                 r"packages?|dependenc(?:y|ies)|librar(?:y|ies)|pins?|pinned|lists?|listed|"
-                 r"holds?|contains?|declares?|requires?|in|of|total",), (MANIFEST,)),
+                 rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|pins?|pinned|"
+                 r"lock(?:s|ed)?(?:\s+down)?|lists?|listed|holds?|contains?|declares?|"
+                 r"declared|requires?|required|in|of|total",),
+                 (MANIFEST,)),
              ("count-of-manifest",), or_missing(manifest_size),
              example="How many packages does services/web/package.json pin?"),
     Question("audit", "a licence audit of the services",
-             Grammar((r"audit\w*|compl(?:y|iance)|violat\w*|break\w*|verif\w*|review|"
+             Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|verif\w*|"
+                      r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
-                 LICENCE, r"dependenc(?:y|ies)|packages?|against|versus|polic(?:y|ies)|rules|"
-                          r"three|before\s+the\s+release|release|problems?|according\s+to|"
-                          r"run|with|open-source|services/?|service's|service|needs?|exceptions?|exact|"
-                          r"versions?|manifests?|rules?|appl(?:y|ies)|fix|folder"),
+                 LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open-source|against|versus|"
+                          r"vs\.?|polic(?:y|ies)|rules?|exceptions?|according\s+to|"
+                          r"(?:isn't|not|non-?)\s*compliant|compliant|conform\w*|follow\w*|"
+                          r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
+                          r"exact|versions?|manifests?|services/?|service's|service|folder|"
+                          r"three|3|billing|ingest|web|used|uses|using|run|with|"
+                          rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
               "release[{item_1}]", "forbidden-rule", "exception-rule", "no-licence-rule"),
              compose, example="Audit the licences of the services under services/ against "
                               "policy/."),
     Question("rules", "which rules the licence policy sets",
-             Grammar((r"rules?|forbid\w*|allow\w*|says?|outline|summari[sz]e",), (
-                 LICENCE, r"polic(?:y|ies)|set|sets|defines?|covers?|packages|with\s+no|"
-                          r"according\s+to"),
+             Grammar((r"rules?|forbid\w*|allow\w*|says?|outline|summari[sz]e|ban(?:s|ned)?|"
+                      r"prohibit\w*|disallow\w*|permit\w*|without\s+(?:any\s+)?review",), (
+                 LICENCE, r"polic(?:y|ies)|set|sets|defines?|states?|covers?|lays?\s+down|"
+                          r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
+                          r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|"
+                          r"can(?:'t|not)?|lets?|open-source|"
+                          rf"{DEPENDENCIES}|{OSPO}|on|which"),
                  (POLICY,)),
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
              example="What rules does the licence policy in policy/ set?"),
     Question("exceptions", "which licence exceptions are on record",
              Grammar((r"exceptions?|waivers?",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
-                          r"covers?|holds?|contains?|listed|lists?"), (POLICY, PACKAGE, COVERED),
-                 ("count", "yesno")),
+                          rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|{OSPO}"),
+                 (POLICY, PACKAGE, COVERED), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
     Question("licensed", "which packages of one manifest are under a given licence",
-             Grammar((r"packages?|dependenc(?:y|ies)|libraries|library|pins?|anything",), (
+             Grammar((rf"packages?|{DEPENDENCIES}|libraries|library|modules?|pins?|anything",), (
                  UNDER, LICENCE, r"pinned|in|of|one|ones"), (MANIFEST, LICENCE_NAME),
                  ("not", "count", "yesno")),
              ("licences-of-manifest",), or_missing(licensed),
@@ -464,16 +489,18 @@ QUESTIONS = (
     Question("licence-exceptions", "which exceptions are on record for the services' "
                                    "packages under a given licence",
              Grammar((r"exceptions?|waivers?",), (
-                 UNDER, LICENCE, r"packages?|dependenc(?:y|ies)|on\s+record|record(?:ed)?|"
-                                 r"register|cover(?:s|ed|ing)?|services?/?|exists?"),
+                 UNDER, LICENCE, rf"packages?|{DEPENDENCIES}|on\s+record|record(?:ed)?|register|"
+                                 r"on\s+file|cover(?:s|ed|ing)?|appl(?:y|ies)|exists?|"
+                                 rf"services?/?|used|uses|lets?|through|{OSPO}"),
                  (SERVICES, POLICY, LICENCE_NAME), ("yesno",)),
              ("manifests", "licences[{item}]", "register", "exceptions-file"),
              licence_exceptions, example="Is there a licence exception for the LGPL package?"),
     Question("manifests", "which dependency manifests the services have",
-             Grammar((r"manifests?|dependency\s+files?|lock\s*files?",), (
-                 r"dependenc(?:y|ies)|exist|use|hold|holds|contains?|files|services?/?",),
-                 (SERVICES,),
-                 ("count",)),
+             Grammar((r"manifest\s+files?|manifests?|dependency\s+(?:files?|lists?)|lock\s*files?|"
+                      r"files?\s+(?:that\s+)?(?:declare|list|pin)",), (
+                 rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
+                 r"use|hold|holds|contains?|declares?|kept|where|files|services?/?|three",),
+                 (SERVICES,), ("count",)),
              ("manifests",), manifests, example="List the dependency manifests under services/."),
 )
 

@@ -178,33 +178,43 @@ UPSTREAM_SLOT = Slot("upstream", r"([a-z]+-service|payment-gateway)", default="i
                               (r"payments?|psp", "payment-gateway")))
 ROUTE = Slot("route", r"(/(?:[\w-]+/?)*)", default="/api/v1/checkout",
              aliases=((r"checkout(?:-api)?", "/api/v1/checkout"), (r"storefront", "/")))
-WAIT = r"time-?outs?|wait(?:s|ing)?|how\s+long|limit"
-ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|errors?|outage|incident|"
-              r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|"
-              r"configs|work\s+out|find\s+out|give|report|broke|at|part|traffic|files|workspace|"
-              r"bundle|changelog|deployment|manifest|exact|numbers|come|endpoint|"
-              r"time\s+out|timing\s+out|timeouts?|using")
+WAIT = (r"time-?outs?|wait(?:s|ing)?|how\s+long|(?:time\s+)?limit|times?\s+out|timing\s+out|"
+        r"gives?\s+up|giving\s+up")
+ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|incident|"
+              r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|configs?|"
+              r"work(?:ing)?\s+out|find\s+out|dig(?:\s+through)?|give|report|broke|broken|at|"
+              r"part|traffic|files|workspace|bundle|changelog|deployment|manifest|exact|numbers|"
+              r"figures|values|quot\w*|show(?:s|ing)?|come|taken|endpoint|post|time\s+out|"
+              r"timing\s+out|time-?outs?|using|ultimately|behind|spikes?|jump|prove|evidence|"
+              r"symptoms?|not\s+just|"
+              # who is hit: "for part of our users", "when customers try to pay"
+              r"users|customers|shoppers|placing|place|pay|try")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
-             Grammar((r"gateway|gateway's|nginx|proxy",), (
+             Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+)?proxy|edge|gateway\.conf",), (
                  WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
-                       r"set|sets|routes?|location|calls?|requests?|"
-                       r"before\s+(?:returning\s+)?(?:a\s+)?504|put|"
-                       r"for|on|api|proxy_read_timeout"), (ROUTE,)),
+                       r"applied|set|sets|configured|routes?|location|endpoint|calls?|"
+                       r"requests?|before\s+(?:returning\s+)?(?:a\s+)?504|before|put|for|on|api|"
+                       r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
+                       r"backend|response|post|get"), (ROUTE,)),
              ("locations", "gateway-config"), gateway,
              example="What read timeout does the gateway use for checkout?"),
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)"), (
-                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|towards|config|retries|upstream|"
-                 r"how\s+many\s+seconds|seconds|when\s+calling|calling|between|"
-                 r"how\s+many\s+retries|makes?|against|calls?|put|timing\s+out|giving\s+up|"
-                 r"before\s+it\s+(?:times\s+out|gives\s+up)",),
+                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allowed|towards|"
+                 r"config|live|current|production|retries|upstream|service|client|willing|"
+                 r"how\s+many\s+seconds|seconds|how\s+many\s+retries|when\s+calling|calling|"
+                 r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
+                 r"(?:a\s+)?(?:reply|response|answer)\s+from|"
+                 r"before\s+(?:it\s+(?:times\s+out|gives\s+up)|the\s+call\s+is\s+abandoned)|"
+                 r"before",),
                  (UPSTREAM_SLOT,)),
              ("upstreams", "checkout-config"), timeout,
              example="How long does checkout-api wait for inventory-service before timing out?"),
     Question("root-cause", "the root cause of the checkout failures, with numbers and files",
              Grammar((r"root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
-                      r"caus(?:e|es|ed|ing)|what\s+broke|break(?:s|ing)",), (ROOT_WORDS,)),
+                      r"caus(?:e|es|ed|ing)|what\s+broke|break(?:s|ing)|"
+                      r"underlying\s+(?:cause|problem|issue)|behind",), (ROOT_WORDS,)),
              ("incident", "severity", "timeout", "retries", "checkout-config", "endpoint",
               "abandoned", "inventory-log", "release", "change", "deployed", "index",
               "inventory-config", "migration", "read-timeout", "checkout-log", "first-error",
@@ -212,25 +222,30 @@ QUESTIONS = (
               "previous"), compose,
              example="Why is checkout failing? Find the root cause."),
     Question("durations", "how long the abandoned stock calls took",
-             Grammar((r"how\s+(?:long|slow)|durations?|latency|took|last(?:ed)?",), (
-                 r"inventory(?:[-\s]service)?|stock|reserv\w*|calls?|requests?|abandon(?:ed)?|"
-                 r"checkout(?:-api)?|gave\s+up(?:\s+on)?|timed\s+out|that|were|did|take|before|"
-                 r"endpoint|"
-                 r"in\s+(?:milliseconds|ms)|milliseconds|ms|slow|reach(?:ed)?|"
-                 r"during(?:\s+the\s+incident)?",)),
+             Grammar((r"how\s+(?:long|slow)|how\s+much\s+time|how\s+many\s+(?:milliseconds|ms)|"
+                      r"durations?|duration_ms|latenc(?:y|ies)|took|last(?:ed)?",), (
+                 r"inventory(?:[-\s]service)?|stock|reserv\w*|calls?|requests?|endpoint|"
+                 r"abandon(?:ed)?|dropped|left\s+hanging|checkout(?:-api)?|"
+                 r"gave\s+up(?:\s+on)?|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
+                 r"take|taking|run|running|ran|spend|spent|before|when|"
+                 r"end\s+up(?:\s+with)?|in\s+(?:milliseconds|ms)|milliseconds|ms|slow|"
+                 r"reach(?:ed)?|during(?:\s+the\s+incident)?|side|real|actual|"
+                 r"inventory-service\.log|logs?|logged",)),
              ("abandoned", "endpoint", "inventory-log"), durations,
              example="How long did the inventory calls that checkout gave up on take?"),
     Question("release", "which inventory-service version production runs",
-             Grammar((r"versions?|releases?|images?|deployed|running|runs",), (
+             Grammar((r"versions?|releases?|images?|builds?|tags?|deployed|running|runs|live",), (
                  r"inventory(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
-                 r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|live",)),
+                 r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
+                 r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",
              Grammar((r"incidents?|severity|severe|sev",), (
-                 r"id|number|ticket|outage|filed(?:\s+under)?|opened|given|working\s+on|how|"
-                 r"covers?|how\s+(?:bad|severe|serious)|bad|serious|dealing(?:\s+with)?|level|"
-                 r"apply|(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current",)),
+                 r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
+                 r"given|working\s+on|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
+                 r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|"
+                 r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),
 )

@@ -15,13 +15,16 @@ operators it supports:
 - "yesno": a question that opens with "is / does / has ...", ends "yes or no" or "or
   not", or asks "whether ...".
 
-`parse(questions, task)` splits the task into tokens and lets each question consume what
-its slots, phrases and operators cover; the rest must be declared filler (articles,
-pronouns, politeness, a few task verbs such as "tell" or "list"). A question that leaves a
-content word unconsumed did not understand the task, so a task that adds an attribute, an
-entity or an operator no question declares is refused, naming those words, instead of
-being answered as the question whose keywords it happens to contain. Among the questions
-that consume everything, the one that consumes most wins.
+`read(name, grammar, task)` splits the task into tokens and lets the question consume what
+its slots, head phrases, operators and other phrases cover, in that order; the rest must be
+declared filler (articles, pronouns, politeness, a few task verbs such as "tell" or "list")
+or lie in an aside, what the task says around its question (`asides.py`: "I'm debugging
+the 504s: ...", "Would you mind ...", a sentence that states rather than asks). A head
+phrase must be found outside the asides. A question that leaves a content word unconsumed
+did not understand the task, so a task that adds an attribute, an entity or an operator no
+question declares is refused, naming those words, instead of being answered as the
+question whose keywords it happens to contain. Among the questions that consume everything,
+the one that consumes most content words wins; on a tie, the one with fewer operators.
 
 Pure Python (regular expressions only): it runs offline and in the browser build.
 
@@ -37,59 +40,79 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from jupyter_compaction.scenarios import asides
+
 
 def _word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
 # Words any task may contain without changing what it asks: articles, pronouns, auxiliary
-# verbs, prepositions, politeness, time phrases and the verbs that only say "answer me".
+# verbs, prepositions, politeness, time phrases, the verbs that only say "answer me", and
+# the words for the workspace itself ("repo", "codebase").
 FILLER = _word_set("""
 a an the this that these those it its it's there here what what's which whichever
 is are was were be been being do does did has have had got get gets having
 of in on at to for from by with into under inside within across through about among
-and or any some all every each also just only then so
-i me my we us our you your he she they them their one ones i'd i'm we'd we're let's own
-please kindly could can would will may might shall should let
+and or any some all every each also just only then so other such whether
+i me my we us our you your he she her him his they them their one ones own itself themselves
+i'd i'm we'd we're let's that's they're there's it'd
+please kindly pls plz thanks thank thx could can would will may might shall should ought let
 tell give show list enumerate name find report say look up see check read open go lookup
 point out anywhere search figure quick question total looking wants wanted wonder wondering
-identify determine explain describe
-know need want like thanks thank
-now today currently right away quickly briefly exactly
+identify determine explain describe confirm produce provide pull fetch grab gimme
+telling listing checking pointing showing giving finding naming looking reporting
+identifying determining explaining describing
+know need want like ok okay hey hi
+now today currently right away quickly briefly exactly moment rn
+actually really basically simply still already again entirely full complete entire whole
+anything something everything thing stuff kind overview rundown breakdown picture w/ em
+agent class everyone walk scan whatsoever else number / &
+i.e e.g ie eg
+repo repository codebase project workspace bundle snapshot folder directory dir cfg config
 """)
-AUX = _word_set("is are was were does do did has have can")  # a yes/no opener
+AUX = _word_set("is are was were does do did has have can any")  # a yes/no opener
 # ... unless it opens a request: "Can you tell me why ...?" asks why, not yes or no.
 REQUEST = re.compile(r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|give|list|"
                      r"find|explain|describe|name|say|report|look|see|figure|point|identify|"
                      r"determine|get|let)\b", re.I)
 # A yes/no question said otherwise than by its opener: "..., yes or no?", "... or not?",
 # "tell me whether ...", "check if ...".
-YES_OR_NO = (r"yes\s+or\s+no|true\s+or\s+false|or\s+not|whether|it\s+true\s+that|"
+YES_OR_NO = (r"yes\s+or\s+no|true\s+or\s+false|or\s+not|or\s+nah|y/n|whether|"
+             r"(?<=,\s)(?:does|do|is|are|has|have)\s+(?:it|they)\b|it\s+true\s+that|"
              r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)if")
 
 ATTRIBUTE = "attribute"  # a parse that found none of its head phrases misses this
 
 # Operator phrases (exclusion takes its entity through the question's `exclude` slot).
-EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|apart\s+from|"
+EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|(?:but\s+)?without|"
+             r"(?:apart|aside)\s+from|besides|"
              r"not\s+counting|without\s+counting|ignoring|ignore|skipping|skip|"
              r"leaving\s+out|leave\s+out)")
+SET_ASIDE = r"(?:leaving|leave|setting|set|putting|put)"
+# An exclusion that points back: "apart from that one", "leaving that file out".
+THAT_ONE = (r"{excluding}\s+(?:that|this|it)(?:\s+(?:one|file|module))?|"
+            rf"{SET_ASIDE}\s+(?:that|this|it)(?:\s+(?:one|file|module))?\s+(?:out|aside)")
 # "but not Y" leaves Y out of a list ("every module but not agents/loop.py"), yet after a
 # verb's object it negates the verb for Y ("files that import X but not Y"), which no
 # question with such a verb (a slot's `Role`) supports: there it is not an exclusion.
 BUT_NOT = r"but\s+not"
 OPERATORS = {
-    "not": r"do(?:es)?\s+not|don't|doesn't|not|no|lacks?|lacking|without|none",
-    "count": r"how\s+many|count|number\s+of|tally",
+    "not": r"do(?:es)?\s+not|don't|doesn't|(?:are|is|was|were|has|have)n't|not|no|lacks?|"
+           r"lacking|without|none",
+    "count": r"how\s+many|count(?:ing)?|number\s+of|tally",
     "largest": r"largest|biggest|the\s+most\s+bytes",
     "ontime": r"on\s+time|in\s+time",  # a yes/no asked as "on time?" rather than "late?"
 }
 _TOKEN = re.compile(r"[./]*\w[\w./'-]*[\w/]|[./]*\w|/")  # a lone / is a route
 
 
-def bounded(phrase: str) -> re.Pattern[str]:
+def bounded(phrase: str, inflected: bool = False) -> re.Pattern[str]:
     """`phrase` matched as whole tokens, case-insensitively ("gateway" is not the end of
-    "payment-gateway", "core" is not inside "markdown/core.py")."""
-    return re.compile(rf"(?<![\w./-])(?:{phrase})(?![\w/-]|\.\w)", re.I)
+    "payment-gateway", "core" is not inside "markdown/core.py"); `inflected`, in its
+    inflected forms too ("contain" reads "contains", "declare" "declared")."""
+    ending = r"(?:e?s|e?d)?" if inflected else ""
+    return re.compile(rf"(?<![\w./-])(?:{phrase}){ending}(?![\w/-]|\.\w)", re.I)
 
 
 # Words that may stand between a verb and its object ("import the module `.util`").
@@ -114,7 +137,9 @@ class Role:
         """Whether the value `match` found stands on this role's side of the verb."""
         text = match.string
         active = rf"{self.verb}(?:s|es|ing)?" + (f"|{self.synonyms}" if self.synonyms else "")
-        before = re.search(rf"\b(?:{active}){_BETWEEN}$", text[:match.start()], re.I)
+        before = re.search(rf"\b(?:{active}){_BETWEEN}$", text[:match.start()], re.I) or \
+            re.search(r"\bfrom\s+$", text[:match.start()], re.I) and \
+            re.match(rf"\s+{self.verb}\b", text[match.end():], re.I)  # "from X import"
         after = re.match(rf"{_PASSIVE}{self.verb}e?d\b", text[match.end():], re.I)
         return (before is not None or after is not None) == self.object
 
@@ -131,6 +156,7 @@ class Slot:
     many: bool = False
     optional: bool = False  # a question may go without it (see Grammar.any_slot)
     role: Role | None = None  # the side of a verb its value must stand on
+    upper: bool = False  # an id written in any case is the same id ("tck-5521")
 
 
 @dataclass(frozen=True)
@@ -166,27 +192,44 @@ class Parse:
 class Reader:
     """The tokens of a task and which of them a grammar has consumed so far."""
 
-    def __init__(self, task: str):
+    def __init__(self, task: str, around: bool = True):
         self.text = task
         self.tokens = [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(task)]
         self.used: set[int] = set()
+        # the tokens no grammar must take: what a question's task says around it
+        # (`asides.py`); `around` False for a text of instructions, each of which counts
+        self.aside = asides.around(task, [(first, last) for first, last, _ in self.tokens]) \
+            if around else set()
+
+    def _hit(self, match: re.Match[str]) -> set[int]:
+        """The indices of the tokens `match` overlaps."""
+        return {i for i, (first, last, _) in enumerate(self.tokens)
+                if first < match.end() and match.start() < last}
 
     def take(self, pattern: re.Pattern[str], group: int = 0, once: bool = False,
-             role: Role | None = None) -> list[str]:
-        """The values of `pattern`'s matches over tokens not yet consumed (and on `role`'s
-        side of its verb, when given); consumes them."""
-        return [match.group(group) for match in self.matches(pattern, once=once, role=role)]
+             role: Role | None = None, start: int = 0, end: int | None = None,
+             asked: bool = False) -> list[str]:
+        """The values of `pattern`'s matches in `text[start:end]` over tokens not yet
+        consumed (on `role`'s side of its verb, when given; outside the asides, when
+        `asked`); consumes them."""
+        return [match.group(group)
+                for match in self.matches(pattern, start, end, once, role, asked)]
 
     def matches(self, pattern: re.Pattern[str], start: int = 0, end: int | None = None,
-                once: bool = False, role: Role | None = None) -> list[re.Match[str]]:
+                once: bool = False, role: Role | None = None,
+                asked: bool = False) -> list[re.Match[str]]:
         """`pattern`'s matches in `text[start:end]` over tokens not yet consumed (a match
         over no token, over a consumed one, or off `role`'s side, is skipped); consumes
-        their tokens."""
+        their tokens. With `once`, the first match outside the asides, else the first."""
+        candidates = list(pattern.finditer(self.text, start,
+                                           len(self.text) if end is None else end))
+        if once:  # the asked part's value before an aside's ("... says LGPL ... the LGPL-...")
+            candidates.sort(key=lambda m: bool(self._hit(m) & self.aside))
         found = []
-        for match in pattern.finditer(self.text, start, len(self.text) if end is None else end):
-            hit = {i for i, (first, last, _) in enumerate(self.tokens)
-                   if first < match.end() and match.start() < last}
-            if not hit or hit & self.used or (role and not role.accepts(match)):
+        for match in candidates:
+            hit = self._hit(match)
+            if not hit or hit & self.used or (role and not role.accepts(match)) \
+                    or (asked and hit & self.aside):
                 continue
             self.used |= hit
             found.append(match)
@@ -194,9 +237,14 @@ class Reader:
                 break
         return found
 
+    def content(self) -> int:
+        """How many consumed tokens are content words (not filler): what a parse explains."""
+        return sum(self.tokens[i][2].lower().rstrip(".") not in FILLER for i in self.used)
+
     def left(self, filler: frozenset[str] = FILLER) -> tuple[str, ...]:
         """The content words not consumed: not used, not `filler`, in task order."""
-        words = (word for i, (_, _, word) in enumerate(self.tokens) if i not in self.used)
+        words = (word for i, (_, _, word) in enumerate(self.tokens)
+                 if i not in self.used | self.aside)
         return tuple(dict.fromkeys(w for w in words if w.lower().rstrip(".") not in filler))
 
 
@@ -204,9 +252,11 @@ def _slot(reader: Reader, slot: Slot) -> str | None:
     """A slot's value: its entity in the text, else an alias, else its default."""
     values = (reader.take(bounded(slot.pattern), 1, once=not slot.many, role=slot.role)
               if slot.pattern else [])
-    for phrase, value in slot.aliases:
-        if not values or slot.many:
+    for phrase, value in slot.aliases:  # ... or the entity named again ("the billing
+        if not values or slot.many or value in values:  # service's requirements, services/...")
             values += [value for _ in reader.take(bounded(phrase), once=True)]
+    if slot.upper:
+        values = [value.upper() for value in values]
     if values:
         return ", ".join(dict.fromkeys(values)) if slot.many else values[0]
     return slot.default
@@ -220,6 +270,15 @@ def _excluded(reader: Reader, grammar: Grammar) -> dict[str, str]:
     entity = bounded(f"{phrase}\\s+(?:the\\s+)?(?:(?:file|module|one|ones)\\s+)?"
                       f"(?:(?:in|from)\\s+)?({grammar.exclude.pattern})")
     left_out = reader.take(entity, 1)
+    # "leaving agents/router.py aside", "setting X aside"
+    left_out += reader.take(bounded(rf"{SET_ASIDE}\s+(?:the\s+)?(?:file\s+)?"
+                                    rf"({grammar.exclude.pattern})\s+(?:aside|out)"), 1)
+    # "..., so leaving that one out, ...": the entity named last before the phrase
+    for said in reader.matches(bounded(THAT_ONE.format(excluding=EXCLUDING))):
+        named = list(bounded(grammar.exclude.pattern).finditer(reader.text, 0, said.start()))
+        if named:
+            left_out += reader.take(bounded(grammar.exclude.pattern), 1, start=named[-1].start(),
+                                    end=named[-1].end())
     return {grammar.exclude.name: ", ".join(dict.fromkeys(left_out))} if left_out else {}
 
 
@@ -227,13 +286,24 @@ def _operators(reader: Reader, grammar: Grammar) -> tuple[str, ...]:
     """The operators the task applies, of those the question supports."""
     # "..., yes or no?" first: its "no" is not a negation
     asked = "yesno" in grammar.operators and bool(reader.take(bounded(YES_OR_NO)))
-    ops = [op for op in grammar.operators if op in OPERATORS
-           and reader.take(bounded(OPERATORS[op]))]
-    first = reader.tokens[0][2].lower() if reader.tokens else ""
-    opener = first in AUX and not REQUEST.match(reader.text.lstrip())
-    if "yesno" in grammar.operators and (asked or opener):
+    ops = [op for op in grammar.operators if op in OPERATORS  # asked, not said aside
+           and reader.take(bounded(OPERATORS[op]), asked=True)]
+    if "yesno" in grammar.operators and (asked or _opens_yes_or_no(reader)):
         ops.append("yesno")
     return tuple(ops)
+
+
+def _opens_yes_or_no(reader: Reader) -> bool:
+    """Whether the question opens with an auxiliary ("Is ...", "Does ..."), not a request
+    ("Can you tell me ..."): its first word outside the asides ("Our policy says ... . Has
+    such an exception been recorded?"), or the first of a sentence that asks with "?"
+    after the words that set it up ("Find out: does X ...?")."""
+    first = next((start for i, (start, _, _) in enumerate(reader.tokens)
+                  if i not in reader.aside), None)
+    openings = [reader.text[first:]] if first is not None else []
+    openings += [asked for asked in asides.questions(reader.text) if asked.endswith("?")]
+    return any(opening.split()[0].lower() in AUX and not REQUEST.match(opening)
+               for opening in openings if opening.split())
 
 
 def read(name: str, grammar: Grammar, task: str) -> Parse:
@@ -258,23 +328,30 @@ def _read(name: str, grammar: Grammar, task: str) -> Parse:
     if grammar.any_slot and not any(s.name in result.slots for s in grammar.slots):
         result.applies, result.missing = False, result.missing or "|".join(
             s.name for s in grammar.slots)
-    # 3. The attribute: one head phrase at least, then the other phrases it accepts.
-    if not any([reader.take(bounded(head)) for head in grammar.heads]):
+    # 3. The attribute: one head phrase at least, asked outside an aside.
+    before = set(reader.used)
+    for head in grammar.heads:
+        reader.take(bounded(head, inflected=True))
+    if not reader.used - before - reader.aside:
         result.applies, result.missing = False, ATTRIBUTE
-    for word in grammar.words:
-        reader.take(bounded(word))
-    # 4. Operators the question supports; a yes/no opener when it supports one.
+    # 4. Operators the question supports (before its other phrases, which may share a
+    # word: "what number of"); a yes/no opener when it supports one.
     result.operators = _operators(reader, grammar)
+    # 5. The other phrases it accepts.
+    for word in grammar.words:
+        reader.take(bounded(word, inflected=True))
     result.unconsumed = reader.left()
-    result.consumed = len(reader.used)
+    result.consumed = reader.content()
     return result
 
 
 def best(parses: list[Parse]) -> Parse | None:
-    """The parse that understood the task, consuming the most tokens (the first declared
-    on a tie); None when no question understood it."""
+    """The parse that understood the task, consuming the most content words; on a tie the
+    most direct reading (fewest operators: "no imports" is a question of its own before it
+    is "not" applied to another), then the first declared. None when none understood it."""
     understood = [p for p in parses if p.understood]
-    return max(understood, key=lambda p: p.consumed) if understood else None
+    return max(understood, key=lambda p: (p.consumed, -len(p.operators))) if understood \
+        else None
 
 
 def nearest(parses: list[Parse], n: int = 2) -> list[Parse]:

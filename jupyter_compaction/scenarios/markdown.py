@@ -145,46 +145,60 @@ def listing(f: Known) -> str:
 
 PATH_PATTERN = r"(?:markdown|tests)/[\w./-]*\w\.py"
 # Other ways to say "import" ("depend on", "rely on", "use"), as heads and in the roles.
-USES = r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)|pull(?:s|ing)?\s+in"
+USES = r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)|pull(?:s|ing|ed)?\s+in"
 IMPORTS = Role("import", object=False, synonyms=USES)  # "what markdown/core.py imports"
-IMPORTED = Role("import", object=True, synonyms=USES)  # "which files import markdown/core.py"
+# "which files import markdown/core.py", "files that have an import of .util"
+IMPORTED = Role("import", object=True, synonyms=rf"{USES}|(?:an?|have|has)\s+import\s+of")
 PATH = Slot("path", f"({PATH_PATTERN})", role=IMPORTS)
 # A module as the code writes it (.util, ..util, markdown.util) or by its file's path.
 MODULE = Slot("module", rf"({PATH_PATTERN}|\.+\w[\w.]*\w|\.+\w|markdown(?:\.\w+)*)",
               role=IMPORTED)
 LEFT_OUT = Slot(EXCLUDE, f"({PATH_PATTERN})")
-FILES = r"files?|modules?|python"
-PACKAGE = r"(?:of|from)\s+the\s+package|package|internal|top-level|at\s+the\s+top\s+level"
+FILES = r"files?|modules?|python|\.?py|source"
+PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|(?:the\s+)?markdown\s+(?:package|"
+           r"modules?)|"
+           r"package|internal|intra-package|package-internal|top-level|"
+           r"(?:at|in)\s+the\s+top(?:\s+level|\s+of)?|"
+           r"(?:at\s+)?module(?:\s+|-)level|python-markdown")
 QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
-             Grammar((rf"imports?|imported|{USES}",), (FILES, PACKAGE, r"anything|by|are|of"),
+             Grammar((rf"imports?|imported|importing|{USES}",),
+                     (FILES, PACKAGE, r"anything|by|are|of|written|as\s+(?:they\s+)?appear|code"),
                      (PATH,), ("yesno", "count")),
              ("imports-of-path",), or_missing(one_file),
              example="What does markdown/core.py import?"),
     Question("importers", "which files import a given module of the package",
              Grammar((rf"import(?:s|ing|ed)?|{USES}",),
-                     (FILES, PACKAGE, r"every|that|the\s+module"), (MODULE,),
+                     (FILES, PACKAGE, r"every|that|the\s+module|lines?|statements?"), (MODULE,),
                      ("exclude", "not", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
              Grammar((r"import(?:s|ing)?\s+nothing|nothing|no\s+(?:package\s+|internal\s+|"
                       r"other\s+)?imports?|without\s+(?:package\s+|internal\s+)?imports|"
-                      r"stand(?:s)?\s+alone|self-contained|(?:do\s+not|don't)\s+import|"
+                      r"(?:do\s+not|don't)\s+(?:pull\s+in|use|depend\s+on)|stand(?:s)?\s+alone|"
+                      r"self-contained|zero\s+(?:package\s+|internal\s+)?imports|"
+                      r"(?:do\s+not|don't)\s+import|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
-                     (FILES, PACKAGE, r"anything|markdown|have|module"), (), ("exclude", "count"),
-                     LEFT_OUT),
+                     (FILES, PACKAGE, r"anything|markdown|have|module|other"), (),
+                     ("exclude", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), standalone,
              example="Which files import nothing from the package?"),
     Question("imports", "the top-level package imports of every Python file",
              Grammar((r"imports?|import\s+map",), (
-                 FILES, PACKAGE, r"map|build|draw|every|each|all|file\s+by\s+file|whole|does|it|"
+                 PACKAGE, FILES, r"as\s+(?:they\s+)?appear|appear", r"map|build|draw|every|each|"
+                                                                    r"all|file\s+by\s+file|"
+                                                                    r"whole|does|it|"
                                  r"report|workspace|here|snapshot|python-markdown|3\.5\.2|\.\.x|"
-                                 r"markdown\.x|lines|written|as|code")),
+                                 r"markdown\.x|lines|written|as|code|dependency\s+graph|graph|"
+                                 r"dependencies|per|"
+                                 r"markdown|per-file|whole")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
     Question("files", "which Python files the package holds",
              Grammar((r"files?|modules?",), (
-                 r"python|package|workspace|here|contains?|holds?|hold|are|there|inventory|"
+                 r"python|\.?py|source|markdown|python-markdown|package|workspace|here|"
+                 r"contains?|holds?|"
+                 r"hold|are|there|inventory|"
                  r"make\s+up|makes\s+up|comprises?|consists?\s+of",),
                  (), ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), listing, example="List the Python files of this package."),

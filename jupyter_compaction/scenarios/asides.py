@@ -1,0 +1,126 @@
+"""What a task says around its question: asides a reader need not understand.
+
+A learner seldom types the bare question. "I'm debugging the 504s: how long does the
+gateway wait?", "Would you mind listing ...", "The customer insists nobody rang the bell.
+Was ORD-1042 on time?": the words around the question say who asks and why, not what. A
+grammar (`grammar.py`) must consume every content word of the question itself; the tokens
+found here are forgiven when left over. Their entities still fill slots (the ticket in "I'm
+handling TCK-5521. What do we offer?"), but the attribute must be asked outside them, so an
+aside can never carry a question in ("The dispatch table in agents/router.py: who wrote
+it?" is refused: "who" and "wrote" are asked, and no question reads them).
+
+Five kinds, each a pattern over the text:
+- an opening first-person clause that ends before the question ("I'm new here - ...");
+- a clause "before / while / since / because ... I (we, it, they)" ("... before we ship"),
+  "when <subject> ..." inside a sentence, and an opening purpose or occasion ("To rule out
+  the payment side, ...", "For my notes, ...");
+- a relative pronoun after a noun ("the customer who placed ORD-1042");
+- hedges and the frames of a polite request ("if any", "would you mind", "I'd like to
+  know", "a simple yes or no would do");
+- a sentence that states rather than asks, when the task has another sentence: it opens
+  with its subject ("The ...", "I've ...", "Since ...") or has its verb second ("Release is
+  tomorrow:"), does not end with "?" and makes no request ("I want to know", "tell me",
+  "can you").
+
+Left out: conditions ("if we raised the timeout ...": a hypothetical changes the question),
+subordinate clauses with other subjects ("since the last release": a date filter), and any
+syntax beyond these patterns; a sentence this misses stays for the grammar to understand.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+CLAUSE = r"(?:[^,.;:!?]|\.(?=\w))*"  # up to the clause's end (the dot of a file name is not)
+START = r"(?:^|(?<=[.;:!?]\s)|(?<=\s[-\u2013\u2014]\s))\s*"  # where a sentence or a clause opens
+STOP = r"(?:[.;:!?]\s|\s[-\u2013\u2014]\s|,\s+so\s)(?=\S)"  # where an opening clause ends
+
+# A word or two that opens a turn and asks nothing: "OK agent,", "So,", "Quick check:",
+# "Next step:", "Let's see...", "Hi!".
+OPENER = (r"(?:^|(?<=[.;:!?]\s))(?:ok(?:ay)?|so|now|right|alright|well|hi|hey|hello|"
+          r"first(?:ly)?|next(?:\s+step)?|then|also|finally|find\s+out|"
+          r"quick\s+(?:check|question|one)|let's\s+see(?:\s+if\s+you\s+can)?)"
+          r"(?:\s+agent)?(?:[!,:.]|\.\.\.|\u2026)+(?=\s|$)")
+
+# 1. An opening first-person clause ("I'm debugging the 504s: ...", "I already checked X,
+# so ...").
+FIRST_PERSON = (rf"{START}(?:I'm|I\s+am|I've|I\s+have|we're|we\s+are|we've|we\s+have|"
+                rf"I\s+(?:already|just)\s+\w+)\b.*?{STOP}")
+# 2. A clause that sets the scene: "... before we ship", "... when customers try to pay",
+# "To rule out the payment side, ...", "For my notes: ...", and a greeting ("Hi!").
+SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we|it|they)\b{CLAUSE}"
+         rf"|(?<=\w\s)when\s+(?:I|we|it|they|the|this|our|customers?|users?|\w+ing)\b{CLAUSE}"
+         r"|\bfor\s+(?:my|our)\s+\w+(?:\s+(?:notes|report|summary|slides))?"
+         rf"|{START}(?:to\s+\w+|for\s+(?:my|our|the|a|an)|in\s+(?:my|our)|as\s+(?:the|a|an)|"
+         rf"(?:before|after|during)\s+the)\b{CLAUSE}[,:]"
+         rf"|{OPENER}")
+# 3. A relative pronoun after a noun ("the customer who placed ...", ", which I have read")
+# joins a clause to it and asks nothing; opening a question ("who wrote ...?") it asks.
+RELATIVE = rf"(?<=[a-z0-9_)] )(?:who|whose|whom)\b|(?<=,\s)which\s+(?:I|we)\b{CLAUSE}"
+# 4. Hedges ("if any"), and the frames of a polite request ("would you mind listing ...").
+HEDGES = (r"\b(?:if\s+any|and\s+so\s+on|and\s+the\s+like|etc\b\.?|at\s+the\s+moment|for\s+now|"
+          r"would\s+you\s+mind|i(?:'d|\s+would)\s+(?:like|love|want)\s+to\s+know|"
+          r"i(?:'d|\s+would)\s+be\s+(?:grateful|glad|thankful)\s+if\s+you\s+could|"
+          r"(?:could|can)\s+you\s+check\s+that\s+for\s+me|"
+          r"a\s+(?:simple|quick|plain)\s+yes\s+or\s+no\s+(?:would|will)\s+do|"
+          r"(?:the\s+whole\s+)?code\s+base|so\s+far)")
+ASIDE = re.compile("|".join((FIRST_PERSON, SCENE, RELATIVE, HEDGES)), re.I)
+
+# 5. A sentence that states rather than asks: it opens with its subject ("The customer
+# insists nobody rang the bell.") or has its verb second ("Release is tomorrow:"), and
+# makes no request.
+SENTENCE = re.compile(r"\S.*?(?:(?<!\bi\.e)(?<!\be\.g)(?<!\betc)[.!?;:](?=\s|$)|"
+                      r"(?=\s[-\u2013\u2014]\s)|$)", re.S)  # "i.e." ends no sentence
+SUBJECT = _word_set("""i i'm i've i'd we we're we've we'd it it's they they're there there's
+he she my our their his her its the this that these those some part according since about
+around after today yesterday let's now""")
+ASKING = _word_set("what what's which how why when where who whose is are does do did can could")
+# ... unless it opens with a verb that asks for work ("Translate X. Which ...?" asks twice).
+ACTIONS = _word_set("""translate write rewrite fix refactor add delete remove create generate
+draft update change replace rename convert upgrade raise lower sort cancel refund book send
+email compare summarise summarize implement patch edit move copy run check scan list tell give
+show find make build suppose imagine assume pretend consider if""")
+STATING = _word_set("""is are was were has have had says said wants needs insists seems
+started starts keeps kept began begins broke failed fails went looks owns uses runs mentions
+complains complained reports reported came sounds swears""")
+ASKS = re.compile(r"\?|\b(?:(?:i|we)(?:'d|\s+would|\s+do|\s+really)?\s+(?:want|need|like)\s+"
+                  r"(?:to\s+(?:know|see|find|get|have|learn|check)|the|a|an|all|every|each|any)|"
+                  r"(?:i|we)\s+wonder|tell|show|give|list|find|please|"
+                  r"(?:can|could|would|will)\s+you)\b", re.I)
+
+
+def _inside(tokens: list[tuple[int, int]], spans: list[tuple[int, int]]) -> set[int]:
+    """The indices of the tokens (start, end) that lie inside one of `spans`."""
+    return {i for i, (first, last) in enumerate(tokens)
+            if any(start <= first and last <= end for start, end in spans)}
+
+
+def _states(sentence: str) -> bool | None:
+    """Whether a sentence states rather than asks (see the module docstring); None for one
+    that only opens the turn ("Quick check:")."""
+    words = re.sub(OPENER, "", sentence, flags=re.I).lower().split()
+    if not words:
+        return None
+    return words[0] not in ACTIONS | ASKING and (
+        words[0] in SUBJECT or any(w in STATING for w in words[1:5])) \
+        and not sentence.rstrip().endswith("?") and not ASKS.search(sentence)
+
+
+def around(text: str, tokens: list[tuple[int, int]]) -> set[int]:
+    """The indices of the `tokens` (start, end offsets in `text`) that lie in an aside."""
+    spans = [m.span() for m in ASIDE.finditer(text)]
+    sentences = [(m.span(), _states(m.group(0))) for m in SENTENCE.finditer(text)]
+    if any(states is False for _, states in sentences):  # the request is somewhere
+        spans += [span for span, states in sentences if states]
+    return _inside(tokens, spans)
+
+
+def questions(text: str) -> list[str]:
+    """The sentences of `text` that ask, each without the words that open the turn."""
+    return [re.sub(OPENER, "", m.group(0), flags=re.I).strip()
+            for m in SENTENCE.finditer(text) if _states(m.group(0)) is False]

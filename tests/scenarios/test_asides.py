@@ -1,0 +1,117 @@
+"""What a task says around its question (`scenarios/asides.py`): forgiven when left over,
+never a place a question can hide in."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from jupyter_compaction import scenarios
+from jupyter_compaction.scenarios import asides
+from jupyter_compaction.scenarios.base import OPERATORS
+from jupyter_compaction.scenarios.grammar import Reader
+
+
+def understood(name: str, task: str) -> tuple[str, dict[str, str]] | None:
+    found = scenarios.load(name).understand(task)
+    return (found[0].name, found[1]) if found else None
+
+
+def aside_words(text: str) -> list[str]:
+    reader = Reader(text)
+    return [word for i, (_, _, word) in enumerate(reader.tokens) if i in reader.aside]
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("I'm debugging the 504s: how long does the gateway wait?",
+     ["I'm", "debugging", "the", "504s"]),
+    ("Run the audit before we ship", ["before", "we", "ship"]),
+    ("Which tier is the customer who placed ORD-1042 in?", ["who"]),
+    ("Which exceptions, if any, cover LGPL?", ["if", "any"]),
+    ("Would you mind listing the files?", ["Would", "you", "mind"]),
+    ("The customer insists nobody rang the bell. Why did it fail?",
+     ["The", "customer", "insists", "nobody", "rang", "the", "bell"]),
+    ("Release is tomorrow: audit the services.", ["Release", "is", "tomorrow"]),
+    ("OK agent, list the files.", ["OK", "agent"]),
+    ("Quick check: the gateway's read timeout", ["Quick", "check"]),
+    ("For my onboarding notes, how many files are there?", ["For", "my", "onboarding", "notes"]),
+    ("Why did it fail?", []),  # one sentence is never an aside of itself
+    ("The retry policy. The dispatch table.", []),  # nor is every sentence: one must ask
+    ("The retry policy of agents/retry.py?", []),
+    ("I want the author of agents/loop.py. Which files define a dispatch table?", []),
+])
+def test_the_asides_of_a_task(text, words):
+    assert aside_words(text) == words
+
+
+def test_around_names_token_indices():
+    text = "I'm new here - list the files"
+    tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    assert asides.around(text, tokens) == {0, 1, 2, 3}  # the dash that ends it too
+
+
+@pytest.mark.parametrize(("name", "task", "question", "slots"), [
+    # an aside's entity still fills the slot, and "it" is that file
+    ("agents", "I'm reading agents/browser_tools.py. Which dict in it maps the tool names "
+               "onto the functions that run them?",
+     "table-of-file", {"path": "agents/browser_tools.py"}),
+    ("logistics", "The customer insists nobody rang the bell. Why did the delivery of "
+                  "ORD-1042 fail?", "failure", {"order": "ORD-1042"}),
+    ("logistics", "Before I reply to TCK-5521, can you tell me which loyalty tier the "
+                  "customer is in?", "tier", {"ticket": "TCK-5521"}),
+    ("agents", "Would you mind listing the Python files in agents/?", "files",
+     {"folder": "agents"}),
+    ("logistics", "what tier is the customer who placed ORD-1042", "tier",
+     {"order": "ORD-1042"}),
+    # the asked part's value before an aside's, and the question's own yes/no opener
+    ("audit", "Our policy says LGPL code needs a waiver. Has an exception been recorded for "
+              "the AGPL-licensed dependency used by our services?", "licence-exceptions",
+     {"services": "services", "policy": "policy", "licence": "AGPL", OPERATORS: "yesno"}),
+    # an id in any case is the same id
+    ("logistics", "Point me to the policy clauses that apply to tck-5521, please.", "clauses",
+     {"ticket": "TCK-5521"}),
+    # a module named as the code names it: "from X import"
+    ("markdown", "Which files do `from ..inlinepatterns import ...`?", "importers",
+     {"module": "..inlinepatterns"}),
+])
+def test_a_question_is_read_through_what_surrounds_it(name, task, question, slots):
+    assert understood(name, task) == (question, slots)
+
+
+@pytest.mark.parametrize(("name", "task", "named"), [
+    # the attribute sits in an aside; the question asked is another
+    ("agents", "The dispatch table in agents/router.py: who wrote it?", "wrote"),
+    ("agents", "I'm looking at the dispatch tables. Translate agents/router.py into German.",
+     "Translate"),
+    ("debug", "I'm debugging the checkout 504s. Write me a script that tails the logs.",
+     "script"),
+    # a condition changes the question: it is not an aside
+    ("debug", "If we raised the timeout to 60 s, why would checkout fail?", "raised"),
+    # a first-person request is not a statement
+    ("agents", "I want the author of agents/loop.py. Which files define a dispatch table?",
+     "author"),
+    # nor is a supposition
+    ("logistics", "Suppose ORD-1042 had been six business days late. What would we offer "
+                  "the customer then?", "Suppose"),
+])
+def test_an_aside_never_carries_a_question_in(name, task, named):
+    scenario = scenarios.load(name)
+    assert scenario.understand(task) is None
+    assert named in scenario.not_understood(task)[0]
+
+
+def test_an_operator_said_aside_does_not_apply():
+    # "notes" is not "not", and the aside is not the question's negation
+    task = ("For my onboarding notes, I'd like to know how many of the files under agents/ "
+            "declare a tool dispatch dictionary.")
+    assert understood("agents", task) == ("table-files", {"folder": "agents", OPERATORS: "count"})
+    task = "I'm not sure about this one: which files in agents/ define a retry policy?"
+    assert understood("agents", task) == ("retry-files", {"folder": "agents"})
+
+
+def test_a_yes_or_no_question_after_the_words_that_set_it_up():
+    task = "OK agent, check the exceptions register: is graphviz-wasm covered by an exception?"
+    assert understood("audit", task)[1][OPERATORS] == "yesno"
+    task = "Find out: does agents/rate_limiter.py actually define a retry policy?"
+    assert understood("agents", task)[1][OPERATORS] == "yesno"
