@@ -38,7 +38,7 @@ from jupyter_compaction.workspace import Workspace
 NONE = "none"
 # Each concept a file can define: its name, how a task names it (grammar head phrases), the
 # other words a task may use of it, its fact's prefix and the extractor that finds it.
-TOOLS = r"(?:each\s+)?tool\s+(?:names?|calls?)|tools"  # what a dispatch table maps from
+TOOLS = r"(?:each\s+|a\s+)?tool[\s-]+(?:names?|calls?)|tools"  # what a dispatch table maps from
 HANDLERS = r"(?:the\s+|their\s+|its\s+)?(?:handler\s+)?(?:functions?|handlers?)"  # ... and to
 TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
@@ -52,7 +52,7 @@ RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic
          r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off")
 # The full task explains what a table is; its words are part of that question.
 EXPLAINED = (r"dict|handles?|table|that\s+(?:run|handle|execute)\s+them|routes?|tool\s+calls|"
-             r"tool|function|variable|look\s+up|"
+             r"tool|function|variable|look\s+up|lookup|->|callables?|str|Callable|handlers?|"
              r"(?:to\s+their\s+)?handlers|name-to-handler|mapping|tools")
 RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|"
            r"retrying|retried|how|polic(?:y|ies)|rules?")  # what a retry policy retries
@@ -66,13 +66,14 @@ FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")
 # "the agents folder": a folder named without its slash (after FOLDER, whose default it
 # then replaces).
 FOLDER_NAMED = Slot("folder", r"(?:(?<=\bthe\s)|(?<=\bin\s)|(?<=\bof\s)|(?<=\bunder\s))"
-                              r"([\w.-]+)(?=\s+(?:folder|director(?:y|ies))\b)",
+                              r"([\w.-]+)(?=\s+(?:folder|director(?:y|ies)|code(?:base)?)\b)",
                     optional=True)
 LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
            r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|"
-           r"configures?|uses?|set(?:\s+out|\s+up)?|kept|hiding|lurking|sitting|"
+           r"configures?|uses?|set(?:\s+out|\s+up)?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
+           r"code|"
            r"source",
            r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used")
 STEPS = (
@@ -167,7 +168,7 @@ QUESTIONS = (
              Grammar((r"files?|modules?",), (
                  r"python|\.py|source|folder|director(?:y|ies)|package|inventory|"
                  r"hold(?:s)?|contains?|lives?|live|kept|sitting|exists?|make\s+up|makes\s+up|"
-                 r"comprises?|sizes?|how\s+big|how\s+large",),
+                 r"comprises?|sizes?|how\s+big|how\s+large|most\s+(?:of\s+the\s+)?code|code",),
                      (FOLDER, FOLDER_NAMED),
                      ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), or_missing(list_files),

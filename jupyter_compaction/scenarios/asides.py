@@ -49,13 +49,18 @@ OPENER = (r"(?:^|(?<=[.;:!?]\s))(?:ok(?:ay)?|so|now|right|alright|well|hi|hey|he
 
 # 1. An opening first-person clause ("I'm debugging the 504s: ...", "I already checked X,
 # so ...").
-FIRST_PERSON = (rf"{START}(?:I'm|I\s+am|I've|I\s+have|we're|we\s+are|we've|we\s+have|"
+FIRST_PERSON = (rf"{START}(?:(?:ok|so|well|right|hmm)\s+)?"
+                r"(?:I'm|I\s+am|I've|I\s+have|we're|we\s+are|we've|we\s+have|"
                 rf"I\s+(?:already|just)\s+\w+)\b.*?{STOP}")
 # 2. A clause that sets the scene: "... before we ship", "... when customers try to pay",
 # "To rule out the payment side, ...", "For my notes: ...", and a greeting ("Hi!").
-SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we|it|they)\b{CLAUSE}"
+SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CLAUSE}"
+         rf"|\b(?:since|because)\s+(?:it|they)\b{CLAUSE}"
          rf"|(?<=\w\s)when\s+(?:I|we|it|they|the|this|our|customers?|users?|\w+ing)\b{CLAUSE}"
          r"|\bfor\s+(?:my|our)\s+\w+(?:\s+(?:notes|report|summary|slides))?"
+         # ... who it is for: "for the weekly report", "for the legal team"
+         r"|\bfor\s+(?:the|a|an|my|our)\s+(?:[\w-]+\s+)?(?:report|review|team|notes|summary|"
+         r"slides|exercise|meeting|standup|lab|class|vp|boss|manager|postmortem|audit\s+file)\b"
          rf"|{START}(?:to\s+\w+|for\s+(?:my|our|the|a|an)|in\s+(?:my|our)|as\s+(?:the|a|an)|"
          rf"(?:before|after|during)\s+the)\b{CLAUSE}[,:]"
          rf"|{OPENER}")
@@ -68,7 +73,9 @@ HEDGES = (r"\b(?:if\s+any|and\s+so\s+on|and\s+the\s+like|etc\b\.?|at\s+the\s+mom
           r"i(?:'d|\s+would)\s+be\s+(?:grateful|glad|thankful)\s+if\s+you\s+could|"
           r"(?:could|can)\s+you\s+check\s+that\s+for\s+me|"
           r"a\s+(?:simple|quick|plain)\s+yes\s+or\s+no\s+(?:would|will)\s+do|"
-          r"(?:the\s+whole\s+)?code\s+base|so\s+far)")
+          r"(?:the\s+whole\s+)?code\s+base|so\s+far|bottom\s+line|"
+          r"(?:paths?|names?|ids?|rules?|files?)\s+only|"
+          r"(?<=\bknow\s)if|(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bsee\s)if)")  # "know if ..."
 ASIDE = re.compile("|".join((FIRST_PERSON, SCENE, RELATIVE, HEDGES)), re.I)
 
 # 5. A sentence that states rather than asks: it opens with its subject ("The customer

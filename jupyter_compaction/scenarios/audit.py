@@ -421,7 +421,7 @@ COVERED = Slot("package", r"(?!(?:the|a|an|it|what|which|packages?|dependenc(?:y
                           r"covered|(?:has\s+)?been\s+(?:covered|granted|exempted))\b",
                 optional=True)
 LICENCE = r"licen[cs]\w*(?:-wise)?"
-DEPENDENCIES = r"dependenc(?:y|ies)|deps?|pkgs?"
+DEPENDENCIES = r"dependenc(?:y|ies)|deps?|pkgs?|(?:vendor\s+|third-party\s+)?librar(?:y|ies)"
 OSPO = r"ospo|grant(?:s|ed)?|approv\w*"  # who keeps the policy and its exceptions
 UNDER = (r"under|licen[cs]ed|released|distributed|with|uses?|using|carr(?:y|ies)|is|are|has|"
          r"have|any|pulls?\s+in|pulling\s+in|depends?\s+on")
@@ -432,7 +432,7 @@ QUESTIONS = (
                                r"review"), (
                  r"packages|needs?\s+attention|attention|needs?|needing|problems?|issues?|"
                  r"report|review|look(?:ed)?\s+at|to\s+check|(?:closer|second)\s+look|red|"
-                 r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|"
+                 r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open-source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of",),
                  (MANIFEST,), ("count", "yesno")),
@@ -442,7 +442,7 @@ QUESTIONS = (
              Grammar((r"how\s+many|number\s+of|count",), (
                  rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|pins?|pinned|"
                  r"lock(?:s|ed)?(?:\s+down)?|lists?|listed|holds?|contains?|declares?|"
-                 r"declared|requires?|required|in|of|total",),
+                 r"declared|requires?|required|in|of|total|direct|indirect",),
                  (MANIFEST,)),
              ("count-of-manifest",), or_missing(manifest_size),
              example="How many packages does services/web/package.json pin?"),
@@ -455,7 +455,8 @@ QUESTIONS = (
                           r"(?:isn't|not|non-?)\s*compliant|compliant|conform\w*|follow\w*|"
                           r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
                           r"exact|versions?|manifests?|services/?|service's|service|folder|"
-                          r"three|3|billing|ingest|web|used|uses|using|run|with|"
+                          r"three|3|billing|ingest|web|used|uses|using|run|with|exposure|oss|"
+                          r"pre-release|"
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
@@ -467,7 +468,8 @@ QUESTIONS = (
                       r"prohibit\w*|disallow\w*|permit\w*|without\s+(?:any\s+)?review",), (
                  LICENCE, r"polic(?:y|ies)|set|sets|defines?|states?|covers?|lays?\s+down|"
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
-                          r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|"
+                          r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
+                          r"types?|outright|"
                           r"can(?:'t|not)?|lets?|open-source|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which"),
                  (POLICY,)),
@@ -476,7 +478,8 @@ QUESTIONS = (
     Question("exceptions", "which licence exceptions are on record",
              Grammar((r"exceptions?|waivers?",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
-                          rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|{OSPO}"),
+                          rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|{OSPO}|"
+                          r"signed-off|policy/exceptions\.md|ex\s+ids|ids"),
                  (POLICY, PACKAGE, COVERED), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
@@ -491,7 +494,7 @@ QUESTIONS = (
              Grammar((r"exceptions?|waivers?",), (
                  UNDER, LICENCE, rf"packages?|{DEPENDENCIES}|on\s+record|record(?:ed)?|register|"
                                  r"on\s+file|cover(?:s|ed|ing)?|appl(?:y|ies)|exists?|"
-                                 rf"services?/?|used|uses|lets?|through|{OSPO}"),
+                                 rf"services?/?|used|uses|lets?|through|ex\s+ids|ids|{OSPO}"),
                  (SERVICES, POLICY, LICENCE_NAME), ("yesno",)),
              ("manifests", "licences[{item}]", "register", "exceptions-file"),
              licence_exceptions, example="Is there a licence exception for the LGPL package?"),
@@ -499,7 +502,8 @@ QUESTIONS = (
              Grammar((r"manifest\s+files?|manifests?|dependency\s+(?:files?|lists?)|lock\s*files?|"
                       r"files?\s+(?:that\s+)?(?:declare|list|pin)",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
-                 r"use|hold|holds|contains?|declares?|kept|where|files|services?/?|three",),
+                 r"use|hold|holds|contains?|declares?|kept|where|files|services?/?|three|"
+                 r"between(?:\s+them)?",),
                  (SERVICES,), ("count",)),
              ("manifests",), manifests, example="List the dependency manifests under services/."),
 )

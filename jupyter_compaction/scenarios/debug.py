@@ -188,21 +188,24 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"timing\s+out|time-?outs?|using|ultimately|behind|spikes?|jump|prove|evidence|"
               r"symptoms?|not\s+just|"
               # who is hit: "for part of our users", "when customers try to pay"
-              r"users|customers|shoppers|placing|place|pay|try")
+              r"users|customers|shoppers|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
+              r"504ing")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
-             Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+)?proxy|edge|gateway\.conf",), (
+             Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+|front-door\s+)?proxy|edge|"
+                      r"gateway\.conf",), (
                  WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
                        r"applied|set|sets|configured|routes?|location|endpoint|calls?|"
                        r"requests?|before\s+(?:returning\s+)?(?:a\s+)?504|before|put|for|on|api|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
-                       r"backend|response|post|get"), (ROUTE,)),
+                       r"backend|response|answers?|504s?|post|get"), (ROUTE,)),
              ("locations", "gateway-config"), gateway,
              example="What read timeout does the gateway use for checkout?"),
     Question("timeout", "how long checkout-api waits for an upstream service",
-             Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)"), (
+             Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)|"
+                            r"(?:upstreams\.[\w-]+\.)?timeout_seconds"), (
                  r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allowed|towards|"
-                 r"config|live|current|production|retries|upstream|service|client|willing|"
+                 r"config|live|current|production|retries|upstream|service|client|willing|value|"
                  r"how\s+many\s+seconds|seconds|how\s+many\s+retries|when\s+calling|calling|"
                  r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
                  r"(?:a\s+)?(?:reply|response|answer)\s+from|"
@@ -214,7 +217,7 @@ QUESTIONS = (
     Question("root-cause", "the root cause of the checkout failures, with numbers and files",
              Grammar((r"root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
                       r"caus(?:e|es|ed|ing)|what\s+broke|break(?:s|ing)|"
-                      r"underlying\s+(?:cause|problem|issue)|behind",), (ROOT_WORDS,)),
+                      r"underlying\s+(?:cause|problem|issue)|behind|rca",), (ROOT_WORDS,)),
              ("incident", "severity", "timeout", "retries", "checkout-config", "endpoint",
               "abandoned", "inventory-log", "release", "change", "deployed", "index",
               "inventory-config", "migration", "read-timeout", "checkout-log", "first-error",
@@ -230,7 +233,7 @@ QUESTIONS = (
                  r"take|taking|run|running|ran|spend|spent|before|when|"
                  r"end\s+up(?:\s+with)?|in\s+(?:milliseconds|ms)|milliseconds|ms|slow|"
                  r"reach(?:ed)?|during(?:\s+the\s+incident)?|side|real|actual|"
-                 r"inventory-service\.log|logs?|logged",)),
+                 r"inventory-service\.log|logs?|logged|/v2/stock/reserve",)),
              ("abandoned", "endpoint", "inventory-log"), durations,
              example="How long did the inventory calls that checkout gave up on take?"),
     Question("release", "which inventory-service version production runs",
@@ -241,10 +244,11 @@ QUESTIONS = (
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",
-             Grammar((r"incidents?|severity|severe|sev",), (
+             Grammar((r"incidents?|severity|severe|sev|priority(?:\s+level)?|"
+                      r"how\s+(?:serious|bad|severe)",), (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
                  r"given|working\s+on|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
-                 r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|"
+                 r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
                  r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),

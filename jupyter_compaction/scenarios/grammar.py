@@ -68,7 +68,7 @@ now today currently right away quickly briefly exactly moment rn
 actually really basically simply still already again entirely full complete entire whole
 anything something everything thing stuff kind overview rundown breakdown picture w/ em
 agent class everyone walk scan whatsoever else number / &
-i.e e.g ie eg
+i.e e.g ie eg w.r.t wrt whats thats theres u ur q lol im ive ls
 repo repository codebase project workspace bundle snapshot folder directory dir cfg config
 """)
 AUX = _word_set("is are was were does do did has have can any")  # a yes/no opener
@@ -88,7 +88,7 @@ ATTRIBUTE = "attribute"  # a parse that found none of its head phrases misses th
 EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|(?:but\s+)?without|"
              r"(?:apart|aside)\s+from|besides|"
              r"not\s+counting|without\s+counting|ignoring|ignore|skipping|skip|"
-             r"leaving\s+out|leave\s+out)")
+             r"leaving\s+out|leave\s+out|minus)")
 SET_ASIDE = r"(?:leaving|leave|setting|set|putting|put)"
 # An exclusion that points back: "apart from that one", "leaving that file out".
 THAT_ONE = (r"{excluding}\s+(?:that|this|it)(?:\s+(?:one|file|module))?|"
@@ -98,8 +98,8 @@ THAT_ONE = (r"{excluding}\s+(?:that|this|it)(?:\s+(?:one|file|module))?|"
 # question with such a verb (a slot's `Role`) supports: there it is not an exclusion.
 BUT_NOT = r"but\s+not"
 OPERATORS = {
-    "not": r"do(?:es)?\s+not|don't|doesn't|(?:are|is|was|were|has|have)n't|not|no|lacks?|"
-           r"lacking|without|none",
+    "not": r"do(?:es)?\s+not|(?:do|does|are|is|was|were|has|have)n'?t|not|no|lacks?|lacking|"
+           r"without|none",  # "dont" typed without its apostrophe too
     "count": r"how\s+many|count(?:ing)?|number\s+of|tally",
     "largest": r"largest|biggest|the\s+most\s+bytes",
     "ontime": r"on\s+time|in\s+time",  # a yes/no asked as "on time?" rather than "late?"
@@ -201,6 +201,13 @@ class Reader:
         self.aside = asides.around(task, [(first, last) for first, last, _ in self.tokens]) \
             if around else set()
 
+    def _before_used(self, pattern: re.Pattern[str], match: re.Match[str],
+                     hit: set[int]) -> re.Match[str] | None:
+        """`pattern` matched again at `match`'s start, ending before the first consumed
+        token it ran into ("before" alone where "before it gives up" lost "gives up")."""
+        limit = min(self.tokens[i][0] for i in hit & self.used)
+        return pattern.match(self.text, match.start(), limit) if limit > match.start() else None
+
     def _hit(self, match: re.Match[str]) -> set[int]:
         """The indices of the tokens `match` overlaps."""
         return {i for i, (first, last, _) in enumerate(self.tokens)
@@ -228,6 +235,9 @@ class Reader:
         found = []
         for match in candidates:
             hit = self._hit(match)
+            if hit & self.used:  # a longer alternative ran into a consumed word: a shorter?
+                match = self._before_used(pattern, match, hit) or match
+                hit = self._hit(match)
             if not hit or hit & self.used or (role and not role.accepts(match)) \
                     or (asked and hit & self.aside):
                 continue

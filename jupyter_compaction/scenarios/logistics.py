@@ -211,7 +211,7 @@ QUESTIONS = (
                    r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|"
                    r"is\s+late|late|find\s+out|says|wants|carrier|tracking|waybill|numbers|"
                    r"polic(?:y|ies)|clauses|apply|dates|(?:on\s+what\s+)?grounds|basis|justif\w*|"
-                   r"write\s+(?:it\s+)?up|reasoning|reasons?|refund"),
+                   r"write\s+(?:it\s+)?up|reasoning|reasons?|rationale|refund"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason", "depot", "hold", "slot", "customer", "address", "request",
               "order", "waybill"),
@@ -221,12 +221,13 @@ QUESTIONS = (
              _asks(r"polic(?:y|ies)|clauses?|rules?|sections?|provisions?|terms",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote|ids?|numbers?|"
-                   r"(?:what\s+)?happened|files|answering|reply(?:ing)?|respond\w*"),
+                   r"(?:what\s+)?happened|files|answering|reply(?:ing)?|respond\w*|"
+                   r"rel(?:y|ies|ying)\s+on"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
-             _asks(r"slots?|windows?|re-?deliver(?:y|ies|ed)?|deliver(?:ed)?\s+again|"
+             _asks(r"slots?|windows?|appointments?|re-?deliver(?:y|ies|ed)?|deliver(?:ed)?\s+again|"
                    r"send\s+(?:it\s+)?again",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
@@ -241,11 +242,12 @@ QUESTIONS = (
                    r"(?:delivered|arrived?|came|delivery|attempt)"
                    r"(?=(?:\s+\S+){0,3}?\s+(?:on|in)\s+time)",
                    r"arriv\w*|not|(?:was|were|is|has|had|did|could|can)n't|find\s+out|courier|"
-                   r"carrier|attempts?|the\s+attempt|hand\s+over", operators=("ontime", "yesno")),
+                   r"carrier|attempts?|the\s+attempt|hand\s+over|reach|events|root\s+cause|"
+                   r"home", operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",
-             _asks(r"loyalty|tiers?|membership|programme|program|status\s+level|gold|silver|"
+             _asks(r"loyalty(?:\.tier)?|tiers?|membership|programme|program|status\s+level|gold|silver|"
                    r"bronze",
                    r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|"
                    r"(?:northwind\s+)?circle", customer=True),

@@ -151,14 +151,16 @@ IMPORTS = Role("import", object=False, synonyms=USES)  # "what markdown/core.py 
 IMPORTED = Role("import", object=True, synonyms=rf"{USES}|(?:an?|have|has)\s+import\s+of")
 PATH = Slot("path", f"({PATH_PATTERN})", role=IMPORTS)
 # A module as the code writes it (.util, ..util, markdown.util) or by its file's path.
-MODULE = Slot("module", rf"({PATH_PATTERN}|\.+\w[\w.]*\w|\.+\w|markdown(?:\.\w+)*)",
-              role=IMPORTED)
+# ("..x" and "markdown.x" are the task's placeholders for any module, not modules)
+MODULE = Slot("module", rf"(?!(?:\.+|markdown\.)[xyz]\b)({PATH_PATTERN}|\.+\w[\w.]*\w|\.+\w|"
+                        r"markdown(?:\.\w+)*)", role=IMPORTED)
 LEFT_OUT = Slot(EXCLUDE, f"({PATH_PATTERN})")
 FILES = r"files?|modules?|python|\.?py|source"
 PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|(?:the\s+)?markdown\s+(?:package|"
            r"modules?)|"
            r"package|internal|intra-package|package-internal|top-level|"
-           r"(?:at|in)\s+the\s+top(?:\s+level|\s+of)?|"
+           r"(?:(?:at|in)\s+the\s+)?top(?:\s+level|-level|\s+of)|at\s+the\s+top|verbatim|"
+           r"as\s+written|parts\s+of\s+the\s+package|"
            r"(?:at\s+)?module(?:\s+|-)level|python-markdown")
 QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
@@ -169,15 +171,15 @@ QUESTIONS = (
              example="What does markdown/core.py import?"),
     Question("importers", "which files import a given module of the package",
              Grammar((rf"import(?:s|ing|ed)?|{USES}",),
-                     (FILES, PACKAGE, r"every|that|the\s+module|lines?|statements?"), (MODULE,),
+                     (FILES, PACKAGE, r"every|that|who|the\s+module|lines?|statements?"), (MODULE,),
                      ("exclude", "not", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
-             Grammar((r"import(?:s|ing)?\s+nothing|nothing|no\s+(?:package\s+|internal\s+|"
+             Grammar((r"import(?:s|ing)?\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
                       r"other\s+)?imports?|without\s+(?:package\s+|internal\s+)?imports|"
-                      r"(?:do\s+not|don't)\s+(?:pull\s+in|use|depend\s+on)|stand(?:s)?\s+alone|"
+                      r"(?:do\s+not|don'?t)\s+(?:pull\s+in|use|depend\s+on)|stand(?:s)?\s+alone|"
                       r"self-contained|zero\s+(?:package\s+|internal\s+)?imports|"
-                      r"(?:do\s+not|don't)\s+import|"
+                      r"(?:do\s+not|don'?t)\s+import|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
                      (FILES, PACKAGE, r"anything|markdown|have|module|other"), (),
                      ("exclude", "count"), LEFT_OUT),
@@ -191,7 +193,7 @@ QUESTIONS = (
                                  r"report|workspace|here|snapshot|python-markdown|3\.5\.2|\.\.x|"
                                  r"markdown\.x|lines|written|as|code|dependency\s+graph|graph|"
                                  r"dependencies|per|"
-                                 r"markdown|per-file|whole")),
+                                 r"markdown|per-file|whole|pull(?:s|ed)?\s+in|targets|dependency|picture")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
     Question("files", "which Python files the package holds",

@@ -15,7 +15,9 @@
    by each slot value the previous part's text names in turn, and the first text that a
    question reads with that value in a slot of the same name is the part ("Is there an
    exception for it?" after a question about chardet asks about chardet). A pronoun
-   that no earlier entity fits leaves the part not understood; `pronouns` names it.
+   that no earlier entity fits leaves the part not understood; `pronouns` names it;
+4. parts that all ask the same question with the same slots are that one question, asked
+   twice ("Where are the manifests kept? Which manifests are there?").
 
 Left out: a pronoun that refers further back than the previous part, a pronoun in the
 first question, and ellipsis ("and for billing?").
@@ -56,6 +58,9 @@ def split(task: str, understand: Callable[[str], Understood]) -> list[tuple[str,
                      else (question, understand(question)))
     if len(found) < 2 or (whole is not None and not all(u for _, u in found)):
         return [(task, whole)]  # one question, or read whole better than part by part
+    if all(u is not None and (u[0], u[1]) == (found[0][1][0], found[0][1][1])
+           for _, u in found):
+        return [(task, found[0][1])]  # 4.
     return found
 
 

@@ -62,3 +62,14 @@ def test_a_single_question_with_and_is_not_cut():
 def test_that_and_this_are_pronouns_only_where_a_phrase_ends():
     assert pronouns("Does that file define it?") == ("it",)
     assert pronouns("What about that?") == ("that",)
+
+
+def test_the_same_question_asked_twice_is_one_question():
+    spec = scenarios.load("audit")
+    task = ("Where are the services' dependency lists kept? Which manifest files are there "
+            "under services/?")
+    [(whole, (question, slots))] = spec.parts(task)
+    assert whole == task and question.name == "manifests" and slots["services"] == "services"
+    # two questions of one kind but other entities stay two
+    task = "Does agents/router.py define a dispatch table? Does agents/loop.py define one?"
+    assert len(scenarios.load("agents").parts(task)) == 2
