@@ -3,11 +3,11 @@
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from jupyter_compaction import secret_rules
-from jupyter_compaction.redact import PATTERNS, TRIGGERS, redact, strip_control
+from jupyter_compaction.redact import PATTERNS, TRIGGERS, is_code, redact, strip_control
 from jupyter_compaction.summaries import build_prompt
 from tests.support.histories import TEXT
 
@@ -173,10 +173,16 @@ def test_strip_control_leaves_no_control_character(text):
 # -- the literal prefilter ------------------------------------------------------------------
 
 def _unfiltered(text: str) -> str:
-    """What `redact()` makes of `text` without its prefilters: every rule run on it all."""
+    """What `redact()` makes of `text` without its prefilters: every rule run on it all
+    (an assigned value that is code, `PASSWORD==`, stays)."""
+    def replaced(m, kind):
+        label = m.group(1) if m.re.groups else ""
+        code = kind == "secret" and is_code(label, m.group()[len(label):],
+                                            m.string[m.end():m.end() + 1])
+        return m.group() if code else label + f"[REDACTED {kind}]"
+
     for kind, pattern in PATTERNS:
-        text = pattern.sub(lambda m, kind=kind: (m.group(1) if m.re.groups else "")
-                           + f"[REDACTED {kind}]", text)
+        text = pattern.sub(lambda m, kind=kind: replaced(m, kind), text)
     found: dict[int, tuple[int, str]] = {}
     for rule in secret_rules.rules():
         for match in rule.pattern.finditer(text):
@@ -207,6 +213,7 @@ def test_the_prefilter_skips_no_match_in_any_case(text):
     " ", "\n", "=", ":", '"', "Bearer ", "-----BEGIN RSA PRIVATE KEY-----", "https://u:",
     "@db", "PASSWORD", "\u017fecret", "Token", "KEY", "sk-", "eyJ", "xoxb-", "AKIA"]),
     max_size=8).map("".join))
+@example("PASSWORD==")  # found by hypothesis: a comparison, code rather than a secret
 def test_the_prefilter_changes_nothing_redact_would_do(text):
     assert redact(text) == _unfiltered(text)
 

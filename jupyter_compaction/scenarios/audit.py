@@ -410,7 +410,8 @@ LICENCE_ID = (r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache|BSD|MPL|EPL|PSF|HPND|Unlicense
               r"(?:-(?!licen[cs]ed\b)[\w.]*\w)*")  # "MIT-licensed" names MIT
 LICENCE_NAME = Slot("licence", f"({LICENCE_ID})(?:-licen[cs]ed)?")
 PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?:the\s+(?=\S+\s+package\b))?"
-                          r"(?!(?:the|a|an|it|what|which|record|"
+                          r"(?!(?:the|a|an|it|what|which|record|my|our|your|their|this|that|"
+                          r"these|those|me|us|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)(?:\s+package\b)?",
                optional=True)
 # "Is chardet covered by an exception?", "Has graphviz-wasm been granted one?": the package
@@ -423,8 +424,8 @@ COVERED = Slot("package", r"(?!(?:the|a|an|it|what|which|packages?|dependenc(?:y
 LICENCE = r"licen[cs]\w*(?:-wise)?"
 DEPENDENCIES = r"dependenc(?:y|ies)|deps?|pkgs?|(?:vendor\s+|third-party\s+)?librar(?:y|ies)"
 OSPO = r"ospo|grant(?:s|ed)?|approv\w*"  # who keeps the policy and its exceptions
-UNDER = (r"under|licen[cs]ed|released|distributed|with|uses?|using|carr(?:y|ies)|is|are|has|"
-         r"have|any|pulls?\s+in|pulling\s+in|depends?\s+on")
+UNDER = (r"under|licen[cs]ed|released|distributed|with|uses?|using|carr(?:y|ies)|contains?|is|"
+         r"are|has|have|any|pulls?\s+in|pulling\s+in|depends?\s+on")
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
              Grammar((LICENCE, r"(?:the\s+)?polic(?:y|ies)\s+flags?|needs?\s+attention|attention|"
@@ -447,7 +448,8 @@ QUESTIONS = (
              ("count-of-manifest",), or_missing(manifest_size),
              example="How many packages does services/web/package.json pin?"),
     Question("audit", "a licence audit of the services",
-             Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|verif\w*|"
+             Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|breach\w*|"
+                      r"verif\w*|"
                       r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
                  LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open-source|against|versus|"

@@ -58,10 +58,13 @@ def split(task: str, understand: Callable[[str], Understood]) -> list[tuple[str,
                      else (question, understand(question)))
     if len(found) < 2 or (whole is not None and not all(u for _, u in found)):
         return [(task, whole)]  # one question, or read whole better than part by part
-    if all(u is not None and (u[0], u[1]) == (found[0][1][0], found[0][1][1])
-           for _, u in found):
-        return [(task, found[0][1])]  # 4.
-    return found
+    return [(task, found[0][1])] if _one_question(found) else found  # 4.
+
+
+def _one_question(found: list[tuple[str, Understood]]) -> bool:
+    """Whether every part is understood as the same question with the same slots."""
+    asked = {(u[0].name, tuple(sorted(u[1].items()))) if u else None for _, u in found}
+    return len(asked) == 1 and None not in asked
 
 
 def _joined(piece: str, understand: Callable[[str], Understood]) -> list[str]:
