@@ -10,21 +10,26 @@ aside can never carry a question in ("The dispatch table in agents/router.py: wh
 it?" is refused: "who" and "wrote" are asked, and no question reads them).
 
 Five kinds, each a pattern over the text:
-- an opening first-person clause that ends before the question ("I'm new here - ...");
-- a clause "before / while / since / because ... I (we, it, they)" ("... before we ship"),
-  "when <subject> ..." inside a sentence, and an opening purpose or occasion ("To rule out
-  the payment side, ...", "For my notes, ...");
+- an opening first-person clause that ends before the question ("I'm new here - ...", "I
+  already checked X, so ...");
+- a clause that sets the scene: "before / while / since ... I (we)" ("... before we ship"),
+  "since / because it ...", "when <subject or -ing> ..." inside a sentence, an opening
+  purpose or occasion ("To rule out the payment side, ...", "For my notes, ..."), whom it
+  is for ("for the weekly report"), and the words that open a turn ("OK agent,", "Quick
+  check:", "Let's see...");
 - a relative pronoun after a noun ("the customer who placed ORD-1042");
 - hedges and the frames of a polite request ("if any", "would you mind", "I'd like to
   know", "a simple yes or no would do");
-- a sentence that states rather than asks, when the task has another sentence: it opens
-  with its subject ("The ...", "I've ...", "Since ...") or has its verb second ("Release is
-  tomorrow:"), does not end with "?" and makes no request ("I want to know", "tell me",
-  "can you").
+- a sentence that states rather than asks, when another sentence of the task asks: it
+  opens with its subject ("The ...", "I've ...", "Since ...") or has a stating verb among
+  its first words ("Release is tomorrow:"), does not open with a verb that asks for work
+  ("Translate ...", "Suppose ..."), does not end with "?" and makes no request ("I want to
+  know", "tell me", "can you").
 
-Left out: conditions ("if we raised the timeout ...": a hypothetical changes the question),
-subordinate clauses with other subjects ("since the last release": a date filter), and any
-syntax beyond these patterns; a sentence this misses stays for the grammar to understand.
+Left out: conditions and suppositions ("if we raised the timeout ...": a hypothetical
+changes the question), subordinate clauses with other subjects ("since the last release": a
+date filter; "before it gives up" is the question's own), and any syntax beyond these
+patterns; a sentence this misses stays for the grammar to understand.
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ FIRST_PERSON = (rf"{START}(?:(?:ok|so|well|right|hmm)\s+)?"
                 r"(?:I'm|I\s+am|I've|I\s+have|we're|we\s+are|we've|we\s+have|"
                 rf"I\s+(?:already|just)\s+\w+)\b.*?{STOP}")
 # 2. A clause that sets the scene: "... before we ship", "... when customers try to pay",
-# "To rule out the payment side, ...", "For my notes: ...", and a greeting ("Hi!").
+# "To rule out the payment side, ...", "For my notes: ...", and the words of an OPENER.
 SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CLAUSE}"
          rf"|\b(?:since|because)\s+(?:it|they)\b{CLAUSE}"
          rf"|(?<=\w\s)when\s+(?:I|we|it|they|the|this|our|customers?|users?|\w+ing)\b{CLAUSE}"
@@ -79,8 +84,8 @@ HEDGES = (r"\b(?:if\s+any|and\s+so\s+on|and\s+the\s+like|etc\b\.?|at\s+the\s+mom
 ASIDE = re.compile("|".join((FIRST_PERSON, SCENE, RELATIVE, HEDGES)), re.I)
 
 # 5. A sentence that states rather than asks: it opens with its subject ("The customer
-# insists nobody rang the bell.") or has its verb second ("Release is tomorrow:"), and
-# makes no request.
+# insists nobody rang the bell.") or has a stating verb among its first words ("Release is
+# tomorrow:"), and makes no request.
 SENTENCE = re.compile(r"\S.*?(?:(?<!\bi\.e)(?<!\be\.g)(?<!\betc)[.!?;:](?=\s|$)|"
                       r"(?=\s[-\u2013\u2014]\s)|$)", re.S)  # "i.e." ends no sentence
 SUBJECT = _word_set("""i i'm i've i'd we we're we've we'd it it's they they're there there's
@@ -113,7 +118,7 @@ def _states(sentence: str) -> bool | None:
     words = re.sub(OPENER, "", sentence, flags=re.I).lower().split()
     if not words:
         return None
-    return words[0] not in ACTIONS | ASKING and (
+    return words[0] not in ASKING and words[0] not in ACTIONS and (
         words[0] in SUBJECT or any(w in STATING for w in words[1:5])) \
         and not sentence.rstrip().endswith("?") and not ASKS.search(sentence)
 

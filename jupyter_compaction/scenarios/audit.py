@@ -416,10 +416,14 @@ PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?:the\s+(?=\S+\s+package
                optional=True)
 # "Is chardet covered by an exception?", "Has graphviz-wasm been granted one?": the package
 # before "covered", not a common noun.
-COVERED = Slot("package", r"(?!(?:the|a|an|it|what|which|packages?|dependenc(?:y|ies)|deps?|"
-                          r"pkgs?|"
+COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packages?|"
+                          r"dependenc(?:y|ies)|deps?|pkgs?|register|polic(?:y|ies)|records?|"
+                          r"lists?|files?|manifests?|ones?|any(?:thing)?|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)\s+(?:(?:is\s+|are\s+)?"
-                          r"covered|(?:has\s+)?been\s+(?:covered|granted|exempted))\b",
+                          r"covered|(?:has\s+)?been\s+(?:covered|granted|exempted)|"
+                          # "Has graphviz-wasm got an exception?", "Does chardet have one?"
+                          r"(?:have|has|got)(?=\s+(?:got\s+)?(?:an?\s+|any\s+)?(?:licen[cs]e\s+)?"
+                          r"(?:exceptions?|waivers?)\b))\b",
                 optional=True)
 LICENCE = r"licen[cs]\w*(?:-wise)?"
 DEPENDENCIES = r"dependenc(?:y|ies)|deps?|pkgs?|(?:vendor\s+|third-party\s+)?librar(?:y|ies)"
@@ -467,7 +471,7 @@ QUESTIONS = (
                               "policy/."),
     Question("rules", "which rules the licence policy sets",
              Grammar((r"rules?|forbid\w*|allow\w*|says?|outline|summari[sz]e|ban(?:s|ned)?|"
-                      r"prohibit\w*|disallow\w*|permit\w*|without\s+(?:any\s+)?review",), (
+                      r"prohibit\w*|disallow\w*|permit\w*|without\s+(?:any\s+|a\s+)?review",), (
                  LICENCE, r"polic(?:y|ies)|set|sets|defines?|states?|covers?|lays?\s+down|"
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"

@@ -189,6 +189,7 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"symptoms?|not\s+just|"
               # who is hit: "for part of our users", "when customers try to pay"
               r"users|customers|shoppers|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
+              r"pin\s+down|roughly|\d+(?=\s*%)|"
               r"504ing")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
@@ -198,7 +199,7 @@ QUESTIONS = (
                        r"applied|set|sets|configured|routes?|location|endpoint|calls?|"
                        r"requests?|before\s+(?:returning\s+)?(?:a\s+)?504|before|put|for|on|api|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
-                       r"backend|response|answers?|504s?|post|get"), (ROUTE,)),
+                       r"backend|response|answers?|504s?|post|get|generic|catch-all"), (ROUTE,)),
              ("locations", "gateway-config"), gateway,
              example="What read timeout does the gateway use for checkout?"),
     Question("timeout", "how long checkout-api waits for an upstream service",

@@ -183,7 +183,7 @@ def compose(f: Known) -> str:
 TICKET, ORDER, CUSTOMER = (Slot(name, rf"({prefix}-\d+)", optional=True, upper=True)
                            for name, prefix in (("ticket", "TCK"), ("order", "ORD"),
                                                 ("customer", "CUS")))
-RECORD_WORDS = (r"(?:support\s+)?tickets?|orders?|customers?|customer's|parcels?|package|"
+RECORD_WORDS = (r"(?:support\s+)?tickets?|support|orders?|customers?|customer's|parcels?|package|"
                 r"deliver(?:y|ies|ed|ing)?|late-delivery|missed|complaint|behind|"
                 # who the customer is: "the person who raised TCK-5521", "the buyer of ..."
                 r"requester|person|buyer|purchaser|client|placed|raised|opened|filed|complain\w*",)
@@ -211,7 +211,7 @@ QUESTIONS = (
                    r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|"
                    r"is\s+late|late|find\s+out|says|wants|carrier|tracking|waybill|numbers|"
                    r"polic(?:y|ies)|clauses|apply|dates|(?:on\s+what\s+)?grounds|basis|justif\w*|"
-                   r"write\s+(?:it\s+)?up|reasoning|reasons?|rationale|refund"),
+                   r"write\s+(?:it\s+)?up|reasoning|reasons?|rationale|refund|how\s+(?:we|to)"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason", "depot", "hold", "slot", "customer", "address", "request",
               "order", "waybill"),
