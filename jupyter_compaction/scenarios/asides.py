@@ -37,7 +37,8 @@ from __future__ import annotations
 import re
 
 
-def _word_set(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
+    """The words of `text`, a set to look words up in."""
     return frozenset(text.split())
 
 
@@ -88,16 +89,16 @@ ASIDE = re.compile("|".join((FIRST_PERSON, SCENE, RELATIVE, HEDGES)), re.I)
 # tomorrow:"), and makes no request.
 SENTENCE = re.compile(r"\S.*?(?:(?<!\bi\.e)(?<!\be\.g)(?<!\betc)[.!?;:](?=\s|$)|"
                       r"(?=\s[-\u2013\u2014]\s)|$)", re.S)  # "i.e." ends no sentence
-SUBJECT = _word_set("""i i'm i've i'd we we're we've we'd it it's they they're there there's
+SUBJECT = word_set("""i i'm i've i'd we we're we've we'd it it's they they're there there's
 he she my our their his her its the this that these those some part according since about
 around after today yesterday let's now""")
-ASKING = _word_set("what what's which how why when where who whose is are does do did can could")
+ASKING = word_set("what what's which how why when where who whose is are does do did can could")
 # ... unless it opens with a verb that asks for work ("Translate X. Which ...?" asks twice).
-ACTIONS = _word_set("""translate write rewrite fix refactor add delete remove create generate
+ACTIONS = word_set("""translate write rewrite fix refactor add delete remove create generate
 draft update change replace rename convert upgrade raise lower sort cancel refund book send
 email compare summarise summarize implement patch edit move copy run check scan list tell give
 show find make build suppose imagine assume pretend consider if""")
-STATING = _word_set("""is are was were has have had says said wants needs insists seems
+STATING = word_set("""is are was were has have had says said wants needs insists seems
 started starts keeps kept began begins broke failed fails went looks owns uses runs mentions
 complains complained reports reported came sounds swears""")
 ASKS = re.compile(r"\?|\b(?:(?:i|we)(?:'d|\s+would|\s+do|\s+really)?\s+(?:want|need|like)\s+"

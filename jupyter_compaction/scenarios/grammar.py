@@ -42,15 +42,10 @@ from functools import lru_cache
 
 from jupyter_compaction.scenarios import asides
 
-
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
 # Words any task may contain without changing what it asks: articles, pronouns, auxiliary
 # verbs, prepositions, politeness, time phrases, the verbs that only say "answer me", and
 # the words for the workspace itself ("repo", "codebase").
-FILLER = _word_set("""
+FILLER = asides.word_set("""
 a an the this that these those it its it's there here what what's which whichever
 is are was were be been being do does did has have had got get gets having
 of in on at to for from by with into under inside within across through about among
@@ -71,7 +66,7 @@ agent class everyone walk scan whatsoever else number / &
 i.e e.g ie eg w.r.t wrt whats thats theres u ur q lol im ive ls
 repo repository codebase project workspace bundle snapshot folder directory dir cfg config
 """)
-AUX = _word_set("is are was were does do did has have can any")  # a yes/no opener
+AUX = asides.word_set("is are was were does do did has have can any")  # a yes/no opener
 # ... unless it opens a request: "Can you tell me why ...?" asks why, not yes or no.
 REQUEST = re.compile(r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|give|list|"
                      r"find|explain|describe|name|say|report|look|see|figure|point|identify|"
@@ -198,8 +193,7 @@ class Reader:
         self.used: set[int] = set()
         # the tokens no grammar must take: what a question's task says around it
         # (`asides.py`); `around` False for a text of instructions, each of which counts
-        self.aside = asides.around(task, [(first, last) for first, last, _ in self.tokens]) \
-            if around else set()
+        self.aside = _asides(task) if around else frozenset()
 
     def _before_used(self, pattern: re.Pattern[str], match: re.Match[str],
                      hit: set[int]) -> re.Match[str] | None:
@@ -253,9 +247,17 @@ class Reader:
 
     def left(self, filler: frozenset[str] = FILLER) -> tuple[str, ...]:
         """The content words not consumed: not used, not `filler`, in task order."""
-        words = (word for i, (_, _, word) in enumerate(self.tokens)
-                 if i not in self.used | self.aside)
+        taken = self.used | self.aside
+        words = (word for i, (_, _, word) in enumerate(self.tokens) if i not in taken)
         return tuple(dict.fromkeys(w for w in words if w.lower().rstrip(".") not in filler))
+
+
+@lru_cache(maxsize=1024)
+def _asides(task: str) -> frozenset[int]:
+    """The indices of `task`'s tokens that lie in an aside: found once per task, not once
+    per question that reads it."""
+    spans = [(m.start(), m.end()) for m in _TOKEN.finditer(task)]
+    return frozenset(asides.around(task, spans))
 
 
 def _slot(reader: Reader, slot: Slot) -> str | None:
