@@ -54,8 +54,9 @@ RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic
 EXPLAINED = (r"dict|handles?|table|that\s+(?:run|handle|execute)\s+them|routes?|tool\s+calls|"
              r"tool|function|variable|look\s+up|lookup|->|callables?|str|Callable|handlers?|"
              r"(?:to\s+their\s+)?handlers|name-to-handler|mapping|tools")
+# What a retry policy retries, and how ("attempts, delays").
 RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|"
-           r"retrying|retried|how|polic(?:y|ies)|rules?")  # what a retry policy retries
+           r"retrying|retried|how|polic(?:y|ies)|rules?|delays?|waits?|sleeps?")
 CONCEPTS = (
     ("tool dispatch table", TABLE, EXPLAINED, "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
@@ -72,7 +73,7 @@ LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
            r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|"
-           r"configures?|uses?|set(?:\s+out|\s+up)?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
+           r"configures?|uses?|set(?:\s+out|\s+up)?|keeps?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
            r"code|"
            r"source",
            r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used")

@@ -55,14 +55,14 @@ OPENER = (r"(?:^|(?<=[.;:!?]\s))(?:ok(?:ay)?|so|now|right|alright|well|hi|hey|he
 
 # 1. An opening first-person clause ("I'm debugging the 504s: ...", "I already checked X,
 # so ...").
-FIRST_PERSON = (rf"{START}(?:(?:ok|so|well|right|hmm)\s+)?"
+FIRST_PERSON = (rf"{START}(?:(?:ok|so|well|right|hmm|honestly|frankly|actually|sorry|um|uh),?\s+)?"
                 r"(?:I'm|I\s+am|I've|I\s+have|we're|we\s+are|we've|we\s+have|"
                 rf"I\s+(?:already|just)\s+\w+)\b.*?{STOP}")
 # 2. A clause that sets the scene: "... before we ship", "... when customers try to pay",
 # "To rule out the payment side, ...", "For my notes: ...", and the words of an OPENER.
 SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CLAUSE}"
          rf"|\b(?:since|because)\s+(?:it|they)\b{CLAUSE}"
-         rf"|(?<=\w\s)when\s+(?:I|we|it|they|the|this|our|customers?|users?|\w+ing)\b{CLAUSE}"
+         rf"|(?<=\w\s)when\s+(?:I|we|it|they|the|this|our|customers?|users?|people|shoppers|\w+ing)\b{CLAUSE}"
          r"|\bfor\s+(?:my|our)\s+\w+(?:\s+(?:notes|report|summary|slides))?"
          # ... who it is for: "for the weekly report", "for the legal team"
          r"|\bfor\s+(?:the|a|an|my|our)\s+(?:[\w-]+\s+)?(?:report|review|team|notes|summary|"
@@ -72,9 +72,10 @@ SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CL
          rf"|{OPENER}")
 # 3. A relative pronoun after a noun ("the customer who placed ...", ", which I have read")
 # joins a clause to it and asks nothing; opening a question ("who wrote ...?") it asks.
-RELATIVE = rf"(?<=[a-z0-9_)] )(?:who|whose|whom)\b|(?<=,\s)which\s+(?:I|we)\b{CLAUSE}"
+RELATIVE = rf"(?<=[a-z0-9_)] )(?:who|whose|whom|whoever)\b|(?<=,\s)which\s+(?:I|we)\b{CLAUSE}"
 # 4. Hedges ("if any"), and the frames of a polite request ("would you mind listing ...").
-HEDGES = (r"\b(?:if\s+any|and\s+so\s+on|and\s+the\s+like|etc\b\.?|at\s+the\s+moment|for\s+now|"
+HEDGES = (r"\b(?:if\s+any|and\s+so\s+on|and\s+the\s+like|etc\b\.?|"
+          r"(?:and\s+)?that\s+sort\s+of\s+thing|at\s+the\s+moment|for\s+now|"
           r"would\s+you\s+mind|i(?:'d|\s+would)\s+(?:like|love|want)\s+to\s+know|"
           r"i(?:'d|\s+would)\s+be\s+(?:grateful|glad|thankful)\s+if\s+you\s+could|"
           r"(?:could|can)\s+you\s+check\s+that\s+for\s+me|"

@@ -426,7 +426,8 @@ COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packa
                           r"(?:exceptions?|waivers?)\b))\b",
                 optional=True)
 LICENCE = r"licen[cs]\w*(?:-wise)?"
-DEPENDENCIES = r"dependenc(?:y|ies)|deps?|pkgs?|(?:vendor\s+|third-party\s+)?librar(?:y|ies)"
+DEPENDENCIES = (r"dependenc(?:y|ies)|deps?|pkgs?|(?:vendor\s+|third-party\s+)?librar(?:y|ies)|"
+                r"requirements")
 OSPO = r"ospo|grant(?:s|ed)?|approv\w*"  # who keeps the policy and its exceptions
 UNDER = (r"under|licen[cs]ed|released|distributed|with|uses?|using|carr(?:y|ies)|contains?|is|"
          r"are|has|have|any|pulls?\s+in|pulling\s+in|depends?\s+on")
@@ -439,14 +440,16 @@ QUESTIONS = (
                  r"report|review|look(?:ed)?\s+at|to\s+check|(?:closer|second)\s+look|red|"
                  r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open-source|"
-                 rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of",),
+                 rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
+                 r"(?:someone|somebody)\s+to\s+look\s+at|go(?:ing)?\s+(?:over|through)|"
+                 r"before\s+the\s+release",),
                  (MANIFEST,), ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
              example="Which licences in services/web/package.json need attention?"),
     Question("manifest-size", "how many packages one manifest pins",
              Grammar((r"how\s+many|number\s+of|count",), (
-                 rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|pins?|pinned|"
-                 r"lock(?:s|ed)?(?:\s+down)?|lists?|listed|holds?|contains?|declares?|"
+                 rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|(?:lock|pin)(?:s|ed)?(?:\s+down)?|pins?|"
+                 r"pinned|lists?|listed|holds?|contains?|declares?|"
                  r"declared|requires?|required|in|of|total|direct|indirect",),
                  (MANIFEST,)),
              ("count-of-manifest",), or_missing(manifest_size),
@@ -454,7 +457,7 @@ QUESTIONS = (
     Question("audit", "a licence audit of the services",
              Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|breach\w*|"
                       r"verif\w*|"
-                      r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|"
+                      r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|licen[cs]\w*\s+checks?|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
                  LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open-source|against|versus|"
                           r"vs\.?|polic(?:y|ies)|rules?|exceptions?|according\s+to|"
@@ -462,7 +465,7 @@ QUESTIONS = (
                           r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
                           r"exact|versions?|manifests?|services/?|service's|service|folder|"
                           r"three|3|billing|ingest|web|used|uses|using|run|with|exposure|oss|"
-                          r"pre-release|"
+                          r"pre-release|compar\w*|"
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
@@ -475,7 +478,7 @@ QUESTIONS = (
                  LICENCE, r"polic(?:y|ies)|set|sets|defines?|states?|covers?|lays?\s+down|"
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
-                          r"types?|outright|"
+                          r"types?|outright|fine|acceptable|"
                           r"can(?:'t|not)?|lets?|open-source|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which"),
                  (POLICY,)),

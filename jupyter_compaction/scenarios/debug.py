@@ -179,7 +179,7 @@ UPSTREAM_SLOT = Slot("upstream", r"([a-z]+-service|payment-gateway)", default="i
 ROUTE = Slot("route", r"(/(?:[\w-]+/?)*)", default="/api/v1/checkout",
              aliases=((r"checkout(?:-api)?", "/api/v1/checkout"), (r"storefront", "/")))
 WAIT = (r"time-?outs?|wait(?:s|ing)?|how\s+long|(?:time\s+)?limit|times?\s+out|timing\s+out|"
-        r"gives?\s+up|giving\s+up")
+        r"gives?\s+up|giving\s+up|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)")
 ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|incident|"
               r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|configs?|"
               r"work(?:ing)?\s+out|find\s+out|dig(?:\s+through)?|give|report|broke|broken|at|"
@@ -188,7 +188,8 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"timing\s+out|time-?outs?|using|ultimately|behind|spikes?|jump|prove|evidence|"
               r"symptoms?|not\s+just|"
               # who is hit: "for part of our users", "when customers try to pay"
-              r"users|customers|shoppers|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
+              r"users|customers|shoppers|people|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
+              r"mak(?:e|es|ing)|file|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
               r"pin\s+down|roughly|\d+(?=\s*%)|"
               r"504ing")
 QUESTIONS = (
@@ -199,17 +200,18 @@ QUESTIONS = (
                        r"applied|set|sets|configured|routes?|location|endpoint|calls?|"
                        r"requests?|before\s+(?:returning\s+)?(?:a\s+)?504|before|put|for|on|api|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
-                       r"backend|response|answers?|504s?|post|get|generic|catch-all"), (ROUTE,)),
+                       r"backend|response|answers?|repl(?:y|ies)|respond|504s?|post|get|generic|"
+                       r"catch-all|settings"), (ROUTE,)),
              ("locations", "gateway-config"), gateway,
              example="What read timeout does the gateway use for checkout?"),
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)|"
                             r"(?:upstreams\.[\w-]+\.)?timeout_seconds"), (
-                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allowed|towards|"
+                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allowed|gives?|towards|"
                  r"config|live|current|production|retries|upstream|service|client|willing|value|"
                  r"how\s+many\s+seconds|seconds|how\s+many\s+retries|when\s+calling|calling|"
                  r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
-                 r"(?:a\s+)?(?:reply|response|answer)\s+from|"
+                 r"(?:a\s+)?(?:reply|response|answer)\s+from|respond|reply|answer|settings|"
                  r"before\s+(?:it\s+(?:times\s+out|gives\s+up)|the\s+call\s+is\s+abandoned)|"
                  r"before",),
                  (UPSTREAM_SLOT,)),
@@ -218,6 +220,7 @@ QUESTIONS = (
     Question("root-cause", "the root cause of the checkout failures, with numbers and files",
              Grammar((r"root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
                       r"caus(?:e|es|ed|ing)|what\s+broke|break(?:s|ing)|"
+                      r"what(?:'s|\s+is)?(?:\s+(?:actually|really))?\s+mak(?:es|ing)|"
                       r"underlying\s+(?:cause|problem|issue)|behind|rca",), (ROOT_WORDS,)),
              ("incident", "severity", "timeout", "retries", "checkout-config", "endpoint",
               "abandoned", "inventory-log", "release", "change", "deployed", "index",
@@ -248,7 +251,7 @@ QUESTIONS = (
              Grammar((r"incidents?|severity|severe|sev|priority(?:\s+level)?|"
                       r"how\s+(?:serious|bad|severe)",), (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
-                 r"given|working\s+on|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
+                 r"given|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
                  r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current",)),
              ("incident", "severity", "incident-file"), incident,

@@ -44,7 +44,8 @@ from jupyter_compaction.scenarios import asides
 
 # Words any task may contain without changing what it asks: articles, pronouns, auxiliary
 # verbs, prepositions, politeness, time phrases, the verbs that only say "answer me", and
-# the words for the workspace itself ("repo", "codebase").
+# the words for the workspace itself ("repo", "codebase"), and those that name a source
+# ("according to the tracking": the source's own words must still be understood).
 FILLER = asides.word_set("""
 a an the this that these those it its it's there here what what's which whichever
 is are was were be been being do does did has have had got get gets having
@@ -65,6 +66,7 @@ anything something everything thing stuff kind overview rundown breakdown pictur
 agent class everyone walk scan whatsoever else number / &
 i.e e.g ie eg w.r.t wrt whats thats theres u ur q lol im ive ls
 repo repository codebase project workspace bundle snapshot folder directory dir cfg config
+according going based judging
 """)
 AUX = asides.word_set("is are was were does do did has have can any")  # a yes/no opener
 # ... unless it opens a request: "Can you tell me why ...?" asks why, not yes or no.
@@ -92,12 +94,13 @@ THAT_ONE = (r"{excluding}\s+(?:that|this|it)(?:\s+(?:one|file|module))?|"
 # verb's object it negates the verb for Y ("files that import X but not Y"), which no
 # question with such a verb (a slot's `Role`) supports: there it is not an exclusion.
 BUT_NOT = r"but\s+not"
+ONTIME = "ontime"
 OPERATORS = {
     "not": r"do(?:es)?\s+not|(?:do|does|are|is|was|were|has|have)n'?t|not|no|lacks?|lacking|"
            r"without|none",  # "dont" typed without its apostrophe too
     "count": r"how\s+many|count(?:ing)?|number\s+of|tally",
     "largest": r"largest|biggest|the\s+most\s+bytes",
-    "ontime": r"on\s+time|in\s+time",  # a yes/no asked as "on time?" rather than "late?"
+    ONTIME: r"on\s+time|in\s+time",  # a yes/no asked as "on time?" rather than "late?"
 }
 _TOKEN = re.compile(r"[./]*\w[\w./'-]*[\w/]|[./]*\w|/")  # a lone / is a route
 
@@ -344,11 +347,13 @@ def _read(name: str, grammar: Grammar, task: str) -> Parse:
     before = set(reader.used)
     for head in grammar.heads:
         reader.take(bounded(head, inflected=True))
-    if not reader.used - before - reader.aside:
-        result.applies, result.missing = False, ATTRIBUTE
+    headless = not reader.used - before - reader.aside
     # 4. Operators the question supports (before its other phrases, which may share a
-    # word: "what number of"); a yes/no opener when it supports one.
+    # word: "what number of"); a yes/no opener when it supports one. "On time" names the
+    # attribute too: "Was ORD-1042 on time?" asks whether it was late.
     result.operators = _operators(reader, grammar)
+    if headless and ONTIME not in result.operators:
+        result.applies, result.missing = False, ATTRIBUTE
     # 5. The other phrases it accepts.
     for word in grammar.words:
         reader.take(bounded(word, inflected=True))

@@ -231,7 +231,9 @@ QUESTIONS = (
                    r"send\s+(?:it\s+)?again",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
-                   r"depot|still|has|with|space|capacity|room"),
+                   r"depot|still|has|with|space|capacity|room|left|get|"
+                   # "If we rebook ORD-1042, what is the soonest slot?" rebooks the redelivery
+                   r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
              example="When is the first free redelivery slot for order ORD-1042?"),
     Question("failure", "why the delivery failed, and whether the order was late",
@@ -243,7 +245,7 @@ QUESTIONS = (
                    r"(?=(?:\s+\S+){0,3}?\s+(?:on|in)\s+time)",
                    r"arriv\w*|not|(?:was|were|is|has|had|did|could|can)n't|find\s+out|courier|"
                    r"carrier|attempts?|the\s+attempt|hand\s+over|reach|events|root\s+cause|"
-                   r"home", operators=("ontime", "yesno")),
+                   r"home|track\w*", operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",

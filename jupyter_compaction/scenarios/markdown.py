@@ -145,7 +145,8 @@ def listing(f: Known) -> str:
 
 PATH_PATTERN = r"(?:markdown|tests)/[\w./-]*\w\.py"
 # Other ways to say "import" ("depend on", "rely on", "use"), as heads and in the roles.
-USES = r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)|pull(?:s|ing|ed)?\s+in"
+USES = (r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)|pull(?:s|ing|ed)?\s+in|"
+        r"bring(?:s|ing)?\s+in|brought\s+in")
 IMPORTS = Role("import", object=False, synonyms=USES)  # "what markdown/core.py imports"
 # "which files import markdown/core.py", "files that have an import of .util"
 IMPORTED = Role("import", object=True, synonyms=rf"{USES}|(?:an?|have|has)\s+import\s+of")
@@ -171,7 +172,8 @@ QUESTIONS = (
              example="What does markdown/core.py import?"),
     Question("importers", "which files import a given module of the package",
              Grammar((rf"import(?:s|ing|ed)?|{USES}",),
-                     (FILES, PACKAGE, r"every|that|who|the\s+module|lines?|statements?"), (MODULE,),
+                     (FILES, PACKAGE, r"every|that|who|where|the\s+module|lines?|statements?"),
+                     (MODULE,),
                      ("exclude", "not", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
@@ -181,14 +183,14 @@ QUESTIONS = (
                       r"self-contained|zero\s+(?:package\s+|internal\s+)?imports|"
                       r"(?:do\s+not|don'?t)\s+import|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
-                     (FILES, PACKAGE, r"anything|markdown|have|module|other"), (),
+                     (FILES, PACKAGE, r"anything|markdown|have|module|other|rest"), (),
                      ("exclude", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), standalone,
              example="Which files import nothing from the package?"),
     Question("imports", "the top-level package imports of every Python file",
              Grammar((r"imports?|import\s+map",), (
                  PACKAGE, FILES, r"as\s+(?:they\s+)?appear|appear", r"map|build|draw|every|each|"
-                                                                    r"all|file\s+by\s+file|"
+                                                                    r"all|file[\s-]+by[\s-]+file|"
                                                                     r"whole|does|it|"
                                  r"report|workspace|here|snapshot|python-markdown|3\.5\.2|\.\.x|"
                                  r"markdown\.x|lines|written|as|code|dependency\s+graph|graph|"

@@ -433,9 +433,23 @@ def test_when_every_question_takes_every_word_the_refusal_says_so(monkeypatch):
     ("Was order ORD-1042 late?", "No. "),  # attempted on the promised date
     ("Was ORD-1042 delivered on time?", "Yes. "),  # the same fact, asked the other way
     ("Did ORD-1042 arrive on time?", "Yes. "),
+    ("Was order ORD-1042 on time?", "Yes. "),  # "on time" names the attribute itself
 ])
 def test_a_yes_or_no_follows_how_the_question_asks_it(task, opens):
     """"On time?" and "late?" ask about one fact with opposite answers: the yes or no
     follows the question, not the attribute's name."""
     run = runner.play("logistics", task=task, budget=ROOMY)
     assert run.answer.startswith(opens) and "so the order was not late" in run.answer
+
+
+@pytest.mark.parametrize(("task", "understood"), [
+    ("According to the tracking, why did the delivery of ORD-1042 fail?", True),
+    ("Going by the carrier tracking, was order ORD-1042 late?", True),
+    ("According to the old config, how long does checkout-api wait for inventory-service?",
+     False),  # the old config is not what the timeout question reads
+    ("Based on the logs, how long does checkout-api wait for inventory-service?", False),
+])
+def test_a_source_named_is_understood_only_when_the_question_reads_it(task, understood):
+    """"According to X" forgives its own words only: X must be what the question reads."""
+    scenario = scenarios.load("logistics" if "ORD-" in task else "debug")
+    assert (scenario.understand(task) is not None) is understood
