@@ -51,8 +51,8 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
 RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
          r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off")
 # The full task explains what a table is; its words are part of that question.
-EXPLAINED = (r"dict|handles?|table|that\s+(?:run|handle|execute)\s+them|routes?|tool\s+calls|"
-             r"tool|function|variable|look\s+up|lookup|->|callables?|str|Callable|handlers?|"
+EXPLAINED = (r"dict|handl(?:es?|ing|ed)|table|that\s+(?:run|handle|execute)\s+them|routes?|"
+             r"tool\s+calls|tool|function|variable|look\s+up|lookup|->|callables?|str|Callable|handlers?|"
              r"(?:to\s+their\s+)?handlers|name-to-handler|mapping|tools")
 # What a retry policy retries, and how ("attempts, delays").
 RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|"

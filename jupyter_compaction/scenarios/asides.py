@@ -62,11 +62,15 @@ FIRST_PERSON = (rf"{START}(?:(?:ok|so|well|right|hmm|honestly|frankly|actually|s
 # "To rule out the payment side, ...", "For my notes: ...", and the words of an OPENER.
 SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CLAUSE}"
          rf"|\b(?:since|because)\s+(?:it|they)\b{CLAUSE}"
-         rf"|(?<=\w\s)when\s+(?:I|we|it|they|the|this|our|customers?|users?|people|shoppers|\w+ing)\b{CLAUSE}"
+         rf"|(?<=\w\s)when\s+(?:I|we|it|they|the|this|our|customers?|users?|people|shoppers|"
+         rf"\w+ing)\b{CLAUSE}"
          r"|\bfor\s+(?:my|our)\s+\w+(?:\s+(?:notes|report|summary|slides))?"
          # ... who it is for: "for the weekly report", "for the legal team"
          r"|\bfor\s+(?:the|a|an|my|our)\s+(?:[\w-]+\s+)?(?:report|review|team|notes|summary|"
          r"slides|exercise|meeting|standup|lab|class|vp|boss|manager|postmortem|audit\s+file)\b"
+         # ... or which exercise: "for exercise 2", "for question 3b"
+         r"|\bfor\s+(?:the\s+)?(?:exercise|question|task|step|part|worksheet|homework|assignment|"
+         r"quiz)\s+\d+[a-z]?\b"
          rf"|{START}(?:to\s+\w+|for\s+(?:my|our|the|a|an)|in\s+(?:my|our)|as\s+(?:the|a|an)|"
          rf"(?:before|after|during)\s+the)\b{CLAUSE}[,:]"
          rf"|{OPENER}")
@@ -74,7 +78,7 @@ SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CL
 # joins a clause to it and asks nothing; opening a question ("who wrote ...?") it asks.
 RELATIVE = rf"(?<=[a-z0-9_)] )(?:who|whose|whom|whoever)\b|(?<=,\s)which\s+(?:I|we)\b{CLAUSE}"
 # 4. Hedges ("if any"), and the frames of a polite request ("would you mind listing ...").
-HEDGES = (r"\b(?:if\s+any|and\s+so\s+on|and\s+the\s+like|etc\b\.?|"
+HEDGES = (r"\b(?:if\s+any|any\s+idea|and\s+so\s+on|and\s+the\s+like|etc\b\.?|"
           r"(?:and\s+)?that\s+sort\s+of\s+thing|at\s+the\s+moment|for\s+now|"
           r"would\s+you\s+mind|i(?:'d|\s+would)\s+(?:like|love|want)\s+to\s+know|"
           r"i(?:'d|\s+would)\s+be\s+(?:grateful|glad|thankful)\s+if\s+you\s+could|"

@@ -456,11 +456,11 @@ QUESTIONS = (
              example="How many packages does services/web/package.json pin?"),
     Question("audit", "a licence audit of the services",
              Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|breach\w*|"
-                      r"verif\w*|"
+                      r"verif\w*|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
                       r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|licen[cs]\w*\s+checks?|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
                  LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open-source|against|versus|"
-                          r"vs\.?|polic(?:y|ies)|rules?|exceptions?|according\s+to|"
+                          r"vs\.?|polic(?:y|ies)|rules?|exceptions?|according\s+to|open\s+source|"
                           r"(?:isn't|not|non-?)\s*compliant|compliant|conform\w*|follow\w*|"
                           r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
                           r"exact|versions?|manifests?|services/?|service's|service|folder|"
@@ -493,7 +493,9 @@ QUESTIONS = (
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
     Question("licensed", "which packages of one manifest are under a given licence",
-             Grammar((rf"packages?|{DEPENDENCIES}|libraries|library|modules?|pins?|anything",), (
+             Grammar((rf"packages?|{DEPENDENCIES}|libraries|library|modules?|pins?|anything|"
+                       # "what's licensed LGPL in ...": which packages are
+                       r"what(?:'s|\s+is|\s+are)?(?=\s+(?:licen[cs]ed|under)\b)",), (
                  UNDER, LICENCE, r"pinned|in|of|one|ones"), (MANIFEST, LICENCE_NAME),
                  ("not", "count", "yesno")),
              ("licences-of-manifest",), or_missing(licensed),
@@ -511,7 +513,7 @@ QUESTIONS = (
              Grammar((r"manifest\s+files?|manifests?|dependency\s+(?:files?|lists?)|lock\s*files?|"
                       r"files?\s+(?:that\s+)?(?:declare|list|pin)",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
-                 r"use|hold|holds|contains?|declares?|kept|where|files|services?/?|three|"
+                 r"use|hold|holds|contains?|declares?|keeps?|kept|where|files|services?/?|three|"
                  r"between(?:\s+them)?",),
                  (SERVICES,), ("count",)),
              ("manifests",), manifests, example="List the dependency manifests under services/."),

@@ -189,7 +189,7 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"symptoms?|not\s+just|"
               # who is hit: "for part of our users", "when customers try to pay"
               r"users|customers|shoppers|people|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
-              r"mak(?:e|es|ing)|file|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
+              r"mak(?:e|es|ing)|file|includ\w*|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
               r"pin\s+down|roughly|\d+(?=\s*%)|"
               r"504ing")
 QUESTIONS = (
@@ -230,10 +230,10 @@ QUESTIONS = (
              example="Why is checkout failing? Find the root cause."),
     Question("durations", "how long the abandoned stock calls took",
              Grammar((r"how\s+(?:long|slow)|how\s+much\s+time|how\s+many\s+(?:milliseconds|ms)|"
-                      r"durations?|duration_ms|latenc(?:y|ies)|took|last(?:ed)?",), (
+                      r"durations?|duration_ms|latenc(?:y|ies)|timings?|took|last(?:ed)?",), (
                  r"inventory(?:[-\s]service)?|stock|reserv\w*|calls?|requests?|endpoint|"
                  r"abandon(?:ed)?|dropped|left\s+hanging|checkout(?:-api)?|"
-                 r"gave\s+up(?:\s+on)?|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
+                 r"gave\s+up(?:\s+(?:waiting\s+)?on)?|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
                  r"take|taking|run|running|ran|spend|spent|before|when|"
                  r"end\s+up(?:\s+with)?|in\s+(?:milliseconds|ms)|milliseconds|ms|slow|"
                  r"reach(?:ed)?|during(?:\s+the\s+incident)?|side|real|actual|"

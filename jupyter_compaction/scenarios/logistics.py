@@ -222,7 +222,7 @@ QUESTIONS = (
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote|ids?|numbers?|"
                    r"(?:what\s+)?happened|files|answering|reply(?:ing)?|respond\w*|"
-                   r"rel(?:y|ies|ying)\s+on"),
+                   r"rel(?:y|ies|ying)\s+on|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
