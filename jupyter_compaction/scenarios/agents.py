@@ -51,12 +51,13 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
 RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
          r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off")
 # The full task explains what a table is; its words are part of that question.
-EXPLAINED = (r"dict|handl(?:es?|ing|ed)|table|that\s+(?:run|handle|execute)\s+them|routes?|"
-             r"tool\s+calls|tool|function|variable|look\s+up|lookup|->|callables?|str|Callable|handlers?|"
-             r"(?:to\s+their\s+)?handlers|name-to-handler|mapping|tools")
+EXPLAINED = (r"dict|handl(?:es?|ing|ed)|table|that\s+(?:runs?|handles?|executes?)\s+(?:them|it)|"
+             r"routes?|tool\s+calls|tool|function|variable|look\s+up|lookup|->|callables?|str|"
+             r"Callable|handlers?|"
+             r"(?:to\s+their\s+)?handlers|name-to-handler|tool-names?|mapping|tools")
 # What a retry policy retries, and how ("attempts, delays").
 RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|"
-           r"retrying|retried|how|polic(?:y|ies)|rules?|delays?|waits?|sleeps?")
+           r"retrying|retried|how|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|model")
 CONCEPTS = (
     ("tool dispatch table", TABLE, EXPLAINED, "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
@@ -72,7 +73,7 @@ FOLDER_NAMED = Slot("folder", r"(?:(?<=\bthe\s)|(?<=\bin\s)|(?<=\bof\s)|(?<=\bun
 LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
-           r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|"
+           r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|package|"
            r"configures?|uses?|set(?:\s+out|\s+up)?|keeps?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
            r"code|"
            r"source",

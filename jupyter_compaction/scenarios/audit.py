@@ -441,7 +441,7 @@ QUESTIONS = (
                  r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open-source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
-                 r"(?:someone|somebody)\s+to\s+look\s+at|go(?:ing)?\s+(?:over|through)|"
+                 r"(?:someone|somebody)\s+to\s+look\s+at|forbidden|go(?:ing)?\s+(?:over|through)|"
                  r"before\s+the\s+release",),
                  (MANIFEST,), ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
@@ -456,7 +456,7 @@ QUESTIONS = (
              example="How many packages does services/web/package.json pin?"),
     Question("audit", "a licence audit of the services",
              Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|breach\w*|"
-                      r"verif\w*|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
+                      r"verif\w*|follow(?:s|ing)?|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
                       r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|licen[cs]\w*\s+checks?|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
                  LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open-source|against|versus|"

@@ -189,7 +189,7 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"symptoms?|not\s+just|"
               # who is hit: "for part of our users", "when customers try to pay"
               r"users|customers|shoppers|people|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
-              r"mak(?:e|es|ing)|file|includ\w*|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
+              r"mak(?:e|es|ing)|file|includ\w*|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
               r"pin\s+down|roughly|\d+(?=\s*%)|"
               r"504ing")
 QUESTIONS = (
@@ -207,7 +207,8 @@ QUESTIONS = (
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)|"
                             r"(?:upstreams\.[\w-]+\.)?timeout_seconds"), (
-                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allowed|gives?|towards|"
+                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allowed|gives?|appl(?:y|ies|ied)|"
+                 r"towards|"
                  r"config|live|current|production|retries|upstream|service|client|willing|value|"
                  r"how\s+many\s+seconds|seconds|how\s+many\s+retries|when\s+calling|calling|"
                  r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
@@ -233,7 +234,7 @@ QUESTIONS = (
                       r"durations?|duration_ms|latenc(?:y|ies)|timings?|took|last(?:ed)?",), (
                  r"inventory(?:[-\s]service)?|stock|reserv\w*|calls?|requests?|endpoint|"
                  r"abandon(?:ed)?|dropped|left\s+hanging|checkout(?:-api)?|"
-                 r"gave\s+up(?:\s+(?:waiting\s+)?on)?|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
+                 r"(?:gave|given)\s+up(?:\s+(?:waiting\s+)?on)?|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
                  r"take|taking|run|running|ran|spend|spent|before|when|"
                  r"end\s+up(?:\s+with)?|in\s+(?:milliseconds|ms)|milliseconds|ms|slow|"
                  r"reach(?:ed)?|during(?:\s+the\s+incident)?|side|real|actual|"
@@ -253,7 +254,7 @@ QUESTIONS = (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
                  r"given|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
-                 r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current",)),
+                 r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),
 )

@@ -184,6 +184,8 @@ TICKET, ORDER, CUSTOMER = (Slot(name, rf"({prefix}-\d+)", optional=True, upper=T
                            for name, prefix in (("ticket", "TCK"), ("order", "ORD"),
                                                 ("customer", "CUS")))
 RECORD_WORDS = (r"(?:support\s+)?tickets?|support|orders?|customers?|customer's|parcels?|package|"
+                # what was ordered: "the late desk delivery", "get their desk"
+                r"(?:late-)?desk|(?:standing\s+)?desk\s+frame|items?|goods|"
                 r"deliver(?:y|ies|ed|ing)?|late-delivery|missed|complaint|behind|"
                 # who the customer is: "the person who raised TCK-5521", "the buyer of ..."
                 r"requester|person|buyer|purchaser|client|placed|raised|opened|filed|complain\w*",)
@@ -207,7 +209,7 @@ QUESTIONS = (
                    r"(?:right|best|fair)\s+outcome|"
                    r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*",
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
-                   r"(?:to|a|any)\s+refund|refund\s+or|redelivery|wants?\s+(?:a\s+)?"
+                   r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|"
                    r"is\s+late|late|find\s+out|says|wants|carrier|tracking|waybill|numbers|"
                    r"polic(?:y|ies)|clauses|apply|dates|(?:on\s+what\s+)?grounds|basis|justif\w*|"
@@ -238,14 +240,16 @@ QUESTIONS = (
              example="When is the first free redelivery slot for order ORD-1042?"),
     Question("failure", "why the delivery failed, and whether the order was late",
              _asks(r"why|what\s+went\s+wrong|what\s+happened|what\s+made|explain\w*|reason|"
-                   r"caus\w*|fail(?:ed|ure)?|unsuccessful|late|(?:not|never|didn't)\s+arrived?|"
+                   r"root\s+cause|caus\w*|fail(?:ed|ure)?|unsuccessful|late|(?:not|never|didn't)\s+arrived?|"
                    r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered|"
                    # "delivered on time", "the delivery attempt for ORD-1042 on time"
                    r"(?:delivered|arrived?|came|delivery|attempt)"
                    r"(?=(?:\s+\S+){0,3}?\s+(?:on|in)\s+time)",
                    r"arriv\w*|not|(?:was|were|is|has|had|did|could|can)n't|find\s+out|courier|"
                    r"carrier|attempts?|the\s+attempt|hand\s+over|reach|events|root\s+cause|"
-                   r"home|track\w*", operators=("ontime", "yesno")),
+                   r"home(?:\s+all\s+day)?|track\w*|doorstep|"
+                   r"promised(?:_delivery_date|\s+(?:delivery\s+)?date)?",
+                   operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",

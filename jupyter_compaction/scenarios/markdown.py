@@ -183,7 +183,8 @@ QUESTIONS = (
                       r"self-contained|zero\s+(?:package\s+|internal\s+)?imports|"
                       r"(?:do\s+not|don'?t)\s+import|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
-                     (FILES, PACKAGE, r"anything|markdown|have|module|other|rest"), (),
+                     (FILES, PACKAGE, r"anything|markdown|have|module|other|rest|"
+                                       r"leaf(?:\s+nodes?)?|leaves"), (),
                      ("exclude", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), standalone,
              example="Which files import nothing from the package?"),

@@ -448,6 +448,8 @@ def test_a_yes_or_no_follows_how_the_question_asks_it(task, opens):
     ("According to the old config, how long does checkout-api wait for inventory-service?",
      False),  # the old config is not what the timeout question reads
     ("Based on the logs, how long does checkout-api wait for inventory-service?", False),
+    ("Per INCIDENT.md, what severity is this incident?", True),
+    ("Per the old config, what timeout does checkout-api use for cart-service?", False),
 ])
 def test_a_source_named_is_understood_only_when_the_question_reads_it(task, understood):
     """"According to X" forgives its own words only: X must be what the question reads."""
