@@ -20,11 +20,13 @@ Five kinds, each a pattern over the text:
 - a relative pronoun after a noun ("the customer who placed ORD-1042");
 - hedges and the frames of a polite request ("if any", "would you mind", "I'd like to
   know", "a simple yes or no would do");
-- a sentence that states rather than asks, when another sentence of the task asks: it
-  opens with its subject ("The ...", "I've ...", "Since ...") or has a stating verb among
-  its first words ("Release is tomorrow:"), does not open with a verb that asks for work
-  ("Translate ...", "Suppose ..."), does not end with "?" and makes no request ("I want to
-  know", "tell me", "can you").
+- a sentence (or a lead-in before a dash) that states rather than asks, when another
+  sentence of the task asks: it opens with its subject ("The ...", "I've ...", "Since
+  ..."), a noun and its "is" ("Customer's on the phone -"), a participle ("Poking at the
+  router -") or a verb that tells what happened ("Got a flaky call -"), or has a stating
+  verb among its first words ("Release is tomorrow:"), does not open with a verb that asks
+  for work ("Translate ...", "Suppose ..."), does not end with "?" and makes no request
+  ("I want to know", "tell me", "can you").
 
 Left out: conditions and suppositions ("if we raised the timeout ...": a hypothetical
 changes the question), subordinate clauses with other subjects ("since the last release": a
@@ -42,7 +44,8 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-CLAUSE = r"(?:[^,.;:!?]|\.(?=\w))*"  # up to the clause's end (the dot of a file name is not)
+# up to the clause's end (the dot of a file name is not; a dash between spaces is)
+CLAUSE = r"(?:(?!\s[-\u2013\u2014]\s)[^,.;:!?]|\.(?=\w))*"
 START = r"(?:^|(?<=[.;:!?]\s)|(?<=\s[-\u2013\u2014]\s))\s*"  # where a sentence or a clause opens
 STOP = r"(?:[.;:!?]\s|\s[-\u2013\u2014]\s|,\s+so\s)(?=\S)"  # where an opening clause ends
 
@@ -50,8 +53,8 @@ STOP = r"(?:[.;:!?]\s|\s[-\u2013\u2014]\s|,\s+so\s)(?=\S)"  # where an opening c
 # "Next step:", "Let's see...", "Hi!".
 OPENER = (r"(?:^|(?<=[.;:!?]\s))(?:ok(?:ay)?|so|now|right|alright|well|hi|hey|hello|"
           r"first(?:ly)?|next(?:\s+step)?|then|also|finally|find\s+out|"
-          r"quick\s+(?:check|question|one)|let's\s+see(?:\s+if\s+you\s+can)?)"
-          r"(?:\s+agent)?(?:[!,:.]|\.\.\.|\u2026)+(?=\s|$)")
+          r"(?:quick|sanity)\s+(?:check|question|one)|let's\s+see(?:\s+if\s+you\s+can)?)"
+          r"(?:\s+agent)?(?:(?:[!,:.]|\.\.\.|\u2026)+|\s[-\u2013\u2014])(?=\s|$)")
 
 # 1. An opening first-person clause ("I'm debugging the 504s: ...", "I already checked X,
 # so ...").
@@ -67,7 +70,9 @@ SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CL
          r"|\bfor\s+(?:my|our)\s+\w+(?:\s+(?:notes|report|summary|slides))?"
          # ... who it is for: "for the weekly report", "for the legal team"
          r"|\bfor\s+(?:the|a|an|my|our)\s+(?:[\w-]+\s+)?(?:report|review|team|notes|summary|"
-         r"slides|exercise|meeting|standup|lab|class|vp|boss|manager|postmortem|audit\s+file)\b"
+         r"slides|exercise|meeting|standup|lab|class|vp|boss|manager|postmortem|audit\s+file|"
+         r"page|dashboard)\b"
+         r"|\bbefore\s+(?:the\s+|our\s+)?(?:code\s+review|standup|meeting|demo|lecture|class)\b"
          # ... or which exercise: "for exercise 2", "for question 3b"
          r"|\bfor\s+(?:the\s+)?(?:exercise|question|task|step|part|worksheet|homework|assignment|"
          r"quiz)\s+\d+[a-z]?\b"
@@ -106,6 +111,7 @@ show find make build suppose imagine assume pretend consider if""")
 STATING = word_set("""is are was were has have had says said wants needs insists seems
 started starts keeps kept began begins broke failed fails went looks owns uses runs mentions
 complains complained reports reported came sounds swears""")
+TOLD = word_set("got had saw found noticed heard spotted")
 ASKS = re.compile(r"\?|\b(?:(?:i|we)(?:'d|\s+would|\s+do|\s+really)?\s+(?:want|need|like)\s+"
                   r"(?:to\s+(?:know|see|find|get|have|learn|check)|the|a|an|all|every|each|any)|"
                   r"(?:i|we)\s+wonder|tell|show|give|list|find|please|"
@@ -118,6 +124,14 @@ def _inside(tokens: list[tuple[int, int]], spans: list[tuple[int, int]]) -> set[
             if any(start <= first and last <= end for start, end in spans)}
 
 
+def _opens_a_statement(first: str) -> bool:
+    """Whether a sentence's first word opens a statement: its subject ("The ..."), a noun
+    and its "is" ("Customer's on the phone"), a participle ("Poking at the browser agent -
+    ...", "Writing up the reply -") or a verb that tells what happened ("Got a flaky call")."""
+    return first in SUBJECT or first in TOLD or (first.endswith("'s") and first not in ASKING) \
+        or (first.endswith("ing") and len(first) > 5)
+
+
 def _states(sentence: str) -> bool | None:
     """Whether a sentence states rather than asks (see the module docstring); None for one
     that only opens the turn ("Quick check:")."""
@@ -125,7 +139,7 @@ def _states(sentence: str) -> bool | None:
     if not words:
         return None
     return words[0] not in ASKING and words[0] not in ACTIONS and (
-        words[0] in SUBJECT or any(w in STATING for w in words[1:5])) \
+        _opens_a_statement(words[0]) or any(w in STATING for w in words[1:5])) \
         and not sentence.rstrip().endswith("?") and not ASKS.search(sentence)
 
 

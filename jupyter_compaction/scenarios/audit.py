@@ -465,7 +465,7 @@ QUESTIONS = (
                           r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
                           r"exact|versions?|manifests?|services/?|service's|service|folder|"
                           r"three|3|billing|ingest|web|used|uses|using|run|with|exposure|oss|"
-                          r"pre-release|compar\w*|"
+                          r"pre-release|compar\w*|check(?:ed)?\s+against|"
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
@@ -514,6 +514,7 @@ QUESTIONS = (
                       r"files?\s+(?:that\s+)?(?:declare|list|pin)",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
                  r"use|hold|holds|contains?|declares?|keeps?|kept|where|files|services?/?|three|"
+                 r"rel(?:y|ies)\s+on|depends?\s+on|"
                  r"between(?:\s+them)?",),
                  (SERVICES,), ("count",)),
              ("manifests",), manifests, example="List the dependency manifests under services/."),

@@ -190,7 +190,7 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               # who is hit: "for part of our users", "when customers try to pay"
               r"users|customers|shoppers|people|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
               r"mak(?:e|es|ing)|file|includ\w*|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
-              r"pin\s+down|roughly|\d+(?=\s*%)|"
+              r"pin\s+down|roughly|around|\d+(?=\s*%)|"
               r"504ing")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
@@ -254,7 +254,7 @@ QUESTIONS = (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
                  r"given|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
-                 r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md",)),
+                 r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),
 )

@@ -52,7 +52,7 @@ is are was were be been being do does did has have had got get gets having
 of in on at to for from by with into under inside within across through about among
 and or any some all every each also just only then so other such whether
 i me my we us our you your he she her him his they them their one ones own itself themselves
-i'd i'm we'd we're let's that's they're there's it'd
+i'd i'm i've we'd we're we've you've they've let's that's they're there's it'd
 please kindly pls plz thanks thank thx could can would will may might shall should ought let
 tell give show list enumerate name find report say look up see check read open go lookup
 point out anywhere search figure quick question total looking wants wanted wonder wondering
@@ -68,7 +68,7 @@ i.e e.g ie eg w.r.t wrt whats thats theres u ur q lol im ive ls
 repo repository codebase project workspace bundle snapshot folder directory dir cfg config
 according going based judging per
 """)
-AUX = asides.word_set("is are was were does do did has have can any")  # a yes/no opener
+AUX = asides.word_set("is are was were does do did has have can any anything")  # a yes/no opener
 # ... unless it opens a request: "Can you tell me why ...?" asks why, not yes or no.
 REQUEST = re.compile(r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|give|list|"
                      r"find|explain|describe|name|say|report|look|see|figure|point|identify|"
@@ -87,9 +87,11 @@ EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|(?:but\s+)?wi
              r"not\s+counting|without\s+counting|ignoring|ignore|skipping|skip|"
              r"leaving\s+out|leave\s+out|minus)")
 SET_ASIDE = r"(?:leaving|leave|setting|set|putting|put)"
-# An exclusion that points back: "apart from that one", "leaving that file out".
+# An exclusion that points back: "apart from that one", "leaving that file out", "I know
+# about agents/router.py - which other files ...".
 THAT_ONE = (r"{excluding}\s+(?:that|this|it)(?:\s+(?:one|file|module))?|"
-            rf"{SET_ASIDE}\s+(?:that|this|it)(?:\s+(?:one|file|module))?\s+(?:out|aside)")
+            rf"{SET_ASIDE}\s+(?:that|this|it)(?:\s+(?:one|file|module))?\s+(?:out|aside)|"
+            r"other(?=\s+(?:files?|modules?|ones)\b)")
 # "but not Y" leaves Y out of a list ("every module but not agents/loop.py"), yet after a
 # verb's object it negates the verb for Y ("files that import X but not Y"), which no
 # question with such a verb (a slot's `Role`) supports: there it is not an exclusion.
@@ -277,6 +279,17 @@ def _slot(reader: Reader, slot: Slot) -> str | None:
     return slot.default
 
 
+def _name_parts(slots: dict[str, str], grammar: Grammar, task: str) -> list[str]:
+    """The parts of the names of the entities `task` writes out ("mcp" and "bridge" of
+    agents/mcp_bridge.py), as patterns: not a default nobody wrote ("agents"), nor a part
+    under three letters."""
+    defaults = {slot.default for slot in grammar.slots}
+    written = [name for value in slots.values() if value not in defaults
+               for name in value.split(", ") if name.lower() in task.lower()]
+    return sorted({re.escape(part) for value in written
+                   for part in re.split(r"[^a-z0-9]+", value.lower()) if len(part) > 2})
+
+
 def _excluded(reader: Reader, grammar: Grammar) -> dict[str, str]:
     """The entities an "except ..." phrase leaves out, under the exclude slot's name."""
     if not grammar.exclude or "exclude" not in grammar.operators:
@@ -357,6 +370,11 @@ def _read(name: str, grammar: Grammar, task: str) -> Parse:
     # 5. The other phrases it accepts.
     for word in grammar.words:
         reader.take(bounded(word, inflected=True))
+    # 6. An entity the task names, named again by its own parts ("the MCP bridge in
+    # agents/mcp_bridge.py").
+    again = _name_parts(result.slots, grammar, task)
+    if again:
+        reader.take(bounded("|".join(again), inflected=True))
     result.unconsumed = reader.left()
     result.consumed = reader.content()
     return result

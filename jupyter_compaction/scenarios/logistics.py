@@ -185,7 +185,7 @@ TICKET, ORDER, CUSTOMER = (Slot(name, rf"({prefix}-\d+)", optional=True, upper=T
                                                 ("customer", "CUS")))
 RECORD_WORDS = (r"(?:support\s+)?tickets?|support|orders?|customers?|customer's|parcels?|package|"
                 # what was ordered: "the late desk delivery", "get their desk"
-                r"(?:late-)?desk|(?:standing\s+)?desk\s+frame|items?|goods|"
+                r"(?:late-)?desk|(?:standing\s+)?desk\s+frame|items?|goods|drop-?off|"
                 r"deliver(?:y|ies|ed|ing)?|late-delivery|missed|complaint|behind|"
                 # who the customer is: "the person who raised TCK-5521", "the buyer of ..."
                 r"requester|person|buyer|purchaser|client|placed|raised|opened|filed|complain\w*",)
@@ -224,7 +224,7 @@ QUESTIONS = (
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote|ids?|numbers?|"
                    r"(?:what\s+)?happened|files|answering|reply(?:ing)?|respond\w*|"
-                   r"rel(?:y|ies|ying)\s+on|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
+                   r"rel(?:y|ies|ying)\s+on|kicks?\s+in|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),

@@ -40,6 +40,15 @@ def aside_words(text: str) -> list[str]:
     ("The retry policy. The dispatch table.", []),  # nor is every sentence: one must ask
     ("The retry policy of agents/retry.py?", []),
     ("I want the author of agents/loop.py. Which files define a dispatch table?", []),
+    # a lead-in before a dash: a participle, a past event, a noun and its "is"
+    ("Poking at the router - which files define a dispatch table?",
+     ["Poking", "at", "the", "router"]),
+    ("Got a flaky call - does agents/loop.py retry?", ["Got", "a", "flaky", "call"]),
+    ("Customer's on the phone - what do we offer?", ["Customer's", "on", "the", "phone"]),
+    ("Sanity check - what is the timeout?", ["Sanity", "check"]),
+    # a scene ends at the dash, where the question starts
+    ("Before I refund - which tier is the customer of ORD-1042?", ["Before", "I", "refund"]),
+    ("How many files, for exercise 2?", ["for", "exercise", "2"]),
 ])
 def test_the_asides_of_a_task(text, words):
     assert aside_words(text) == words
@@ -74,6 +83,12 @@ def test_around_names_token_indices():
     # a module named as the code names it: "from X import"
     ("markdown", "Which files do `from ..inlinepatterns import ...`?", "importers",
      {"module": "..inlinepatterns"}),
+    # an entity named again by its own name's parts, and "other" pointing back to it
+    ("agents", "What retry policy does the MCP bridge set up in agents/mcp_bridge.py?",
+     "retry-of-file", {"path": "agents/mcp_bridge.py"}),
+    ("agents", "I already know about agents/router.py - which other files in agents/ define "
+               "a tool dispatch table?", "table-files",
+     {"folder": "agents", "exclude": "agents/router.py"}),
 ])
 def test_a_question_is_read_through_what_surrounds_it(name, task, question, slots):
     assert understood(name, task) == (question, slots)
@@ -94,6 +109,8 @@ def test_a_question_is_read_through_what_surrounds_it(name, task, question, slot
     # nor is a supposition
     ("logistics", "Suppose ORD-1042 had been six business days late. What would we offer "
                   "the customer then?", "Suppose"),
+    # a word that repeats no part of the entity's name is still read
+    ("agents", "Who maintains the MCP bridge in agents/mcp_bridge.py?", "maintains"),
 ])
 def test_an_aside_never_carries_a_question_in(name, task, named):
     scenario = scenarios.load(name)
