@@ -42,7 +42,8 @@ TOOLS = r"(?:each\s+|a\s+)?tool[\s-]+(?:names?|calls?)|tools"  # what a dispatch
 HANDLERS = r"(?:the\s+|their\s+|its\s+)?(?:handler\s+)?(?:functions?|handlers?)"  # ... and to
 TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
-         r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|(?:lookup|routing)\s+tables?|"
+         r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|dict(?:ionary)?\s+of\s+tools|"
+         r"tools?\s+dict(?:ionary)?|(?:lookup|routing)\s+tables?|"
          r"(?:tool-)?name-to-handler(?:\s+dispatch)?\s+(?:mappings?|maps?|tables?)|"
          # "maps tool names to their handler functions", "tool names mapped to the functions"
          rf"(?:maps?|mapping|routes?|routing)\s+(?:from\s+)?(?:the\s+)?(?:{TOOLS})\s+(?:on)?to\s+"

@@ -60,7 +60,12 @@ OPENER = (r"(?:^|(?<=[.;:!?]\s))(?:ok(?:ay)?|so|now|right|alright|well|hi|hey|he
 # so ...").
 FIRST_PERSON = (rf"{START}(?:(?:ok|so|well|right|hmm|honestly|frankly|actually|sorry|um|uh),?\s+)?"
                 r"(?:I'm|I\s+am|I've|I\s+have|we're|we\s+are|we've|we\s+have|"
-                rf"I\s+(?:already|just)\s+\w+)\b.*?{STOP}")
+                rf"I\s+(?:already|just)\s+\w+)\b.*?{STOP}"
+                # ... or what I believe, up to the comma before the question ("I think X is
+                # gold, can you check their tier?")
+                rf"|{START}I\s+(?:think|believe|guess|suspect|reckon)\b{CLAUSE}"
+                r"(?=,\s+(?:what|which|how|why|when|where|who|is|are|does|do|did|can|could|"
+                r"would|will|has|have)\b)")
 # 2. A clause that sets the scene: "... before we ship", "... when customers try to pay",
 # "To rule out the payment side, ...", "For my notes: ...", and the words of an OPENER.
 SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CLAUSE}"
@@ -77,20 +82,21 @@ SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CL
          r"|\bfor\s+(?:the\s+)?(?:exercise|question|task|step|part|worksheet|homework|assignment|"
          r"quiz)\s+\d+[a-z]?\b"
          rf"|{START}(?:to\s+\w+|for\s+(?:my|our|the|a|an)|in\s+(?:my|our)|as\s+(?:the|a|an)|"
-         rf"(?:before|after|during)\s+the)\b{CLAUSE}[,:]"
+         rf"(?:before|after|during|ahead\s+of)\s+the)\b{CLAUSE}[,:]"
          rf"|{OPENER}")
 # 3. A relative pronoun after a noun ("the customer who placed ...", ", which I have read")
 # joins a clause to it and asks nothing; opening a question ("who wrote ...?") it asks.
 RELATIVE = rf"(?<=[a-z0-9_)] )(?:who|whose|whom|whoever)\b|(?<=,\s)which\s+(?:I|we)\b{CLAUSE}"
 # 4. Hedges ("if any"), and the frames of a polite request ("would you mind listing ...").
-HEDGES = (r"\b(?:if\s+any|any\s+idea|and\s+so\s+on|and\s+the\s+like|etc\b\.?|"
+HEDGES = (r"\b(?:if\s+any|any\s+idea|i(?:'m|\s+am)\s+not\s+(?:sure|certain)|and\s+so\s+on|"
+          r"and\s+the\s+like|etc\b\.?|"
           r"(?:and\s+)?that\s+sort\s+of\s+thing|at\s+the\s+moment|for\s+now|"
           r"would\s+you\s+mind|i(?:'d|\s+would)\s+(?:like|love|want)\s+to\s+know|"
           r"i(?:'d|\s+would)\s+be\s+(?:grateful|glad|thankful)\s+if\s+you\s+could|"
           r"(?:could|can)\s+you\s+check\s+that\s+for\s+me|"
           r"a\s+(?:simple|quick|plain)\s+yes\s+or\s+no\s+(?:would|will)\s+do|"
           r"(?:the\s+whole\s+)?code\s+base|so\s+far|bottom\s+line|"
-          r"(?:paths?|names?|ids?|rules?|files?)\s+only|"
+          r"(?:paths?|names?|ids?|rules?|files?|file\s*names?)\s+only|"
           r"(?<=\bknow\s)if|(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bsee\s)if)")  # "know if ..."
 ASIDE = re.compile("|".join((FIRST_PERSON, SCENE, RELATIVE, HEDGES)), re.I)
 

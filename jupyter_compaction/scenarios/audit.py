@@ -505,12 +505,13 @@ QUESTIONS = (
              Grammar((r"exceptions?|waivers?",), (
                  UNDER, LICENCE, rf"packages?|{DEPENDENCIES}|on\s+record|record(?:ed)?|register|"
                                  r"on\s+file|cover(?:s|ed|ing)?|appl(?:y|ies)|exists?|"
-                                 rf"services?/?|used|uses|lets?|through|ex\s+ids|ids|{OSPO}"),
+                                 rf"services?/?|used|uses|lets?|through|ex\s+ids|ids|ever|{OSPO}"),
                  (SERVICES, POLICY, LICENCE_NAME), ("yesno",)),
              ("manifests", "licences[{item}]", "register", "exceptions-file"),
              licence_exceptions, example="Is there a licence exception for the LGPL package?"),
     Question("manifests", "which dependency manifests the services have",
-             Grammar((r"manifest\s+files?|manifests?|dependency\s+(?:files?|lists?)|lock\s*files?|"
+             Grammar((r"manifest\s+files?|manifests?|(?:dependency|package)\s+(?:files?|lists?)|"
+                      r"lock\s*files?|"
                       r"files?\s+(?:that\s+)?(?:declare|list|pin)",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
                  r"use|hold|holds|contains?|declares?|keeps?|kept|where|files|services?/?|three|"

@@ -179,7 +179,7 @@ UPSTREAM_SLOT = Slot("upstream", r"([a-z]+-service|payment-gateway)", default="i
 ROUTE = Slot("route", r"(/(?:[\w-]+/?)*)", default="/api/v1/checkout",
              aliases=((r"checkout(?:-api)?", "/api/v1/checkout"), (r"storefront", "/")))
 WAIT = (r"time-?outs?|wait(?:s|ing)?|how\s+long|(?:time\s+)?limit|times?\s+out|timing\s+out|"
-        r"gives?\s+up|giving\s+up|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)")
+        r"gives?\s+up|giving\s+up|stops?\s+waiting|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)")
 ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|incident|"
               r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|configs?|"
               r"work(?:ing)?\s+out|find\s+out|dig(?:\s+through)?|give|report|broke|broken|at|"
@@ -190,7 +190,7 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               # who is hit: "for part of our users", "when customers try to pay"
               r"users|customers|shoppers|people|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
               r"mak(?:e|es|ing)|file|includ\w*|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
-              r"pin\s+down|roughly|around|\d+(?=\s*%)|"
+              r"pin\s+down|roughly|around|cit(?:e|ing)|\d+(?=\s*%)|"
               r"504ing")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
@@ -252,7 +252,7 @@ QUESTIONS = (
              Grammar((r"incidents?|severity|severe|sev|priority(?:\s+level)?|"
                       r"how\s+(?:serious|bad|severe)",), (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
-                 r"given|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
+                 r"given|record(?:ed)?|logged|assigned|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
                  r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess",)),
              ("incident", "severity", "incident-file"), incident,

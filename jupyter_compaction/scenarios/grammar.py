@@ -76,13 +76,15 @@ REQUEST = re.compile(r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|sh
 # A yes/no question said otherwise than by its opener: "..., yes or no?", "... or not?",
 # "tell me whether ...", "check if ...".
 YES_OR_NO = (r"yes\s+or\s+no|true\s+or\s+false|or\s+not|or\s+nah|y/n|whether|"
+             r"(?:does|do|is|are|has|have)\s+(?:it|they)\s+or\s+(?:doesn't|don't|isn't|aren't|"
+             r"hasn't|haven't)\s+(?:it|they)|"
              r"(?<=,\s)(?:does|do|is|are|has|have)\s+(?:it|they)\b|it\s+true\s+that|"
              r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)if")
 
 ATTRIBUTE = "attribute"  # a parse that found none of its head phrases misses this
 
 # Operator phrases (exclusion takes its entity through the question's `exclude` slot).
-EXCLUDING = (r"(?:except(?:\s+for)?|excluding|exclude|other\s+than|(?:but\s+)?without|"
+EXCLUDING = (r"(?:but\s+)?(?:except(?:\s+for)?|excluding|exclude|other\s+than|without|"
              r"(?:apart|aside)\s+from|besides|"
              r"not\s+counting|without\s+counting|ignoring|ignore|skipping|skip|"
              r"leaving\s+out|leave\s+out|minus)")

@@ -213,7 +213,7 @@ QUESTIONS = (
                    r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|"
                    r"is\s+late|late|find\s+out|says|wants|carrier|tracking|waybill|numbers|"
                    r"polic(?:y|ies)|clauses|apply|dates|(?:on\s+what\s+)?grounds|basis|justif\w*|"
-                   r"write\s+(?:it\s+)?up|reasoning|reasons?|rationale|refund|how\s+(?:we|to)"),
+                   r"write\s+(?:it\s+)?up|draft\w*|(?:our\s+)?(?:answer|reply)|reasoning|reasons?|rationale|refund|how\s+(?:we|to)"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason", "depot", "hold", "slot", "customer", "address", "request",
               "order", "waybill"),
@@ -253,7 +253,8 @@ QUESTIONS = (
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",
-             _asks(r"loyalty(?:\.tier)?|tiers?|membership|programme|program|status\s+level|gold|silver|"
+             _asks(r"loyalty(?:\.tier)?|tiers?|membership|programme|program|(?:status\s+)?level|gold|"
+                   r"silver|"
                    r"bronze",
                    r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|"
                    r"(?:northwind\s+)?circle", customer=True),

@@ -49,6 +49,9 @@ def aside_words(text: str) -> list[str]:
     # a scene ends at the dash, where the question starts
     ("Before I refund - which tier is the customer of ORD-1042?", ["Before", "I", "refund"]),
     ("How many files, for exercise 2?", ["for", "exercise", "2"]),
+    # what the learner believes or doubts, up to the question
+    ("I think it is gold, can you check the tier?", ["I", "think", "it", "is", "gold"]),
+    ("I'm not sure whether it has one, does it?", ["I'm", "not", "sure"]),
 ])
 def test_the_asides_of_a_task(text, words):
     assert aside_words(text) == words
@@ -109,6 +112,8 @@ def test_a_question_is_read_through_what_surrounds_it(name, task, question, slot
     # nor is a supposition
     ("logistics", "Suppose ORD-1042 had been six business days late. What would we offer "
                   "the customer then?", "Suppose"),
+    # a belief is no question: its attribute must be asked after it
+    ("agents", "I think agents/router.py has a dispatch table, who wrote it?", "wrote"),
     # a word that repeats no part of the entity's name is still read
     ("agents", "Who maintains the MCP bridge in agents/mcp_bridge.py?", "maintains"),
 ])
