@@ -46,7 +46,8 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          r"tools?\s+dict(?:ionary)?|(?:lookup|routing)\s+tables?|"
          r"(?:tool-)?name-to-handler(?:\s+dispatch)?\s+(?:mappings?|maps?|tables?)|"
          # "maps tool names to their handler functions", "tool names mapped to the functions"
-         rf"(?:maps?|mapping|routes?|routing)\s+(?:from\s+)?(?:the\s+)?(?:{TOOLS})\s+(?:on)?to\s+"
+         rf"(?:maps?|mapping|routes?|routing|dispatch(?:es)?)\s+(?:from\s+)?(?:the\s+)?(?:{TOOLS})\s+"
+         rf"(?:on)?to\s+"
          rf"{HANDLERS}|(?:{TOOLS})\s+(?:are\s+)?(?:mapped|routed)\s+(?:on)?to\s+{HANDLERS}|"
          r"dispatch(?:es)?\s+its\s+tools")
 RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
@@ -76,7 +77,7 @@ DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|conta
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
            r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|package|"
            r"configures?|uses?|set(?:\s+out|\s+up)?|keeps?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
-           r"code|"
+           r"code|builds|"  # "Build a retry policy" asks for work
            r"source",
            r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used")
 STEPS = (

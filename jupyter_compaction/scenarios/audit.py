@@ -456,7 +456,7 @@ QUESTIONS = (
              example="How many packages does services/web/package.json pin?"),
     Question("audit", "a licence audit of the services",
              Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|breach\w*|"
-                      r"verif\w*|follow(?:s|ing)?|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
+                      r"verif\w*|follow(?:s|ing)?|block(?:s|ing)?\s+(?:the\s+)?release|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
                       r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|licen[cs]\w*\s+checks?|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
                  LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open-source|against|versus|"
@@ -465,7 +465,7 @@ QUESTIONS = (
                           r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
                           r"exact|versions?|manifests?|services/?|service's|service|folder|"
                           r"three|3|billing|ingest|web|used|uses|using|run|with|exposure|oss|"
-                          r"pre-release|compar\w*|check(?:ed)?\s+against|"
+                          r"pre-release|compar\w*|check(?:ed)?\s+against|over|"
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
@@ -478,7 +478,7 @@ QUESTIONS = (
                  LICENCE, r"polic(?:y|ies)|set|sets|defines?|states?|covers?|lays?\s+down|"
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
-                          r"types?|outright|fine|acceptable|"
+                          r"types?|outright|fine|acceptable|record(?:ed)?|"
                           r"can(?:'t|not)?|lets?|open-source|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which"),
                  (POLICY,)),

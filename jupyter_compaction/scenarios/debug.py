@@ -198,7 +198,8 @@ QUESTIONS = (
                       r"gateway\.conf",), (
                  WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
                        r"applied|set|sets|configured|routes?|location|endpoint|calls?|"
-                       r"requests?|before\s+(?:returning\s+)?(?:a\s+)?504|before|put|for|on|api|"
+                       r"requests?|before\s+(?:it\s+)?(?:returns?\s+|returning\s+)?(?:a\s+)?504|before|put|for|"
+                       r"on|api|budget|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
                        r"backend|response|answers?|repl(?:y|ies)|respond|504s?|post|get|generic|"
                        r"catch-all|settings"), (ROUTE,)),
@@ -245,7 +246,7 @@ QUESTIONS = (
              Grammar((r"versions?|releases?|images?|builds?|tags?|deployed|running|runs|live",), (
                  r"inventory(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
                  r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
-                 r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container",)),
+                 r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",

@@ -47,7 +47,7 @@ from jupyter_compaction.scenarios import asides
 # the words for the workspace itself ("repo", "codebase"), and those that name a source
 # ("according to the tracking": the source's own words must still be understood).
 FILLER = asides.word_set("""
-a an the this that these those it its it's there here what what's which whichever
+a an the this that these those it its it's there here what what's which whichever whatever
 is are was were be been being do does did has have had got get gets having
 of in on at to for from by with into under inside within across through about among
 and or any some all every each also just only then so other such whether

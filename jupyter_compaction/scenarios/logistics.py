@@ -207,7 +207,8 @@ QUESTIONS = (
                    r"(?:^|(?<=\bwe\s)|(?<=\bto\s)|(?<=\bbe\s)|(?<=\byou\s)|(?<=please\s))"
                    r"handl\w*|"
                    r"(?:right|best|fair)\s+outcome|"
-                   r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*",
+                   r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*|"
+                   r"what\s+(?:should|can|could|do)\s+we\s+give",
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
                    r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|"
@@ -220,9 +221,9 @@ QUESTIONS = (
              or_missing(compose), example="Work support ticket TCK-5521 and decide what we "
                                           "offer the customer."),
     Question("clauses", "which policy clauses apply to an order's failed delivery",
-             _asks(r"polic(?:y|ies)|clauses?|rules?|sections?|provisions?|terms",
+             _asks(r"polic(?:y|ies)|clauses?|rules?|sections?|provisions?|terms|t&cs?",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
-                   r"failed|late|refund|redelivery|cite|quote|ids?|numbers?|"
+                   r"failed|late|refund|redelivery|cite|quote(?:\s+back)?|ids?|numbers?|"
                    r"(?:what\s+)?happened|files|answering|reply(?:ing)?|respond\w*|"
                    r"rel(?:y|ies|ying)\s+on|kicks?\s+in|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",

@@ -166,7 +166,7 @@ PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|(?:the\s+)?markdown\s+(
 QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
              Grammar((rf"imports?|imported|importing|{USES}",),
-                     (FILES, PACKAGE, r"anything|by|are|of|written|as\s+(?:they\s+)?appear|code"),
+                     (PACKAGE, FILES, r"anything|by|are|of|written|as\s+(?:they\s+)?appear|code"),
                      (PATH,), ("yesno", "count")),
              ("imports-of-path",), or_missing(one_file),
              example="What does markdown/core.py import?"),
