@@ -43,6 +43,7 @@ HANDLERS = r"(?:the\s+|their\s+|its\s+)?(?:handler\s+)?(?:functions?|handlers?)"
 TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
          r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|dict(?:ionary)?\s+of\s+tools|"
+         r"(?:tool\s+)?(?:lookup|routing)\s+(?:dicts?|maps?)|"
          r"tools?\s+dict(?:ionary)?|(?:lookup|routing)\s+tables?|"
          r"(?:tool-)?name-to-handler(?:\s+dispatch)?\s+(?:mappings?|maps?|tables?)|"
          # "maps tool names to their handler functions", "tool names mapped to the functions"
@@ -59,7 +60,8 @@ EXPLAINED = (r"dict|handl(?:es?|ing|ed)|table|that\s+(?:runs?|handles?|executes?
              r"(?:to\s+their\s+)?handlers|name-to-handler|tool-names?|mapping|tools")
 # What a retry policy retries, and how ("attempts, delays").
 RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|"
-           r"retrying|retried|how|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|model")
+           r"retrying|retried|how|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|model|"
+           r"attempts?/back-?off")
 CONCEPTS = (
     ("tool dispatch table", TABLE, EXPLAINED, "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
@@ -79,7 +81,8 @@ DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|conta
            r"configures?|uses?|set(?:\s+out|\s+up)?|keeps?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
            r"code|builds|"  # "Build a retry policy" asks for work
            r"source",
-           r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used")
+           r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used|"
+           r"(?<=\bin\s)agents")  # the default folder named bare: "files in agents"
 STEPS = (
     Step("list the {folder}/ folder", "list_files", {"folder": "{folder}"}, (
         Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),

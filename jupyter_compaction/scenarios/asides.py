@@ -70,7 +70,9 @@ FIRST_PERSON = (rf"{START}(?:(?:ok|so|well|right|hmm|honestly|frankly|actually|s
 # "To rule out the payment side, ...", "For my notes: ...", and the words of an OPENER.
 SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CLAUSE}"
          rf"|\b(?:since|because)\s+(?:it|they)\b{CLAUSE}"
-         rf"|(?<=\w\s)when\s+(?:I|we|it|they|the|this|our|customers?|users?|people|shoppers|"
+         # ... not the question "when" of "tell me when ...", "do you know when ..."
+         r"|(?<=\w\s)(?<!\bme\s)(?<!\bus\s)(?<!\bknow\s)(?<!\bsee\s)(?<!\bout\s)"
+         rf"when\s+(?:I|we|it|they|the|this|our|customers?|users?|people|shoppers|"
          rf"\w+ing)\b{CLAUSE}"
          r"|\bfor\s+(?:my|our)\s+\w+(?:\s+(?:notes|report|summary|slides))?"
          # ... who it is for: "for the weekly report", "for the legal team"
@@ -86,13 +88,15 @@ SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CL
          rf"|{OPENER}")
 # 3. A relative pronoun after a noun ("the customer who placed ...", ", which I have read")
 # joins a clause to it and asks nothing; opening a question ("who wrote ...?") it asks.
-RELATIVE = rf"(?<=[a-z0-9_)] )(?:who|whose|whom|whoever)\b|(?<=,\s)which\s+(?:I|we)\b{CLAUSE}"
+RELATIVE = (rf"(?<=[a-z0-9_)] )(?:who|whose|whom|whoever)\b|{START}whoever\b|"
+            rf"(?<=,\s)which\s+(?:I|we)\b{CLAUSE}")
 # 4. Hedges ("if any"), and the frames of a polite request ("would you mind listing ...").
 HEDGES = (r"\b(?:if\s+any|any\s+idea|i(?:'m|\s+am)\s+not\s+(?:sure|certain)|and\s+so\s+on|"
           r"and\s+the\s+like|etc\b\.?|"
           r"(?:and\s+)?that\s+sort\s+of\s+thing|at\s+the\s+moment|for\s+now|"
-          r"would\s+you\s+mind|i(?:'d|\s+would)\s+(?:like|love|want)\s+to\s+know|"
-          r"i(?:'d|\s+would)\s+be\s+(?:grateful|glad|thankful)\s+if\s+you\s+could|"
+          r"would\s+you\s+mind|i(?:'d|\s+would)\s+(?:like|love|want)\s+to\s+(?:know|understand)|"
+          r"i(?:'d|\s+would)\s+(?:be\s+(?:grateful|glad|thankful)|appreciate\s+it)\s+if\s+you\s+"
+          r"could|"
           r"(?:could|can)\s+you\s+check\s+that\s+for\s+me|"
           r"a\s+(?:simple|quick|plain)\s+yes\s+or\s+no\s+(?:would|will)\s+do|"
           r"(?:the\s+whole\s+)?code\s+base|so\s+far|bottom\s+line|"
@@ -103,7 +107,7 @@ ASIDE = re.compile("|".join((FIRST_PERSON, SCENE, RELATIVE, HEDGES)), re.I)
 # 5. A sentence that states rather than asks: it opens with its subject ("The customer
 # insists nobody rang the bell.") or has a stating verb among its first words ("Release is
 # tomorrow:"), and makes no request.
-SENTENCE = re.compile(r"\S.*?(?:(?<!\bi\.e)(?<!\be\.g)(?<!\betc)[.!?;:](?=\s|$)|"
+SENTENCE = re.compile(r"[^\s\-\u2013\u2014].*?(?:(?<!\bi\.e)(?<!\be\.g)(?<!\betc)[.!?;:](?=\s|$)|"
                       r"(?=\s[-\u2013\u2014]\s)|$)", re.S)  # "i.e." ends no sentence
 SUBJECT = word_set("""i i'm i've i'd we we're we've we'd it it's they they're there there's
 he she my our their his her its the this that these those some part according since about
@@ -117,6 +121,7 @@ show find make build suppose imagine assume pretend consider if""")
 STATING = word_set("""is are was were has have had says said wants needs insists seems
 started starts keeps kept began begins broke failed fails went looks owns uses runs mentions
 complains complained reports reported came sounds swears""")
+TOPICS = word_set("the this that these those")  # a noun phrase's first word
 TOLD = word_set("got had saw found noticed heard spotted")
 ASKS = re.compile(r"\?|\b(?:(?:i|we)(?:'d|\s+would|\s+do|\s+really)?\s+(?:want|need|like)\s+"
                   r"(?:to\s+(?:know|see|find|get|have|learn|check)|the|a|an|all|every|each|any)|"
@@ -144,6 +149,9 @@ def _states(sentence: str) -> bool | None:
     words = re.sub(OPENER, "", sentence, flags=re.I).lower().split()
     if not words:
         return None
+    if sentence.rstrip().endswith(":") and sentence.split()[0].lower() in TOPICS \
+            and not any(w in STATING for w in words):
+        return False  # a topic, not a statement: "The checkout route at the gateway: ..."
     return words[0] not in ASKING and words[0] not in ACTIONS and (
         _opens_a_statement(words[0]) or any(w in STATING for w in words[1:5])) \
         and not sentence.rstrip().endswith("?") and not ASKS.search(sentence)

@@ -425,6 +425,9 @@ COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packa
                           r"(?:have|has|got)(?=\s+(?:got\s+)?(?:an?\s+|any\s+)?(?:licen[cs]e\s+)?"
                           r"(?:exceptions?|waivers?)\b))\b",
                 optional=True)
+# "graphviz-wasm: is it covered ...?": the package named as the topic, then "it".
+TOPIC = Slot("package", r"^([a-z](?:[\w.-]*\w)?)(?=:\s+(?:is|has|does|was)\s+it\b)",
+             optional=True)
 LICENCE = r"licen[cs]\w*(?:-wise)?"
 DEPENDENCIES = (r"dependenc(?:y|ies)|deps?|pkgs?|(?:vendor\s+|third-party\s+)?librar(?:y|ies)|"
                 r"requirements")
@@ -489,7 +492,7 @@ QUESTIONS = (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
                           rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|{OSPO}|"
                           r"signed-off|policy/exceptions\.md|ex\s+ids|ids"),
-                 (POLICY, PACKAGE, COVERED), ("count", "yesno")),
+                 (POLICY, PACKAGE, COVERED, TOPIC), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
     Question("licensed", "which packages of one manifest are under a given licence",

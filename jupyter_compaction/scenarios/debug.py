@@ -179,7 +179,7 @@ UPSTREAM_SLOT = Slot("upstream", r"([a-z]+-service|payment-gateway)", default="i
 ROUTE = Slot("route", r"(/(?:[\w-]+/?)*)", default="/api/v1/checkout",
              aliases=((r"checkout(?:-api)?", "/api/v1/checkout"), (r"storefront", "/")))
 WAIT = (r"time-?outs?|wait(?:s|ing)?|how\s+long|(?:time\s+)?limit|times?\s+out|timing\s+out|"
-        r"gives?\s+up|giving\s+up|stops?\s+waiting|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)")
+        r"gives?\s+up|giving\s+up|stops?\s+waiting|cut-?off|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)")
 ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|incident|"
               r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|configs?|"
               r"work(?:ing)?\s+out|find\s+out|dig(?:\s+through)?|give|report|broke|broken|at|"
@@ -189,7 +189,7 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"symptoms?|not\s+just|"
               # who is hit: "for part of our users", "when customers try to pay"
               r"users|customers|shoppers|people|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
-              r"mak(?:e|es|ing)|file|includ\w*|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
+              r"mak(?:e|es|ing)|file|includ\w*|placement|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
               r"pin\s+down|roughly|around|cit(?:e|ing)|\d+(?=\s*%)|"
               r"504ing")
 QUESTIONS = (
@@ -199,7 +199,7 @@ QUESTIONS = (
                  WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
                        r"applied|set|sets|configured|routes?|location|endpoint|calls?|"
                        r"requests?|before\s+(?:it\s+)?(?:returns?\s+|returning\s+)?(?:a\s+)?504|before|put|for|"
-                       r"on|api|budget|"
+                       r"on|api|budget|path|secs?|how\s+many\s+secs|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
                        r"backend|response|answers?|repl(?:y|ies)|respond|504s?|post|get|generic|"
                        r"catch-all|settings"), (ROUTE,)),
@@ -221,7 +221,7 @@ QUESTIONS = (
              example="How long does checkout-api wait for inventory-service before timing out?"),
     Question("root-cause", "the root cause of the checkout failures, with numbers and files",
              Grammar((r"root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
-                      r"caus(?:e|es|ed|ing)|what\s+broke|break(?:s|ing)|"
+                      r"caus(?:e|es|ed|ing)|what\s+broke|break(?:s|ing)|culprits?|"
                       r"what(?:'s|\s+is)?(?:\s+(?:actually|really))?\s+mak(?:es|ing)|"
                       r"underlying\s+(?:cause|problem|issue)|behind|rca",), (ROOT_WORDS,)),
              ("incident", "severity", "timeout", "retries", "checkout-config", "endpoint",
@@ -236,7 +236,7 @@ QUESTIONS = (
                  r"inventory(?:[-\s]service)?|stock|reserv\w*|calls?|requests?|endpoint|"
                  r"abandon(?:ed)?|dropped|left\s+hanging|checkout(?:-api)?|"
                  r"(?:gave|given)\s+up(?:\s+(?:waiting\s+)?on)?|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
-                 r"take|taking|run|running|ran|spend|spent|before|when|"
+                 r"take|taking|run|running|ran|spend|spent|before|when|(?:in\s+)?(?:the\s+)?cases?\s+where|"
                  r"end\s+up(?:\s+with)?|in\s+(?:milliseconds|ms)|milliseconds|ms|slow|"
                  r"reach(?:ed)?|during(?:\s+the\s+incident)?|side|real|actual|"
                  r"inventory-service\.log|logs?|logged|/v2/stock/reserve",)),
@@ -250,7 +250,7 @@ QUESTIONS = (
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",
-             Grammar((r"incidents?|severity|severe|sev|priority(?:\s+level)?|"
+             Grammar((r"incidents?|inc|severity|severe|sev|priority(?:\s+level)?|"
                       r"how\s+(?:serious|bad|severe)",), (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
                  r"given|record(?:ed)?|logged|assigned|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"

@@ -66,6 +66,7 @@ anything something everything thing stuff kind overview rundown breakdown pictur
 agent class everyone walk scan whatsoever else number / &
 i.e e.g ie eg w.r.t wrt whats thats theres u ur q lol im ive ls
 repo repository codebase project workspace bundle snapshot folder directory dir cfg config
+tho though lists dump must
 according going based judging per
 """)
 AUX = asides.word_set("is are was were does do did has have can any anything")  # a yes/no opener

@@ -211,7 +211,7 @@ QUESTIONS = (
                    r"what\s+(?:should|can|could|do)\s+we\s+give",
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
                    r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
-                   r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|"
+                   r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|vouchers?|goodwill|"
                    r"is\s+late|late|find\s+out|says|wants|carrier|tracking|waybill|numbers|"
                    r"polic(?:y|ies)|clauses|apply|dates|(?:on\s+what\s+)?grounds|basis|justif\w*|"
                    r"write\s+(?:it\s+)?up|draft\w*|(?:our\s+)?(?:answer|reply)|reasoning|reasons?|rationale|refund|how\s+(?:we|to)"),
@@ -230,11 +230,11 @@ QUESTIONS = (
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
-             _asks(r"slots?|windows?|appointments?|re-?deliver(?:y|ies|ed)?|deliver(?:ed)?\s+again|"
+             _asks(r"slots?|windows?|appointments?|re-?deliver(?:y|ies|ed|ing)?|deliver(?:ed)?\s+again|"
                    r"send\s+(?:it\s+)?again",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
-                   r"depot|still|has|with|space|capacity|room|left|get|"
+                   r"depot|still|has|with|space|capacity|room|left|get|time|"
                    # "If we rebook ORD-1042, what is the soonest slot?" rebooks the redelivery
                    r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
@@ -248,7 +248,7 @@ QUESTIONS = (
                    r"(?=(?:\s+\S+){0,3}?\s+(?:on|in)\s+time)",
                    r"arriv\w*|not|(?:was|were|is|has|had|did|could|can)n't|find\s+out|courier|"
                    r"carrier|attempts?|the\s+attempt|hand\s+over|reach|events|root\s+cause|"
-                   r"home(?:\s+all\s+day)?|track\w*|doorstep|"
+                   r"home(?:\s+all\s+day)?|track\w*|doorstep|ma(?:ke|de)\s+it|"
                    r"promised(?:_delivery_date|\s+(?:delivery\s+)?date)?",
                    operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
@@ -257,7 +257,7 @@ QUESTIONS = (
              _asks(r"loyalty(?:\.tier)?|tiers?|membership|programme|program|(?:status\s+)?level|gold|"
                    r"silver|"
                    r"bronze",
-                   r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|"
+                   r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|rewards?|"
                    r"(?:northwind\s+)?circle", customer=True),
              ("tier", "customer"), or_missing(loyalty),
              example="What loyalty tier is the customer of ticket TCK-5521 in?"),

@@ -52,6 +52,12 @@ def aside_words(text: str) -> list[str]:
     # what the learner believes or doubts, up to the question
     ("I think it is gold, can you check the tier?", ["I", "think", "it", "is", "gold"]),
     ("I'm not sure whether it has one, does it?", ["I'm", "not", "sure"]),
+    ("I'd appreciate it if you could list the files.",
+     ["I'd", "appreciate", "it", "if", "you", "could"]),
+    # "when" asked after "tell me" is the question's, not a scene
+    ("Tell me when the next slot is.", []),
+    # a topic that ends in a colon is part of the question
+    ("The checkout route at the gateway: what is its timeout?", []),
 ])
 def test_the_asides_of_a_task(text, words):
     assert aside_words(text) == words
@@ -92,6 +98,13 @@ def test_around_names_token_indices():
     ("agents", "I already know about agents/router.py - which other files in agents/ define "
                "a tool dispatch table?", "table-files",
      {"folder": "agents", "exclude": "agents/router.py"}),
+    # the entity as the topic, then "it"; a yes/no after the dash
+    ("audit", "graphviz-wasm: is it covered by a licence exception?", "exceptions",
+     {"policy": "policy", "package": "graphviz-wasm", OPERATORS: "yesno"}),
+    ("markdown", "markdown/extensions/footnotes.py - does it import anything from the package?",
+     "imports-of-file", {"path": "markdown/extensions/footnotes.py", OPERATORS: "yesno"}),
+    ("debug", "The checkout endpoint at the edge gateway: what is its read timeout?", "gateway",
+     {"route": "/api/v1/checkout"}),
 ])
 def test_a_question_is_read_through_what_surrounds_it(name, task, question, slots):
     assert understood(name, task) == (question, slots)
