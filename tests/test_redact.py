@@ -7,7 +7,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from jupyter_compaction import secret_rules
-from jupyter_compaction.redact import PATTERNS, TRIGGERS, is_code, redact, strip_control
+from jupyter_compaction.redact import CONTINUED, PATTERNS, TRIGGERS, is_code, redact, strip_control
 from jupyter_compaction.summaries import build_prompt
 from tests.support.histories import TEXT
 
@@ -174,7 +174,8 @@ def test_strip_control_leaves_no_control_character(text):
 
 def _unfiltered(text: str) -> str:
     """What `redact()` makes of `text` without its prefilters: every rule run on it all
-    (an assigned value that is code, `PASSWORD==`, stays)."""
+    (an assigned value that is code, `PASSWORD==`, stays), then a redacted secret's wrapped
+    rest on the next line."""
     def replaced(m, kind):
         label = m.group(1) if m.re.groups else ""
         code = kind == "secret" and is_code(label, m.group()[len(label):],
@@ -195,7 +196,7 @@ def _unfiltered(text: str) -> str:
         if start >= done:
             out += text[done:start] + f"[REDACTED {found[start][1]}]"
             done = found[start][0]
-    return out + text[done:]
+    return CONTINUED.sub(lambda m: m.group(1) + "[REDACTED secret]", out + text[done:])
 
 
 def test_every_pattern_has_its_trigger_literals():
@@ -214,6 +215,8 @@ def test_the_prefilter_skips_no_match_in_any_case(text):
     "@db", "PASSWORD", "\u017fecret", "Token", "KEY", "sk-", "eyJ", "xoxb-", "AKIA"]),
     max_size=8).map("".join))
 @example("PASSWORD==")  # found by hypothesis: a comparison, code rather than a secret
+@example("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.SflKxwRJSMeKKF2QT4fw\n"
+         "PASSWORDtoken=aBcDeF12")  # found by hypothesis: a long key line after a redaction
 def test_the_prefilter_changes_nothing_redact_would_do(text):
     assert redact(text) == _unfiltered(text)
 
