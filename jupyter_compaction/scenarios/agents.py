@@ -43,11 +43,12 @@ HANDLERS = r"(?:the\s+|their\s+|its\s+)?(?:handler\s+)?(?:functions?|handlers?)"
 TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
          r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|dict(?:ionary)?\s+of\s+tools|"
-         r"(?:tool\s+)?(?:lookup|routing)\s+(?:dicts?|maps?)|"
+         r"(?:tool\s+)?(?:lookup|routing)\s+(?:dict(?:ionar(?:y|ies))?s?|maps?)|"
          r"tools?\s+dict(?:ionary)?|(?:lookup|routing)\s+tables?|"
          r"(?:tool-)?name-to-handler(?:\s+dispatch)?\s+(?:mappings?|maps?|tables?)|"
          # "maps tool names to their handler functions", "tool names mapped to the functions"
-         rf"(?:maps?|mapping|routes?|routing|dispatch(?:es)?)\s+(?:from\s+)?(?:the\s+)?(?:{TOOLS})\s+"
+         rf"(?:maps?|mapping|routes?|routing|dispatch(?:es)?|sends?)\s+(?:from\s+|of\s+)?(?:the\s+)?"
+         rf"(?:{TOOLS})\s+"
          rf"(?:on)?to\s+"
          rf"{HANDLERS}|(?:{TOOLS})\s+(?:are\s+)?(?:mapped|routed)\s+(?:on)?to\s+{HANDLERS}|"
          r"dispatch(?:es)?\s+its\s+tools")
@@ -61,7 +62,7 @@ EXPLAINED = (r"dict|handl(?:es?|ing|ed)|table|that\s+(?:runs?|handles?|executes?
 # What a retry policy retries, and how ("attempts, delays").
 RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|"
            r"retrying|retried|how|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|model|"
-           r"attempts?/back-?off")
+           r"attempts?/back-?off|lays?\s+down|sets?\s+out")
 CONCEPTS = (
     ("tool dispatch table", TABLE, EXPLAINED, "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
@@ -79,10 +80,10 @@ DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|conta
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
            r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|package|"
            r"configures?|uses?|set(?:\s+out|\s+up)?|keeps?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
-           r"code|builds|"  # "Build a retry policy" asks for work
+           r"code|builds|(?<=\w\s)(?<!\bplease\s)(?<!\byou\s)(?<!\bto\s)build|"  # not "Build X!"
            r"source",
            r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used|"
-           r"(?<=\bin\s)agents")  # the default folder named bare: "files in agents"
+           r"(?<=\bin\s)agents|places")  # the default folder named bare: "files in agents"
 STEPS = (
     Step("list the {folder}/ folder", "list_files", {"folder": "{folder}"}, (
         Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),

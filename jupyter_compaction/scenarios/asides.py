@@ -11,22 +11,24 @@ it?" is refused: "who" and "wrote" are asked, and no question reads them).
 
 Five kinds, each a pattern over the text:
 - an opening first-person clause that ends before the question ("I'm new here - ...", "I
-  already checked X, so ...");
+  already checked X, so ...", "I think X is gold, can you ...");
 - a clause that sets the scene: "before / while / since ... I (we)" ("... before we ship"),
-  "since / because it ...", "when <subject or -ing> ..." inside a sentence, an opening
-  purpose or occasion ("To rule out the payment side, ...", "For my notes, ..."), whom it
-  is for ("for the weekly report"), and the words that open a turn ("OK agent,", "Quick
-  check:", "Let's see...");
+  "since / because it ...", "when <subject or -ing> ..." inside a sentence (not after
+  "tell me", where "when" is asked), an opening purpose or occasion ("To rule out the
+  payment side, ...", "For my notes, ..."), whom or what it is for ("for the weekly
+  report", "for exercise 2"), and the words that open a turn ("OK agent,", "Quick check:",
+  "Let's see...");
 - a relative pronoun after a noun ("the customer who placed ORD-1042");
 - hedges and the frames of a polite request ("if any", "would you mind", "I'd like to
-  know", "a simple yes or no would do");
+  know", "I'm not sure whether", "a simple yes or no would do");
 - a sentence (or a lead-in before a dash) that states rather than asks, when another
   sentence of the task asks: it opens with its subject ("The ...", "I've ...", "Since
   ..."), a noun and its "is" ("Customer's on the phone -"), a participle ("Poking at the
   router -") or a verb that tells what happened ("Got a flaky call -"), or has a stating
   verb among its first words ("Release is tomorrow:"), does not open with a verb that asks
   for work ("Translate ...", "Suppose ..."), does not end with "?" and makes no request
-  ("I want to know", "tell me", "can you").
+  ("I want to know", "tell me", "can you"); a topic ending in a colon ("The checkout route
+  at the gateway: ...") names what is asked and is no statement.
 
 Left out: conditions and suppositions ("if we raised the timeout ...": a hypothetical
 changes the question), subordinate clauses with other subjects ("since the last release": a

@@ -444,7 +444,7 @@ QUESTIONS = (
                  r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open-source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
-                 r"(?:someone|somebody)\s+to\s+look\s+at|forbidden|go(?:ing)?\s+(?:over|through)|"
+                 r"(?:someone|somebody)\s+to\s+look\s+at|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
                  r"before\s+the\s+release",),
                  (MANIFEST,), ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
@@ -468,7 +468,7 @@ QUESTIONS = (
                           r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
                           r"exact|versions?|manifests?|services/?|service's|service|folder|"
                           r"three|3|billing|ingest|web|used|uses|using|run|with|exposure|oss|"
-                          r"pre-release|compar\w*|check(?:ed)?\s+against|over|"
+                          r"pre-release|compar\w*|check(?:ed)?\s+against|over|written\s+down|(?:not|isn't)\s+(?:ok|okay|fine)|"
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
@@ -481,7 +481,7 @@ QUESTIONS = (
                  LICENCE, r"polic(?:y|ies)|set|sets|defines?|states?|covers?|lays?\s+down|"
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
-                          r"types?|outright|fine|acceptable|record(?:ed)?|"
+                          r"types?|outright|fine|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
                           r"can(?:'t|not)?|lets?|open-source|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which"),
                  (POLICY,)),
@@ -491,7 +491,7 @@ QUESTIONS = (
              Grammar((r"exceptions?|waivers?",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
                           rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|{OSPO}|"
-                          r"signed-off|policy/exceptions\.md|ex\s+ids|ids"),
+                          r"signed-off|policy/exceptions\.md|ex\s+ids|ids|written\s+down"),
                  (POLICY, PACKAGE, COVERED, TOPIC), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
@@ -508,7 +508,7 @@ QUESTIONS = (
              Grammar((r"exceptions?|waivers?",), (
                  UNDER, LICENCE, rf"packages?|{DEPENDENCIES}|on\s+record|record(?:ed)?|register|"
                                  r"on\s+file|cover(?:s|ed|ing)?|appl(?:y|ies)|exists?|"
-                                 rf"services?/?|used|uses|lets?|through|ex\s+ids|ids|ever|{OSPO}"),
+                                 rf"services?/?|used|uses|lets?|through|ex\s+ids|ids|ever|hold|have|{OSPO}"),
                  (SERVICES, POLICY, LICENCE_NAME), ("yesno",)),
              ("manifests", "licences[{item}]", "register", "exceptions-file"),
              licence_exceptions, example="Is there a licence exception for the LGPL package?"),
@@ -518,7 +518,7 @@ QUESTIONS = (
                       r"files?\s+(?:that\s+)?(?:declare|list|pin)",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
                  r"use|hold|holds|contains?|declares?|keeps?|kept|where|files|services?/?|three|"
-                 r"rel(?:y|ies)\s+on|depends?\s+on|"
+                 r"rel(?:y|ies)\s+on|depends?\s+on|file|"
                  r"between(?:\s+them)?",),
                  (SERVICES,), ("count",)),
              ("manifests",), manifests, example="List the dependency manifests under services/."),

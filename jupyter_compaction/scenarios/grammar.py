@@ -89,7 +89,7 @@ EXCLUDING = (r"(?:but\s+)?(?:except(?:\s+for)?|excluding|exclude|other\s+than|wi
              r"(?:apart|aside)\s+from|besides|"
              r"not\s+counting|without\s+counting|ignoring|ignore|skipping|skip|"
              r"leaving\s+out|leave\s+out|minus)")
-SET_ASIDE = r"(?:leaving|leave|setting|set|putting|put)"
+SET_ASIDE = r"(?:but\s+)?(?:leaving|leave|setting|set|putting|put)"
 # An exclusion that points back: "apart from that one", "leaving that file out", "I know
 # about agents/router.py - which other files ...".
 THAT_ONE = (r"{excluding}\s+(?:that|this|it)(?:\s+(?:one|file|module))?|"
@@ -301,9 +301,10 @@ def _excluded(reader: Reader, grammar: Grammar) -> dict[str, str]:
     entity = bounded(f"{phrase}\\s+(?:the\\s+)?(?:(?:file|module|one|ones)\\s+)?"
                       f"(?:(?:in|from)\\s+)?({grammar.exclude.pattern})")
     left_out = reader.take(entity, 1)
-    # "leaving agents/router.py aside", "setting X aside"
+    # "leaving agents/router.py aside", "setting X aside", "but leave X off the list"
     left_out += reader.take(bounded(rf"{SET_ASIDE}\s+(?:the\s+)?(?:file\s+)?"
-                                    rf"({grammar.exclude.pattern})\s+(?:aside|out)"), 1)
+                                    rf"({grammar.exclude.pattern})\s+"
+                                    r"(?:aside|out|off(?:\s+the\s+list)?)"), 1)
     # "..., so leaving that one out, ...": the entity named last before the phrase
     for said in reader.matches(bounded(THAT_ONE.format(excluding=EXCLUDING))):
         named = list(bounded(grammar.exclude.pattern).finditer(reader.text, 0, said.start()))

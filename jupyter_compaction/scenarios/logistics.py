@@ -188,7 +188,8 @@ RECORD_WORDS = (r"(?:support\s+)?tickets?|support|orders?|customers?|customer's|
                 r"(?:late-)?desk|(?:standing\s+)?desk\s+frame|items?|goods|drop-?off|"
                 r"deliver(?:y|ies|ed|ing)?|late-delivery|missed|complaint|behind|"
                 # who the customer is: "the person who raised TCK-5521", "the buyer of ..."
-                r"requester|person|buyer|purchaser|client|placed|raised|opened|filed|complain\w*",)
+                r"requester|person|buyer|purchaser|client|placed|raised|opened|filed|complain\w*|"
+                r"driver(?:'s)?|courier's",)
 
 
 def _asks(heads: str, words: str = "", customer: bool = False,
@@ -212,6 +213,7 @@ QUESTIONS = (
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
                    r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|vouchers?|goodwill|"
+                   r"end\s+up|decision|"
                    r"is\s+late|late|find\s+out|says|wants|carrier|tracking|waybill|numbers|"
                    r"polic(?:y|ies)|clauses|apply|dates|(?:on\s+what\s+)?grounds|basis|justif\w*|"
                    r"write\s+(?:it\s+)?up|draft\w*|(?:our\s+)?(?:answer|reply)|reasoning|reasons?|rationale|refund|how\s+(?:we|to)"),
@@ -224,23 +226,23 @@ QUESTIONS = (
              _asks(r"polic(?:y|ies)|clauses?|rules?|sections?|provisions?|terms|t&cs?",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote(?:\s+back)?|ids?|numbers?|"
-                   r"(?:what\s+)?happened|files|answering|reply(?:ing)?|respond\w*|"
+                   r"(?:what\s+)?happened|files|answer(?:ing)?|reply(?:ing)?|respond\w*|"
                    r"rel(?:y|ies|ying)\s+on|kicks?\s+in|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
              _asks(r"slots?|windows?|appointments?|re-?deliver(?:y|ies|ed|ing)?|deliver(?:ed)?\s+again|"
-                   r"send\s+(?:it\s+)?again",
+                   r"send\s+(?:it\s+)?again|(?:brought|bring)\s+(?:it\s+|them\s+)?(?:round|back)\s+again",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
-                   r"depot|still|has|with|space|capacity|room|left|get|time|"
+                   r"depot|still|has|with|space|capacity|room|left|get|time|calendar|"
                    # "If we rebook ORD-1042, what is the soonest slot?" rebooks the redelivery
                    r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
              example="When is the first free redelivery slot for order ORD-1042?"),
     Question("failure", "why the delivery failed, and whether the order was late",
-             _asks(r"why|what\s+went\s+wrong|what\s+happened|what\s+made|explain\w*|reason|"
+             _asks(r"why|what\s+went\s+wrong|what\s+happened|what\s+made|what\s+stopped|explain\w*|reason|"
                    r"root\s+cause|caus\w*|fail(?:ed|ure)?|unsuccessful|late|(?:not|never|didn't)\s+arrived?|"
                    r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered|"
                    # "delivered on time", "the delivery attempt for ORD-1042 on time"
@@ -248,7 +250,7 @@ QUESTIONS = (
                    r"(?=(?:\s+\S+){0,3}?\s+(?:on|in)\s+time)",
                    r"arriv\w*|not|(?:was|were|is|has|had|did|could|can)n't|find\s+out|courier|"
                    r"carrier|attempts?|the\s+attempt|hand\s+over|reach|events|root\s+cause|"
-                   r"home(?:\s+all\s+day)?|track\w*|doorstep|ma(?:ke|de)\s+it|"
+                   r"home(?:\s+all\s+day)?|track\w*|doorstep|ma(?:ke|de)\s+it|(?:the\s+)?date\s+we\s+promised|"
                    r"promised(?:_delivery_date|\s+(?:delivery\s+)?date)?",
                    operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
@@ -257,7 +259,7 @@ QUESTIONS = (
              _asks(r"loyalty(?:\.tier)?|tiers?|membership|programme|program|(?:status\s+)?level|gold|"
                    r"silver|"
                    r"bronze",
-                   r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|rewards?|"
+                   r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|rewards?|where|stands?|"
                    r"(?:northwind\s+)?circle", customer=True),
              ("tier", "customer"), or_missing(loyalty),
              example="What loyalty tier is the customer of ticket TCK-5521 in?"),

@@ -195,7 +195,7 @@ QUESTIONS = (
                                                                     r"whole|does|it|"
                                  r"report|workspace|here|snapshot|python-markdown|3\.5\.2|\.\.x|"
                                  r"markdown\.x|lines|written|as|code|dependency\s+graph|graph|"
-                                 r"dependencies|per|pull(?:s|ed)?|"
+                                 r"dependencies|per|pull(?:s|ed)?|table|write\s+down|"
                                  r"markdown|per-file|whole|pull(?:s|ed)?\s+in|targets|dependency|picture")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),

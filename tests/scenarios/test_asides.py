@@ -105,6 +105,9 @@ def test_around_names_token_indices():
      "imports-of-file", {"path": "markdown/extensions/footnotes.py", OPERATORS: "yesno"}),
     ("debug", "The checkout endpoint at the edge gateway: what is its read timeout?", "gateway",
      {"route": "/api/v1/checkout"}),
+    # an exclusion said after the request
+    ("agents", "List the Python modules in the agents directory, but leave agents/prompts.py "
+               "off the list.", "files", {"folder": "agents", "exclude": "agents/prompts.py"}),
 ])
 def test_a_question_is_read_through_what_surrounds_it(name, task, question, slots):
     assert understood(name, task) == (question, slots)
