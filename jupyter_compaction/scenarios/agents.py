@@ -38,31 +38,41 @@ from jupyter_compaction.workspace import Workspace
 NONE = "none"
 # Each concept a file can define: its name, how a task names it (grammar head phrases), the
 # other words a task may use of it, its fact's prefix and the extractor that finds it.
-TOOLS = r"(?:each\s+|a\s+)?tool[\s-]+(?:names?|calls?)|tools"  # what a dispatch table maps from
-HANDLERS = r"(?:the\s+|their\s+|its\s+)?(?:handler\s+)?(?:functions?|handlers?)"  # ... and to
+# What a dispatch table maps from, and to.
+TOOLS = r"(?:each\s+|a\s+)?tool[\s-]+(?:names?|calls?)|each\s+tool's\s+name|tools"
+HANDLERS = r"(?:the\s+|their\s+|its\s+)?(?:handler\s+)?(?:functions?|handlers?)"
 TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
          r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|dict(?:ionary)?\s+of\s+tools|"
          r"(?:tool\s+)?(?:lookup|routing)\s+(?:dict(?:ionar(?:y|ies))?s?|maps?)|"
+         rf"(?:dicts?|maps?|mappings?)\s+from\s+(?:{TOOLS}|tool\s+name)\s+to\s+{HANDLERS}|"
          r"tools?\s+dict(?:ionary)?|(?:lookup|routing)\s+tables?|"
          r"(?:tool-)?name-to-handler(?:\s+dispatch)?\s+(?:mappings?|maps?|tables?)|"
          # "maps tool names to their handler functions", "tool names mapped to the functions"
-         rf"(?:maps?|mapping|routes?|routing|dispatch(?:es)?|sends?)\s+(?:from\s+|of\s+)?(?:the\s+)?"
+         rf"(?:maps?|mapping|routes?|routing|dispatch(?:es)?|sends?|connects?)\s+(?:from\s+|of\s+)?"
+         r"(?:the\s+)?"
          rf"(?:{TOOLS})\s+"
          rf"(?:on)?to\s+"
          rf"{HANDLERS}|(?:{TOOLS})\s+(?:are\s+)?(?:mapped|routed)\s+(?:on)?to\s+{HANDLERS}|"
          r"dispatch(?:es)?\s+its\s+tools")
 RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
-         r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off")
+         r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off|"
+         # said plainly: "a policy for retrying", "tries a failing call again"
+         r"polic(?:y|ies)\s+for\s+re-?try(?:ing)?|re-?trying|"
+         r"tr(?:y|ies|ying)\s+(?:(?:a|the|it|them|\w+ing)\s+)*(?:calls?|requests?\s+)?again|"
+         r"attempted\s+again")
 # The full task explains what a table is; its words are part of that question.
-EXPLAINED = (r"dict|handl(?:es?|ing|ed)|table|that\s+(?:runs?|handles?|executes?)\s+(?:them|it)|"
+EXPLAINED = (r"dict(?:ionar(?:y|ies))?|handl(?:es?|ing|ed)|decid(?:es|ing)|table|"
+             r"that\s+(?:runs?|handles?|executes?)\s+(?:them|it)|"
              r"routes?|tool\s+calls|tool|function|variable|look\s+up|lookup|->|callables?|str|"
              r"Callable|handlers?|"
              r"(?:to\s+their\s+)?handlers|name-to-handler|tool-names?|mapping|tools")
 # What a retry policy retries, and how ("attempts, delays").
 RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|"
            r"retrying|retried|how|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|model|"
-           r"attempts?/back-?off|lays?\s+down|sets?\s+out")
+           r"attempts?/back-?off|lays?\s+down|sets?\s+out|requests?|how\s+many\s+(?:times|tries)|"
+           r"how\s+often|failing|fails|how\s+long|in\s+between|between|decid(?:es?|ing)|"
+           r"waiting|tries|makes")
 CONCEPTS = (
     ("tool dispatch table", TABLE, EXPLAINED, "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
@@ -73,7 +83,7 @@ FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")
 # "the agents folder": a folder named without its slash (after FOLDER, whose default it
 # then replaces).
 FOLDER_NAMED = Slot("folder", r"(?:(?<=\bthe\s)|(?<=\bin\s)|(?<=\bof\s)|(?<=\bunder\s))"
-                              r"([\w.-]+)(?=\s+(?:folder|director(?:y|ies)|code(?:base)?)\b)",
+                              r"([\w.-]+)(?=\s+(?:folder|director(?:y|ies)|code(?:base)?|package)\b)",
                     optional=True)
 LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"

@@ -432,7 +432,8 @@ LICENCE = r"licen[cs]\w*(?:-wise)?"
 DEPENDENCIES = (r"dependenc(?:y|ies)|deps?|pkgs?|(?:vendor\s+|third-party\s+)?librar(?:y|ies)|"
                 r"requirements")
 OSPO = r"ospo|grant(?:s|ed)?|approv\w*"  # who keeps the policy and its exceptions
-UNDER = (r"under|licen[cs]ed|released|distributed|with|uses?|using|carr(?:y|ies)|contains?|is|"
+UNDER = (r"(?:come|comes|fall|falls)\s+under|under|licen[cs]ed|released|distributed|with|uses?|"
+         r"using|carr(?:y|ies)|contains?|is|"
          r"are|has|have|any|pulls?\s+in|pulling\s+in|depends?\s+on")
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
@@ -444,7 +445,7 @@ QUESTIONS = (
                  r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open-source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
-                 r"(?:someone|somebody)\s+to\s+look\s+at|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
+                 r"(?:someone|somebody)\s+to\s+look\s+at|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
                  r"before\s+the\s+release",),
                  (MANIFEST,), ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
@@ -452,7 +453,7 @@ QUESTIONS = (
     Question("manifest-size", "how many packages one manifest pins",
              Grammar((r"how\s+many|number\s+of|count",), (
                  rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|(?:lock|pin)(?:s|ed)?(?:\s+down)?|pins?|"
-                 r"pinned|lists?|listed|holds?|contains?|declares?|"
+                 r"pinned|(?:a\s+)?(?:fixed|particular|specific|exact)\s+versions?|lists?|listed|holds?|contains?|declares?|"
                  r"declared|requires?|required|in|of|total|direct|indirect",),
                  (MANIFEST,)),
              ("count-of-manifest",), or_missing(manifest_size),
@@ -477,7 +478,8 @@ QUESTIONS = (
                               "policy/."),
     Question("rules", "which rules the licence policy sets",
              Grammar((r"rules?|forbid\w*|allow\w*|says?|outline|summari[sz]e|ban(?:s|ned)?|"
-                      r"prohibit\w*|disallow\w*|permit\w*|without\s+(?:any\s+|a\s+)?review",), (
+                      r"prohibit\w*|disallow\w*|permit\w*|(?:without|with\s+no)\s+(?:any\s+|a\s+)?review|"
+                      r"without\s+asking(?:\s+anyone)?(?:\s+first)?",), (
                  LICENCE, r"polic(?:y|ies)|set|sets|defines?|states?|covers?|lays?\s+down|"
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
@@ -488,7 +490,7 @@ QUESTIONS = (
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
              example="What rules does the licence policy in policy/ set?"),
     Question("exceptions", "which licence exceptions are on record",
-             Grammar((r"exceptions?|waivers?",), (
+             Grammar((r"exceptions?|waivers?|special\s+permissions?",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
                           rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|{OSPO}|"
                           r"signed-off|policy/exceptions\.md|ex\s+ids|ids|written\s+down"),
@@ -508,14 +510,16 @@ QUESTIONS = (
              Grammar((r"exceptions?|waivers?",), (
                  UNDER, LICENCE, rf"packages?|{DEPENDENCIES}|on\s+record|record(?:ed)?|register|"
                                  r"on\s+file|cover(?:s|ed|ing)?|appl(?:y|ies)|exists?|"
-                                 rf"services?/?|used|uses|lets?|through|ex\s+ids|ids|ever|hold|have|{OSPO}"),
+                                 rf"services?/?|used|uses|lets?|through|ex\s+ids|ids|ever|hold|have|"
+                                 rf"polic(?:y|ies)|ships?|keep|{OSPO}"),
                  (SERVICES, POLICY, LICENCE_NAME), ("yesno",)),
              ("manifests", "licences[{item}]", "register", "exceptions-file"),
              licence_exceptions, example="Is there a licence exception for the LGPL package?"),
     Question("manifests", "which dependency manifests the services have",
              Grammar((r"manifest\s+files?|manifests?|(?:dependency|package)\s+(?:files?|lists?)|"
                       r"lock\s*files?|"
-                      r"files?\s+(?:that\s+)?(?:declare|list|pin)",), (
+                      r"files?\s+(?:that\s+)?(?:declare|list|pin|listing|declaring)\w*|"
+                      r"lists?\s+of\s+dependencies",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
                  r"use|hold|holds|contains?|declares?|keeps?|kept|where|files|services?/?|three|"
                  r"rel(?:y|ies)\s+on|depends?\s+on|file|"

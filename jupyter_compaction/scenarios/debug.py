@@ -179,7 +179,7 @@ UPSTREAM_SLOT = Slot("upstream", r"([a-z]+-service|payment-gateway)", default="i
 ROUTE = Slot("route", r"(/(?:[\w-]+/?)*)", default="/api/v1/checkout",
              aliases=((r"checkout(?:-api)?", "/api/v1/checkout"), (r"storefront", "/")))
 WAIT = (r"time-?outs?|wait(?:s|ing)?|how\s+long|(?:time\s+)?limit|times?\s+out|timing\s+out|"
-        r"gives?\s+up|giving\s+up|stops?\s+waiting|cut-?off|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)")
+        r"gives?\s+up|giving\s+up|stops?\s+waiting|cut-?off|bail(?:s|ing)?\s+out|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)")
 ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|incident|"
               r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|configs?|"
               r"work(?:ing)?\s+out|find\s+out|dig(?:\s+through)?|give|report|broke|broken|at|"
@@ -190,7 +190,7 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               # who is hit: "for part of our users", "when customers try to pay"
               r"users|customers|shoppers|people|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
               r"mak(?:e|es|ing)|file|includ\w*|placement|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
-              r"pin\s+down|roughly|around|cit(?:e|ing)|\d+(?=\s*%)|"
+              r"pin\s+down|roughly|around|cit(?:e|ing)|getting|(?:since\s+|at\s+)?\d{1,2}:\d{2}(?:\s*utc)?|\d+(?=\s*%)|"
               r"504ing")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
@@ -199,7 +199,7 @@ QUESTIONS = (
                  WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
                        r"applied|set|sets|configured|routes?|location|endpoint|calls?|"
                        r"requests?|before\s+(?:it\s+)?(?:returns?\s+|returning\s+)?(?:a\s+)?504|before|put|for|"
-                       r"on|api|budget|path|secs?|how\s+many\s+secs|"
+                       r"on|api|budget|path|secs?|how\s+many\s+secs|front|willing|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
                        r"backend|response|answers?|repl(?:y|ies)|respond|504s?|post|get|generic|"
                        r"catch-all|settings"), (ROUTE,)),
@@ -208,7 +208,8 @@ QUESTIONS = (
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)|"
                             r"(?:upstreams\.[\w-]+\.)?timeout_seconds"), (
-                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allowed|gives?|appl(?:y|ies|ied)|"
+                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allow(?:s|ed)?|gives?|appl(?:y|ies|ied)|"
+                 r"timing\s+(?:them\s+|it\s+)?out|responses?|"
                  r"towards|"
                  r"config|live|current|production|retries|upstream|service|client|willing|value|"
                  r"how\s+many\s+seconds|seconds|how\s+many\s+retries|when\s+calling|calling|"
@@ -223,7 +224,7 @@ QUESTIONS = (
              Grammar((r"root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
                       r"caus(?:e|es|ed|ing)|what\s+broke|break(?:s|ing)|culprits?|"
                       r"what(?:'s|\s+is)?(?:\s+(?:actually|really))?\s+mak(?:es|ing)|"
-                      r"underlying\s+(?:cause|problem|issue)|behind|rca",), (ROOT_WORDS,)),
+                      r"underlying\s+(?:cause|problem|issue|reason)|behind|rca",), (ROOT_WORDS,)),
              ("incident", "severity", "timeout", "retries", "checkout-config", "endpoint",
               "abandoned", "inventory-log", "release", "change", "deployed", "index",
               "inventory-config", "migration", "read-timeout", "checkout-log", "first-error",
@@ -231,12 +232,12 @@ QUESTIONS = (
               "previous"), compose,
              example="Why is checkout failing? Find the root cause."),
     Question("durations", "how long the abandoned stock calls took",
-             Grammar((r"how\s+(?:long|slow)|how\s+much\s+time|how\s+many\s+(?:milliseconds|ms)|"
+             Grammar((r"how\s+(?:long|slow)|how\s+much\s+time|how\s+many\s+(?:milliseconds|ms|seconds)|"
                       r"durations?|duration_ms|latenc(?:y|ies)|timings?|took|last(?:ed)?",), (
                  r"inventory(?:[-\s]service)?|stock|reserv\w*|calls?|requests?|endpoint|"
                  r"abandon(?:ed)?|dropped|left\s+hanging|checkout(?:-api)?|"
                  r"(?:gave|given)\s+up(?:\s+(?:waiting\s+)?on)?|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
-                 r"take|taking|run|running|ran|spend|spent|before|when|(?:in\s+)?(?:the\s+)?cases?\s+where|"
+                 r"take|taking|run|running|ran|spend|spent|before|when|stopped\s+waiting(?:\s+on)?|(?:in\s+)?(?:the\s+)?cases?\s+where|"
                  r"end\s+up(?:\s+with)?|in\s+(?:milliseconds|ms)|milliseconds|ms|slow|"
                  r"reach(?:ed)?|during(?:\s+the\s+incident)?|side|real|actual|"
                  r"inventory-service\.log|logs?|logged|/v2/stock/reserve",)),
@@ -246,7 +247,7 @@ QUESTIONS = (
              Grammar((r"versions?|releases?|images?|builds?|tags?|deployed|running|runs|live",), (
                  r"inventory(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
                  r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
-                 r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?",)),
+                 r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",
@@ -255,7 +256,7 @@ QUESTIONS = (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
                  r"given|record(?:ed)?|logged|assigned|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
-                 r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess",)),
+                 r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess|official",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),
 )

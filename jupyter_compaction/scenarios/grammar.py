@@ -105,7 +105,8 @@ OPERATORS = {
            r"without|none",  # "dont" typed without its apostrophe too
     "count": r"how\s+many|count(?:ing)?|number\s+of|tally",
     "largest": r"largest|biggest|the\s+most\s+bytes",
-    ONTIME: r"on\s+time|in\s+time",  # a yes/no asked as "on time?" rather than "late?"
+    # a yes/no asked as "on time?" (or "by the promised date?") rather than "late?"
+    ONTIME: r"on\s+time|in\s+time|by\s+the\s+(?:promised\s+)?date(?:\s+we\s+promised)?",
 }
 _TOKEN = re.compile(r"[./]*\w[\w./'-]*[\w/]|[./]*\w|/")  # a lone / is a route
 

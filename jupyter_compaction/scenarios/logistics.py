@@ -227,16 +227,16 @@ QUESTIONS = (
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote(?:\s+back)?|ids?|numbers?|"
                    r"(?:what\s+)?happened|files|answer(?:ing)?|reply(?:ing)?|respond\w*|"
-                   r"rel(?:y|ies|ying)\s+on|kicks?\s+in|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
+                   r"rel(?:y|ies|ying)\s+on|kicks?\s+in|case|documents?|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
              _asks(r"slots?|windows?|appointments?|re-?deliver(?:y|ies|ed|ing)?|deliver(?:ed)?\s+again|"
-                   r"send\s+(?:it\s+)?again|(?:brought|bring)\s+(?:it\s+|them\s+)?(?:round|back)\s+again",
+                   r"send(?:ing)?\s+(?:\S+\s+){0,2}?(?:out\s+)?(?:again|a\s+second\s+time)|(?:brought|bring)\s+(?:it\s+|them\s+)?(?:round|back)\s+again",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
-                   r"depot|still|has|with|space|capacity|room|left|get|time|calendar|"
+                   r"depot|still|has|with|space|capacity|room|left|get|time|calendar|places|"
                    # "If we rebook ORD-1042, what is the soonest slot?" rebooks the redelivery
                    r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
@@ -247,9 +247,9 @@ QUESTIONS = (
                    r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered|"
                    # "delivered on time", "the delivery attempt for ORD-1042 on time"
                    r"(?:delivered|arrived?|came|delivery|attempt)"
-                   r"(?=(?:\s+\S+){0,3}?\s+(?:on|in)\s+time)",
+                   r"(?=(?:\s+\S+){0,3}?\s+(?:(?:on|in)\s+time|by\s+the\s+(?:promised\s+)?date))",
                    r"arriv\w*|not|(?:was|were|is|has|had|did|could|can)n't|find\s+out|courier|"
-                   r"carrier|attempts?|the\s+attempt|hand\s+over|reach|events|root\s+cause|"
+                   r"carrier|attempts?|the\s+attempt|hand(?:ing)?\s+over|work|reach|events|root\s+cause|"
                    r"home(?:\s+all\s+day)?|track\w*|doorstep|ma(?:ke|de)\s+it|(?:the\s+)?date\s+we\s+promised|"
                    r"promised(?:_delivery_date|\s+(?:delivery\s+)?date)?",
                    operators=("ontime", "yesno")),
@@ -257,6 +257,7 @@ QUESTIONS = (
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",
              _asks(r"loyalty(?:\.tier)?|tiers?|membership|programme|program|(?:status\s+)?level|gold|"
+                   r"(?:northwind\s+)?circle\s+status|"
                    r"silver|"
                    r"bronze",
                    r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|rewards?|where|stands?|"

@@ -166,7 +166,8 @@ PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|(?:the\s+)?markdown\s+(
 QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
              Grammar((rf"imports?|imported|importing|{USES}",),
-                     (PACKAGE, FILES, r"anything|by|are|of|written|as\s+(?:they\s+)?appear|code"),
+                     (PACKAGE, FILES,
+                      r"anything|by|are|of|written|as\s+(?:they\s+)?appear|code|rest"),
                      (PATH,), ("yesno", "count")),
              ("imports-of-path",), or_missing(one_file),
              example="What does markdown/core.py import?"),
@@ -180,7 +181,8 @@ QUESTIONS = (
              Grammar((r"import(?:s|ing)?\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
                       r"other\s+)?imports?|without\s+(?:package\s+|internal\s+)?imports|"
                       r"(?:do\s+not|don'?t)\s+(?:pull\s+in|use|depend\s+on)|stand(?:s)?\s+alone|"
-                      r"self-contained|zero\s+(?:package\s+|internal\s+)?imports|"
+                      r"self-contained|stand(?:s)?\s+on\s+(?:their|its)\s+own|"
+                      r"zero\s+(?:package\s+|internal\s+)?imports|"
                       r"(?:do\s+not|don'?t)\s+import|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
                      (FILES, PACKAGE, r"anything|markdown|have|module|other|rest|"
@@ -203,7 +205,7 @@ QUESTIONS = (
              Grammar((r"files?|modules?",), (
                  r"python|\.?py|source|markdown|python-markdown|package|workspace|here|"
                  r"contains?|holds?|"
-                 r"hold|are|there|inventory|"
+                 r"hold|are|there|inventory|checkout|"
                  r"make\s+up|makes\s+up|comprises?|consists?\s+of",),
                  (), ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), listing, example="List the Python files of this package."),
