@@ -47,9 +47,9 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          r"(?:tool\s+)?(?:lookup|routing)\s+(?:dict(?:ionar(?:y|ies))?s?|maps?)|"
          rf"(?:dicts?|maps?|mappings?)\s+from\s+(?:{TOOLS}|tool\s+name)\s+to\s+{HANDLERS}|"
          r"tools?\s+dict(?:ionary)?|(?:lookup|routing)\s+tables?|"
-         r"(?:tool-)?name-to-handler(?:\s+dispatch)?\s+(?:mappings?|maps?|tables?)|"
+         r"(?:tool-)?name-to-handler(?:\s+(?:dispatch|lookup))?\s+(?:mappings?|maps?|tables?|dicts?)|"
          # "maps tool names to their handler functions", "tool names mapped to the functions"
-         rf"(?:maps?|mapping|routes?|routing|dispatch(?:es)?|sends?|connects?)\s+(?:from\s+|of\s+)?"
+         rf"(?:maps?|mapping|routes?|routing|dispatch(?:es|ing)?|sends?|connects?)\s+(?:from\s+|of\s+)?"
          r"(?:the\s+)?"
          rf"(?:{TOOLS})\s+"
          rf"(?:on)?to\s+"
@@ -58,8 +58,8 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
 RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
          r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off|"
          # said plainly: "a policy for retrying", "tries a failing call again"
-         r"polic(?:y|ies)\s+for\s+re-?try(?:ing)?|re-?trying|"
-         r"tr(?:y|ies|ying)\s+(?:(?:a|the|it|them|\w+ing)\s+)*(?:calls?|requests?\s+)?again|"
+         r"polic(?:y|ies)\s+for\s+re-?try(?:ing)?|re-?trying|re-?attempt(?:s|ing)?|"
+         r"tr(?:y|ies|ying|ied)\s+(?:(?:a|the|it|them|\w+ing)\s+)*(?:calls?|requests?\s+)?again|"
          r"attempted\s+again")
 # The full task explains what a table is; its words are part of that question.
 EXPLAINED = (r"dict(?:ionar(?:y|ies))?|handl(?:es?|ing|ed)|decid(?:es|ing)|table|"
@@ -90,7 +90,8 @@ DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|conta
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
            r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|package|"
            r"configures?|uses?|set(?:\s+out|\s+up)?|keeps?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
-           r"code|builds|(?<=\w\s)(?<!\bplease\s)(?<!\byou\s)(?<!\bto\s)build|"  # not "Build X!"
+           # "build", but not a request to build ("Build a retry policy", "you build")
+           r"code|builds|spells?\s+out|(?<=\w\s)(?<!\bplease\s)(?<!\byou\s)(?<!\bto\s)build|"
            r"source",
            r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used|"
            r"(?<=\bin\s)agents|places")  # the default folder named bare: "files in agents"

@@ -74,7 +74,7 @@ SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CL
          rf"|\b(?:since|because)\s+(?:it|they)\b{CLAUSE}"
          # ... not the question "when" of "tell me when ...", "do you know when ..."
          r"|(?<=\w\s)(?<!\bme\s)(?<!\bus\s)(?<!\bknow\s)(?<!\bsee\s)(?<!\bout\s)"
-         rf"when\s+(?:I|we|it|they|the|this|our|customers?|users?|people|shoppers|"
+         rf"when\s+(?:I|we|it|they|the|this|our|customers?|users?|people|shoppers|someone|somebody|"
          rf"\w+ing)\b{CLAUSE}"
          r"|\bfor\s+(?:my|our)\s+\w+(?:\s+(?:notes|report|summary|slides))?"
          # ... who it is for: "for the weekly report", "for the legal team"

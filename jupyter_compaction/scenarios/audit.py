@@ -418,7 +418,7 @@ PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?:the\s+(?=\S+\s+package
 # before "covered", not a common noun.
 COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packages?|"
                           r"dependenc(?:y|ies)|deps?|pkgs?|register|polic(?:y|ies)|records?|"
-                          r"lists?|files?|manifests?|ones?|any(?:thing)?|"
+                          r"lists?|files?|manifests?|ones?|any(?:thing)?|exceptions?|waivers?|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)\s+(?:(?:is\s+|are\s+)?"
                           r"covered|(?:has\s+)?been\s+(?:covered|granted|exempted)|"
                           # "Has graphviz-wasm got an exception?", "Does chardet have one?"
@@ -445,22 +445,23 @@ QUESTIONS = (
                  r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open-source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
-                 r"(?:someone|somebody)\s+to\s+look\s+at|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
+                 r"(?:someone|somebody)\s+to\s+look\s+at|carr(?:y|ies)|(?:does\s+not|doesn't|don't)\s+allow|not\s+allowed|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
                  r"before\s+the\s+release",),
                  (MANIFEST,), ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
              example="Which licences in services/web/package.json need attention?"),
     Question("manifest-size", "how many packages one manifest pins",
-             Grammar((r"how\s+many|number\s+of|count",), (
+             Grammar((r"how\s+many|number\s+of|count|"
+                      r"how\s+long(?=\s+is\s+the\s+(?:dependency|package)\s+list)",), (
                  rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|(?:lock|pin)(?:s|ed)?(?:\s+down)?|pins?|"
                  r"pinned|(?:a\s+)?(?:fixed|particular|specific|exact)\s+versions?|lists?|listed|holds?|contains?|declares?|"
-                 r"declared|requires?|required|in|of|total|direct|indirect",),
+                 r"declared|requires?|required|in|of|total|direct|indirect|includ(?:ed|ing)",),
                  (MANIFEST,)),
              ("count-of-manifest",), or_missing(manifest_size),
              example="How many packages does services/web/package.json pin?"),
     Question("audit", "a licence audit of the services",
              Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|breach\w*|"
-                      r"verif\w*|follow(?:s|ing)?|block(?:s|ing)?\s+(?:the\s+)?release|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
+                      r"verif\w*|follow(?:s|ing)?|(?:clash|conflict)(?:s|es|ing)?\s+with|block(?:s|ing)?\s+(?:the\s+)?release|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
                       r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|licen[cs]\w*\s+checks?|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
                  LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open-source|against|versus|"
@@ -469,7 +470,7 @@ QUESTIONS = (
                           r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
                           r"exact|versions?|manifests?|services/?|service's|service|folder|"
                           r"three|3|billing|ingest|web|used|uses|using|run|with|exposure|oss|"
-                          r"pre-release|compar\w*|check(?:ed)?\s+against|over|written\s+down|(?:not|isn't)\s+(?:ok|okay|fine)|"
+                          r"pre-release|compar\w*|check(?:ed)?\s+against|over|(?:does\s+not|doesn't|don't)\s+allow|written\s+down|(?:not|isn't)\s+(?:ok|okay|fine)|"
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
@@ -492,7 +493,7 @@ QUESTIONS = (
     Question("exceptions", "which licence exceptions are on record",
              Grammar((r"exceptions?|waivers?|special\s+permissions?",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
-                          rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|{OSPO}|"
+                          rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|rules|{OSPO}|"
                           r"signed-off|policy/exceptions\.md|ex\s+ids|ids|written\s+down"),
                  (POLICY, PACKAGE, COVERED, TOPIC), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
@@ -501,7 +502,7 @@ QUESTIONS = (
              Grammar((rf"packages?|{DEPENDENCIES}|libraries|library|modules?|pins?|anything|"
                        # "what's licensed LGPL in ...": which packages are
                        r"what(?:'s|\s+is|\s+are)?(?=\s+(?:licen[cs]ed|under)\b)",), (
-                 UNDER, LICENCE, r"pinned|in|of|one|ones"), (MANIFEST, LICENCE_NAME),
+                 UNDER, LICENCE, r"pinned|in|of|one|ones|terms"), (MANIFEST, LICENCE_NAME),
                  ("not", "count", "yesno")),
              ("licences-of-manifest",), or_missing(licensed),
              example="Which package in services/web/package.json is under the LGPL?"),

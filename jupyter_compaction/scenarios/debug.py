@@ -189,8 +189,9 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"symptoms?|not\s+just|"
               # who is hit: "for part of our users", "when customers try to pay"
               r"users|customers|shoppers|people|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
-              r"mak(?:e|es|ing)|file|includ\w*|placement|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
-              r"pin\s+down|roughly|around|cit(?:e|ing)|getting|(?:since\s+|at\s+)?\d{1,2}:\d{2}(?:\s*utc)?|\d+(?=\s*%)|"
+              r"mak(?:e|es|ing)|file|includ\w*|placement|where|come\s+from|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
+              r"pin\s+down|roughly|around|cit(?:e|ing)|getting|erroring(?:\s+out)?|(?:at\s+)?the\s+edge|"
+              r"(?:(?:since|at|around)\s+)?(?:about\s+)?\d{1,2}:\d{2}(?:\s*utc)?|\d+(?=\s*%)|"
               r"504ing")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
@@ -199,7 +200,7 @@ QUESTIONS = (
                  WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
                        r"applied|set|sets|configured|routes?|location|endpoint|calls?|"
                        r"requests?|before\s+(?:it\s+)?(?:returns?\s+|returning\s+)?(?:a\s+)?504|before|put|for|"
-                       r"on|api|budget|path|secs?|how\s+many\s+secs|front|willing|"
+                       r"on|api|budget|path|secs?|how\s+many\s+secs|front|willing|connection|checkout(?:-api)?|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
                        r"backend|response|answers?|repl(?:y|ies)|respond|504s?|post|get|generic|"
                        r"catch-all|settings"), (ROUTE,)),
@@ -214,7 +215,7 @@ QUESTIONS = (
                  r"config|live|current|production|retries|upstream|service|client|willing|value|"
                  r"how\s+many\s+seconds|seconds|how\s+many\s+retries|when\s+calling|calling|"
                  r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
-                 r"(?:a\s+)?(?:reply|response|answer)\s+from|respond|reply|answer|settings|"
+                 r"(?:a\s+)?(?:reply|response|answer)\s+from|respond|reply|answer|settings|backend|"
                  r"before\s+(?:it\s+(?:times\s+out|gives\s+up)|the\s+call\s+is\s+abandoned)|"
                  r"before",),
                  (UPSTREAM_SLOT,)),
@@ -247,16 +248,18 @@ QUESTIONS = (
              Grammar((r"versions?|releases?|images?|builds?|tags?|deployed|running|runs|live",), (
                  r"inventory(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
                  r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
-                 r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file",)),
+                 r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file|cluster|"
+                 r"\d+\.\d+\.\d+",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",
-             Grammar((r"incidents?|inc|severity|severe|sev|priority(?:\s+level)?|"
+             Grammar((r"incidents?|inc|severity|severe|sev(?:-?\d)?|priority(?:\s+level)?|"
                       r"how\s+(?:serious|bad|severe)",), (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
                  r"given|record(?:ed)?|logged|assigned|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
-                 r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess|official",)),
+                 r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess|official|"
+                 r"reference|sev-?\d|as",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),
 )

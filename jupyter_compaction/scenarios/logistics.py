@@ -185,7 +185,7 @@ TICKET, ORDER, CUSTOMER = (Slot(name, rf"({prefix}-\d+)", optional=True, upper=T
                                                 ("customer", "CUS")))
 RECORD_WORDS = (r"(?:support\s+)?tickets?|support|orders?|customers?|customer's|parcels?|package|"
                 # what was ordered: "the late desk delivery", "get their desk"
-                r"(?:late-)?desk|(?:standing\s+)?desk\s+frame|items?|goods|drop-?off|"
+                r"(?:late-)?desk|(?:standing\s+)?desk\s+frame|items?|goods|drop-?off|shipments?|(?:never\s+)?show(?:ed)?\s+up|"
                 r"deliver(?:y|ies|ed|ing)?|late-delivery|missed|complaint|behind|"
                 # who the customer is: "the person who raised TCK-5521", "the buyer of ..."
                 r"requester|person|buyer|purchaser|client|placed|raised|opened|filed|complain\w*|"
@@ -209,7 +209,7 @@ QUESTIONS = (
                    r"handl\w*|"
                    r"(?:right|best|fair)\s+outcome|"
                    r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*|"
-                   r"what\s+(?:should|can|could|do)\s+we\s+give",
+                   r"what\s+(?:should|can|could|do)\s+we\s+give|what(?:'s|\s+is)\s+our\s+(?:answer|reply|response)",
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
                    r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|vouchers?|goodwill|"
@@ -223,17 +223,18 @@ QUESTIONS = (
              or_missing(compose), example="Work support ticket TCK-5521 and decide what we "
                                           "offer the customer."),
     Question("clauses", "which policy clauses apply to an order's failed delivery",
-             _asks(r"polic(?:y|ies)|clauses?|rules?|sections?|provisions?|terms|t&cs?",
+             _asks(r"polic(?:y|ies)|clauses?|rules?|sections?|provisions?|terms|t&cs?|parts?(?=\s+of\b)",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote(?:\s+back)?|ids?|numbers?|"
                    r"(?:what\s+)?happened|files|answer(?:ing)?|reply(?:ing)?|respond\w*|"
-                   r"rel(?:y|ies|ying)\s+on|kicks?\s+in|case|documents?|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
+                   r"rel(?:y|ies|ying)\s+on|kicks?\s+in|case|situation|documents?|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
              _asks(r"slots?|windows?|appointments?|re-?deliver(?:y|ies|ed|ing)?|deliver(?:ed)?\s+again|"
-                   r"send(?:ing)?\s+(?:\S+\s+){0,2}?(?:out\s+)?(?:again|a\s+second\s+time)|(?:brought|bring)\s+(?:it\s+|them\s+)?(?:round|back)\s+again",
+                   r"(?:send(?:ing)?|tak(?:e|ing)|bring(?:ing)?)\s+(?:\S+\s+){0,2}?(?:out\s+)?"
+                   r"(?:to\s+the\s+customer\s+)?(?:again|a\s+second\s+time)|(?:brought|bring)\s+(?:it\s+|them\s+)?(?:round|back)\s+again",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
                    r"depot|still|has|with|space|capacity|room|left|get|time|calendar|places|"

@@ -161,7 +161,7 @@ PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|(?:the\s+)?markdown\s+(
            r"modules?)|"
            r"package|internal|intra-package|package-internal|top-level|"
            r"(?:(?:at|in)\s+the\s+)?top(?:\s+level|-level|\s+of)|at\s+the\s+top|verbatim|"
-           r"as\s+written|parts\s+of\s+the\s+package|"
+           r"as\s+written|parts\s+of\s+the\s+package|elsewhere(?:\s+in\s+the\s+package)?|"
            r"(?:at\s+)?module(?:\s+|-)level|python-markdown")
 QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
@@ -178,7 +178,7 @@ QUESTIONS = (
                      ("exclude", "not", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
-             Grammar((r"import(?:s|ing)?\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
+             Grammar((r"import(?:s|ing)?\s+nothing|(?:pull|bring)(?:s|ing)?\s+in\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
                       r"other\s+)?imports?|without\s+(?:package\s+|internal\s+)?imports|"
                       r"(?:do\s+not|don'?t)\s+(?:pull\s+in|use|depend\s+on)|stand(?:s)?\s+alone|"
                       r"self-contained|stand(?:s)?\s+on\s+(?:their|its)\s+own|"
@@ -197,7 +197,7 @@ QUESTIONS = (
                                                                     r"whole|does|it|"
                                  r"report|workspace|here|snapshot|python-markdown|3\.5\.2|\.\.x|"
                                  r"markdown\.x|lines|written|as|code|dependency\s+graph|graph|"
-                                 r"dependencies|per|pull(?:s|ed)?|table|write\s+down|"
+                                 r"dependencies|per|pull(?:s|ed)?|table|write\s+down|rest|at\s+a\s+time|"
                                  r"markdown|per-file|whole|pull(?:s|ed)?\s+in|targets|dependency|picture")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
