@@ -89,8 +89,21 @@ def outputs(page) -> list[str]:
         '.jp-OutputArea-output')).map(o => o.textContent)""")
 
 
+def answer_dialog(page) -> None:
+    """A "Select Kernel" dialog in front of the notebook (a slow page may open the notebook
+    before it knows its kernels, and "Run All Cells" then asks which to start) gets its
+    preselected kernel; any other dialog fails the test with its text."""
+    dialog = page.locator(".jp-Dialog")
+    if not dialog.count() or not dialog.first.is_visible():
+        return
+    text = " ".join(dialog.first.inner_text().split())
+    assert text.startswith("Select Kernel"), f"a dialog stopped the run: {text[:400]}"
+    dialog.first.locator(".jp-mod-accept").click()
+
+
 def _run_all_menu(page) -> None:
     page.locator(".jp-Notebook .jp-Cell").first.wait_for()  # the notebook is drawn
+    answer_dialog(page)
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
 
@@ -129,6 +142,7 @@ def run_lite_lesson(context, site_url: str, name: str, kernel_limit_s: float,
                          and time.perf_counter() - asked_at > retry_after_s):
             _run_all_menu(page)  # again only if a busy page let the last click go by
             asked, asked_at = asked + 1, time.perf_counter()
+        answer_dialog(page)  # one that opened after the click
         ran = ran or _running(page)
         now = time.perf_counter()
         if not _finished(page):
