@@ -51,16 +51,19 @@ CLAUSE = r"(?:(?!\s[-\u2013\u2014]\s)[^,.;:!?]|\.(?=\w))*"
 START = r"(?:^|(?<=[.;:!?]\s)|(?<=\s[-\u2013\u2014]\s))\s*"  # where a sentence or a clause opens
 STOP = r"(?:[.;:!?]\s|\s[-\u2013\u2014]\s|,\s+so\s)(?=\S)"  # where an opening clause ends
 
+# A word said before speaking: "OK", "Honestly", "Hmm".
+INTERJECTION = (r"ok(?:ay)?|so|now|right|alright|well|hmm|honestly|frankly|actually|sorry|um|uh|"
+                r"hi|hey|hello")
 # A word or two that opens a turn and asks nothing: "OK agent,", "So,", "Quick check:",
 # "Next step:", "Let's see...", "Hi!".
-OPENER = (r"(?:^|(?<=[.;:!?]\s))(?:ok(?:ay)?|so|now|right|alright|well|hi|hey|hello|"
+OPENER = (rf"(?:^|(?<=[.;:!?]\s))(?:{INTERJECTION}|"
           r"first(?:ly)?|next(?:\s+step)?|then|also|finally|find\s+out|"
           r"(?:quick|sanity)\s+(?:check|question|one)|let's\s+see(?:\s+if\s+you\s+can)?)"
           r"(?:\s+agent)?(?:(?:[!,:.]|\.\.\.|\u2026)+|\s[-\u2013\u2014])(?=\s|$)")
 
 # 1. An opening first-person clause ("I'm debugging the 504s: ...", "I already checked X,
 # so ...").
-FIRST_PERSON = (rf"{START}(?:(?:ok|so|well|right|hmm|honestly|frankly|actually|sorry|um|uh),?\s+)?"
+FIRST_PERSON = (rf"{START}(?:(?:{INTERJECTION}),?\s+)?"
                 r"(?:I'm|I\s+am|I've|I\s+have|we're|we\s+are|we've|we\s+have|"
                 rf"I\s+(?:already|just)\s+\w+)\b.*?{STOP}"
                 # ... or what I believe, up to the comma before the question ("I think X is
