@@ -49,7 +49,9 @@ def word_set(text: str) -> frozenset[str]:
 # up to the clause's end (the dot of a file name is not; a dash between spaces is)
 CLAUSE = r"(?:(?!\s[-\u2013\u2014]\s)[^,.;:!?]|\.(?=\w))*"
 START = r"(?:^|(?<=[.;:!?]\s)|(?<=\s[-\u2013\u2014]\s))\s*"  # where a sentence or a clause opens
-STOP = r"(?:[.;:!?]\s|\s[-\u2013\u2014]\s|,\s+so\s)(?=\S)"  # where an opening clause ends
+# where an opening clause ends ("I'm on exercise 3 and need to know ...")
+STOP = (r"(?:[.;:!?]\s|\s[-\u2013\u2014]\s|,\s+so\s|"
+        r",?\s+and\s+(?:I\s+)?(?:need|want|have)\s+to\s+(?:know|find\s+out|check|see)\s)(?=\S)")
 
 # A word said before speaking: "OK", "Honestly", "Hmm".
 INTERJECTION = (r"ok(?:ay)?|so|now|right|alright|well|hmm|honestly|frankly|actually|sorry|um|uh|"
@@ -58,8 +60,9 @@ INTERJECTION = (r"ok(?:ay)?|so|now|right|alright|well|hmm|honestly|frankly|actua
 # "Next step:", "Let's see...", "Hi!".
 OPENER = (rf"(?:^|(?<=[.;:!?]\s))(?:{INTERJECTION}|"
           r"first(?:ly)?|next(?:\s+step)?|then|also|finally|find\s+out|"
-          r"(?:quick|sanity)\s+(?:check|question|one)|let's\s+see(?:\s+if\s+you\s+can)?)"
-          r"(?:\s+agent)?(?:(?:[!,:.]|\.\.\.|\u2026)+|\s[-\u2013\u2014])(?=\s|$)")
+          r"(?:quick|sanity)\s+(?:check|question|one)|let's\s+see(?:\s+if\s+you\s+can)?|"
+          r"(?:have\s+you\s+)?got\s+a\s+(?:sec(?:ond)?|minute|moment)(?=\?))"
+          r"(?:\s+agent)?(?:(?:[!,:.?]|\.\.\.|\u2026)+|\s[-\u2013\u2014])(?=\s|$)")
 
 # 1. An opening first-person clause ("I'm debugging the 504s: ...", "I already checked X,
 # so ...").

@@ -417,6 +417,7 @@ PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?:the\s+(?=\S+\s+package
 # "Is chardet covered by an exception?", "Has graphviz-wasm been granted one?": the package
 # before "covered", not a common noun.
 COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packages?|"
+                          r"have|has|had|is|are|was|were|been|"
                           r"dependenc(?:y|ies)|deps?|pkgs?|register|polic(?:y|ies)|records?|"
                           r"lists?|files?|manifests?|ones?|any(?:thing)?|exceptions?|waivers?|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)\s+(?:(?:is\s+|are\s+)?"
@@ -443,7 +444,7 @@ QUESTIONS = (
                  r"packages|needs?\s+attention|attention|needs?|needing|problems?|issues?|"
                  r"report|review|look(?:ed)?\s+at|to\s+check|(?:closer|second)\s+look|red|"
                  r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
-                 r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open-source|"
+                 r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open[\s-]?source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
                  r"(?:someone|somebody)\s+to\s+look\s+at|carr(?:y|ies)|(?:does\s+not|doesn't|don't)\s+allow|not\s+allowed|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
                  r"before\s+the\s+release",),
@@ -464,7 +465,7 @@ QUESTIONS = (
                       r"verif\w*|follow(?:s|ing)?|(?:clash|conflict)(?:s|es|ing)?\s+with|block(?:s|ing)?\s+(?:the\s+)?release|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
                       r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|licen[cs]\w*\s+checks?|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
-                 LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open-source|against|versus|"
+                 LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open[\s-]?source|against|versus|"
                           r"vs\.?|polic(?:y|ies)|rules?|exceptions?|according\s+to|open\s+source|"
                           r"(?:isn't|not|non-?)\s*compliant|compliant|conform\w*|follow\w*|"
                           r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
@@ -485,7 +486,7 @@ QUESTIONS = (
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
                           r"types?|outright|fine|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
-                          r"can(?:'t|not)?|lets?|open-source|"
+                          r"can(?:'t|not)?|lets?|open[\s-]?source|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which"),
                  (POLICY,)),
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
@@ -523,7 +524,7 @@ QUESTIONS = (
                       r"lists?\s+of\s+dependencies",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
                  r"use|hold|holds|contains?|declares?|keeps?|kept|where|files|services?/?|three|"
-                 r"rel(?:y|ies)\s+on|depends?\s+on|file|"
+                 r"rel(?:y|ies)\s+on|depends?\s+on|file|(?:come|ship)s?\s+with|"
                  r"between(?:\s+them)?",),
                  (SERVICES,), ("count",)),
              ("manifests",), manifests, example="List the dependency manifests under services/."),

@@ -6,7 +6,9 @@ read them, and:
   attribute phrases, slots such as ids, folders, paths or services, and operators such as
   negation, exclusion, counting); `understand(task)` maps a task to the question that
   consumes every content word of it, with its slots and operators, or to none (the model
-  then declines honestly, naming the words it did not understand); answers with a slot
+  then declines honestly, naming the words it did not understand; a word one slip from a
+  word it knows is read as that word when the task is then understood, and the restated
+  question says so: `respelled`, `spelling.py`); answers with a slot
   naming an entity the workspace lacks say so (`or_missing`);
 - `Step`s that say *how to read*, never what to say: a step's tool arguments are
   templates over facts already known ("{order}" is filled with the order id read from
@@ -55,7 +57,7 @@ from typing import Any
 
 from jupyter_compaction.history import blocks, call_key
 from jupyter_compaction.models.output_rules import without_marks
-from jupyter_compaction.scenarios import grammar, parts
+from jupyter_compaction.scenarios import grammar, parts, spelling
 from jupyter_compaction.scenarios.grammar import Grammar, Parse
 from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
@@ -382,7 +384,8 @@ class Scenario:
     def understand(self, task: str) -> tuple[Question, dict[str, str]] | None:
         """The question `task` asks, with its slot values (and its operators, under
         "operators"); None when no question consumes every content word of it."""
-        parse = grammar.best(self.parses(task))
+        parse = grammar.best(self.parses(task)) or \
+            grammar.best(self.parses(self.respelled(task)[0]))
         if parse is None:
             return None
         ops = {OPERATORS: LIST_SEPARATOR.join(parse.operators)} if parse.operators else {}
@@ -394,10 +397,29 @@ class Scenario:
         found = self.parts(self.task if task is None else task)
         if not any(understood for _, understood in found):
             return None
+        read_as = [f'"{typed}" as "{meant}"' for part, understood in found if understood
+                   for typed, meant in self.respelled(part)[1]]
+        said = f" (read {', '.join(read_as)})" if read_as else ""
         if len(found) == 1:
-            return found[0][1][0].canonical(found[0][1][1])
+            return found[0][1][0].canonical(found[0][1][1]) + said
         return "; ".join(f"{n}. {u[0].canonical(u[1]) if u else 'not understood'}"
-                         for n, (_, u) in enumerate(found, 1))
+                         for n, (_, u) in enumerate(found, 1)) + said
+
+    def respelled(self, task: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """`task` with its misspelt words read as the words meant, and those (typed,
+        meant) pairs (`spelling.py`): only when the task as typed is refused and the
+        corrected one is understood; else `task` and no pairs."""
+        if grammar.best(self.parses(task)) is not None:
+            return task, ()
+        return spelling.correct(task, lambda text: grammar.not_understood(self.parses(text)),
+                                lambda text: grammar.best(self.parses(text)) is not None,
+                                self._vocabulary())
+
+    def _vocabulary(self) -> spelling.Vocabulary:
+        """The words this scenario's questions read (see `spelling.Vocabulary`)."""
+        phrases = [p for q in self.questions for p in q.grammar.heads + q.grammar.words]
+        phrases += [*grammar.OPERATORS.values(), grammar.EXCLUDING, grammar.YES_OR_NO]
+        return spelling.vocabulary(phrases, grammar.FILLER)
 
     def not_understood(self, task: str) -> tuple[tuple[str, ...], list[Question]]:
         """The words of `task` no question understood, and the nearest questions."""

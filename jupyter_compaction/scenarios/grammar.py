@@ -28,7 +28,8 @@ the one that consumes most content words wins; on a tie, the one with fewer oper
 
 Pure Python (regular expressions only): it runs offline and in the browser build.
 
-Left out: synonyms a grammar does not declare, spelling mistakes, and several questions in
+Left out: synonyms a grammar does not declare, spelling mistakes (a task refused for a
+misspelt word is read again by `Scenario.respelled`, `spelling.py`), and several questions in
 one task: a parse reads one question (the second question's words stay unconsumed);
 `Scenario.parts` splits a task of several ("X? and Y?") and parses each part. `Reader`
 is shared with the summary prompt's reader (`models/summary_instructions.py`).

@@ -193,7 +193,7 @@ QUESTIONS = (
     Question("imports", "the top-level package imports of every Python file",
              Grammar((r"imports?|import\s+map|pull(?:s|ing|ed)?\s+in|brings?\s+in",), (
                  PACKAGE, FILES, r"as\s+(?:they\s+)?appear|appear", r"map|build|draw|every|each|"
-                                                                    r"all|file[\s-]+by[\s-]+file|"
+                                                                    r"make|all|file[\s-]+by[\s-]+file|"
                                                                     r"whole|does|it|"
                                  r"report|workspace|here|snapshot|python-markdown|3\.5\.2|\.\.x|"
                                  r"markdown\.x|lines|written|as|code|dependency\s+graph|graph|"

@@ -49,6 +49,12 @@ def aside_words(text: str) -> list[str]:
     # a scene ends at the dash, where the question starts
     ("Before I refund - which tier is the customer of ORD-1042?", ["Before", "I", "refund"]),
     ("How many files, for exercise 2?", ["for", "exercise", "2"]),
+    # an interjection opens a turn as "OK" does; a first-person clause ends where the
+    # learner says what they need to know
+    ("Honestly, which files define a dispatch table?", ["Honestly"]),
+    ("Got a sec? Which files define a dispatch table?", ["Got", "a", "sec"]),
+    ("I'm on exercise 3 and need to know which files define a dispatch table",
+     ["I'm", "on", "exercise", "3", "and", "need", "to", "know"]),
     # what the learner believes or doubts, up to the question
     ("I think it is gold, can you check the tier?", ["I", "think", "it", "is", "gold"]),
     ("I'm not sure whether it has one, does it?", ["I'm", "not", "sure"]),
