@@ -40,7 +40,8 @@ NONE = "none"
 # other words a task may use of it, its fact's prefix and the extractor that finds it.
 # What a dispatch table maps from, and to.
 TOOLS = r"(?:each\s+|a\s+)?tool[\s-]+(?:names?|calls?)|each\s+tool's\s+name|tools"
-HANDLERS = r"(?:the\s+|their\s+|its\s+)?(?:handler\s+)?(?:functions?|handlers?)"
+HANDLERS = (r"(?:the\s+|their\s+|its\s+)?(?:(?:handler\s+)?(?:functions?|handlers?)|"
+            r"code\s+that\s+(?:runs|handles|executes)\s+(?:them|it|each))")
 TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
          r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|dict(?:ionary)?\s+of\s+tools|"
@@ -54,7 +55,7 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          rf"(?:{TOOLS})\s+"
          rf"(?:on)?to\s+"
          rf"{HANDLERS}|(?:{TOOLS})\s+(?:are\s+)?(?:mapped|routed)\s+(?:on)?to\s+{HANDLERS}|"
-         r"dispatch(?:es)?\s+its\s+tools")
+         r"dispatch(?:es)?\s+(?:its|the|their)\s+tools")
 RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
          r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off|"
          # said plainly: "a policy for retrying", "tries a failing call again"
@@ -94,6 +95,7 @@ DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|conta
            r"code|builds|spells?\s+out|(?<=\w\s)(?<!\bplease\s)(?<!\byou\s)(?<!\bto\s)build|"
            r"source",
            r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used|"
+           r"how\s+(?:is|are)(?=\s+(?:it\s+|they\s+)?called)|"  # a learner's word order
            r"(?<=\bin\s)agents|places")  # the default folder named bare: "files in agents"
 STEPS = (
     Step("list the {folder}/ folder", "list_files", {"folder": "{folder}"}, (

@@ -32,7 +32,7 @@ from jupyter_compaction.scenarios.base import (
     or_missing,
     template,
 )
-from jupyter_compaction.scenarios.grammar import Grammar, Slot
+from jupyter_compaction.scenarios.grammar import OPERATORS, Grammar, Slot
 from jupyter_compaction.scenarios.truth import files as workspace_files
 from jupyter_compaction.tools import ToolError
 from jupyter_compaction.vocab import UNKNOWN
@@ -452,7 +452,7 @@ QUESTIONS = (
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
              example="Which licences in services/web/package.json need attention?"),
     Question("manifest-size", "how many packages one manifest pins",
-             Grammar((r"how\s+many|number\s+of|count|"
+             Grammar((rf"{OPERATORS['count']}|"
                       r"how\s+long(?=\s+is\s+the\s+(?:dependency|package)\s+list)",), (
                  rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|(?:lock|pin)(?:s|ed)?(?:\s+down)?|pins?|"
                  r"pinned|(?:a\s+)?(?:fixed|particular|specific|exact)\s+versions?|lists?|listed|holds?|contains?|declares?|"
@@ -464,7 +464,7 @@ QUESTIONS = (
              Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|breach\w*|"
                       r"verif\w*|follow(?:s|ing)?|(?:clash|conflict)(?:s|es|ing)?\s+with|block(?:s|ing)?\s+(?:the\s+)?release|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
                       r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|licen[cs]\w*\s+checks?|"
-                      r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)",), (
+                      r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)|respect\w*",), (
                  LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open[\s-]?source|against|versus|"
                           r"vs\.?|polic(?:y|ies)|rules?|exceptions?|according\s+to|open\s+source|"
                           r"(?:isn't|not|non-?)\s*compliant|compliant|conform\w*|follow\w*|"
@@ -472,7 +472,8 @@ QUESTIONS = (
                           r"exact|versions?|manifests?|services/?|service's|service|folder|"
                           r"three|3|billing|ingest|web|used|uses|using|run|with|exposure|oss|"
                           r"pre-release|compar\w*|check(?:ed)?\s+against|over|(?:does\s+not|doesn't|don't)\s+allow|written\s+down|(?:not|isn't)\s+(?:ok|okay|fine)|"
-                          rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}"),
+                          rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}|"
+                          r"make|do|perform|conduct|carry\s+out|go\s+through"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
               "release[{item_1}]", "forbidden-rule", "exception-rule", "no-licence-rule"),

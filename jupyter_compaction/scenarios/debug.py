@@ -225,7 +225,9 @@ QUESTIONS = (
              Grammar((r"root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
                       r"caus(?:e|es|ed|ing)|what\s+broke|break(?:s|ing)|culprits?|"
                       r"what(?:'s|\s+is)?(?:\s+(?:actually|really))?\s+mak(?:es|ing)|"
-                      r"underlying\s+(?:cause|problem|issue|reason)|behind|rca",), (ROOT_WORDS,)),
+                      r"underlying\s+(?:cause|problem|issue|reason)|behind|rca|"
+                      r"(?:real|actual|true|main)\s+reasons?|reasons?(?=\s+(?:why|that|for)\b)",),
+                     (ROOT_WORDS,)),
              ("incident", "severity", "timeout", "retries", "checkout-config", "endpoint",
               "abandoned", "inventory-log", "release", "change", "deployed", "index",
               "inventory-config", "migration", "read-timeout", "checkout-log", "first-error",

@@ -57,7 +57,8 @@ i'd i'm i've we'd we're we've you've they've let's that's they're there's it'd
 please kindly pls plz thanks thank thx could can would will may might shall should ought let
 tell give show list enumerate name find report say look up see check read open go lookup
 point out anywhere search figure quick question total looking wants wanted wonder wondering
-identify determine explain describe confirm produce provide pull fetch grab gimme
+identify determine explain describe confirm produce provide pull fetch grab gimme remind
+establish
 telling listing checking pointing showing giving finding naming looking reporting
 identifying determining explaining describing
 know need want like ok okay hey hi
@@ -104,8 +105,8 @@ ONTIME = "ontime"
 OPERATORS = {
     "not": r"do(?:es)?\s+not|(?:do|does|are|is|was|were|has|have)n'?t|not|no|lacks?|lacking|"
            r"without|none",  # "dont" typed without its apostrophe too
-    "count": r"how\s+many|count(?:ing)?|number\s+of|tally",
-    "largest": r"largest|biggest|the\s+most\s+bytes",
+    "count": r"how\s+many|how\s+much(?=\s+\w+s\b)|count(?:ing)?|number\s+of|tally",
+    "largest": r"largest|biggest|the\s+most\s+bytes|(?:the\s+)?most\s+(?:big|large)",
     # a yes/no asked as "on time?" (or "by the promised date?") rather than "late?"
     ONTIME: r"on\s+time|in\s+time|by\s+the\s+(?:promised\s+)?date(?:\s+we\s+promised)?",
 }

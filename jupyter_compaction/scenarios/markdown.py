@@ -191,7 +191,7 @@ QUESTIONS = (
              ("files", "imports[{item}]"), standalone,
              example="Which files import nothing from the package?"),
     Question("imports", "the top-level package imports of every Python file",
-             Grammar((r"imports?|import\s+map|pull(?:s|ing|ed)?\s+in|brings?\s+in",), (
+             Grammar((r"imports?|importing|import\s+map|pull(?:s|ing|ed)?\s+in|brings?\s+in",), (
                  PACKAGE, FILES, r"as\s+(?:they\s+)?appear|appear", r"map|build|draw|every|each|"
                                                                     r"make|all|file[\s-]+by[\s-]+file|"
                                                                     r"whole|does|it|"

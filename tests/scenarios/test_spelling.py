@@ -8,6 +8,7 @@ import pytest
 from jupyter_compaction import scenarios
 from jupyter_compaction.scenarios import spelling
 from jupyter_compaction.scenarios.grammar import FILLER
+from tests.test_readme import readme
 
 VOCABULARY = spelling.Vocabulary([r"tables?", r"version", r"defin(?:es?|ed|ing)",
                                   r"do(?:es)?n'?t|didn't", r"(?<=\w\s)(?<!\bplease\s)build",
@@ -88,3 +89,9 @@ def test_a_task_understood_as_typed_is_never_respelled():
     task = "Which files under agents/ define a retry policy?"
     assert scenario.respelled(task) == (task, ())
     assert "read" not in scenario.canonical(task)
+
+
+def test_the_readme_shows_a_misspelt_question_as_it_was_read():
+    task = "Which files under agents/ define a dispatch tabel?"
+    said = " ".join(readme().split())
+    assert f'"{task}" is understood as "{scenarios.load("agents").canonical(task)}"' in said
