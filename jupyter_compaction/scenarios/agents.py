@@ -46,11 +46,15 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
          r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|dict(?:ionary)?\s+of\s+tools|"
          r"(?:tool\s+)?(?:lookup|routing)\s+(?:dict(?:ionar(?:y|ies))?s?|maps?)|"
-         rf"(?:dicts?|maps?|mappings?)\s+from\s+(?:{TOOLS}|tool\s+name)\s+to\s+{HANDLERS}|"
+         rf"(?:dicts?|maps?|mappings?|lookups?|tables?)\s+from\s+(?:{TOOLS}|tool\s+name)\s+to\s+"
+         rf"{HANDLERS}|"
+         # "a tool-name -> handler dict"
+         r"(?:tool[\s-]+names?|tools?)\s*->\s*(?:handler|function)s?\s+(?:dicts?|maps?|tables?)|"
          r"tools?\s+dict(?:ionary)?|(?:lookup|routing)\s+tables?|"
          r"(?:tool-)?name-to-handler(?:\s+(?:dispatch|lookup))?\s+(?:mappings?|maps?|tables?|dicts?)|"
          # "maps tool names to their handler functions", "tool names mapped to the functions"
-         rf"(?:maps?|mapping|routes?|routing|dispatch(?:es|ing)?|sends?|connects?)\s+(?:from\s+|of\s+)?"
+         r"(?:maps?|mapping|routes?|routing|dispatch(?:es|ing)?|sends?|connects?|wires?|wiring|"
+         r"ties|tying|links?|linking|binds?|binding)\s+(?:from\s+|of\s+)?"
          r"(?:the\s+)?"
          rf"(?:{TOOLS})\s+"
          rf"(?:on)?to\s+"
@@ -60,8 +64,10 @@ RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic
          r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off|"
          # said plainly: "a policy for retrying", "tries a failing call again"
          r"polic(?:y|ies)\s+for\s+re-?try(?:ing)?|re-?trying|re-?attempt(?:s|ing)?|"
-         r"tr(?:y|ies|ying|ied)\s+(?:(?:a|the|it|them|\w+ing)\s+)*(?:calls?|requests?\s+)?again|"
-         r"attempted\s+again")
+         r"tr(?:y|ies|ying|ied)\s+(?:(?:a|the|it|them|\w+ing|failed)\s+)*(?:(?:calls?|requests?)\s+)?"
+         r"again|"
+         r"attempted\s+again|(?:have|has|having|take|takes|taking)\s+another\s+(?:go|shot|try|stab)|"
+         r"repeat(?:s|ing)?\s+(?:a|the)\s+(?:failed\s+)?calls?")
 # The full task explains what a table is; its words are part of that question.
 EXPLAINED = (r"dict(?:ionar(?:y|ies))?|handl(?:es?|ing|ed)|decid(?:es|ing)|table|"
              r"that\s+(?:runs?|handles?|executes?)\s+(?:them|it)|"
@@ -73,14 +79,17 @@ RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?att
            r"retrying|retried|how|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|model|"
            r"attempts?/back-?off|lays?\s+down|sets?\s+out|requests?|how\s+many\s+(?:times|tries)|"
            r"how\s+often|failing|fails|how\s+long|in\s+between|between|decid(?:es?|ing)|"
-           r"waiting|tries|makes")
+           r"waiting|tries|makes|settings|when|after|(?:went|goes|go)\s+wrong")
 CONCEPTS = (
     ("tool dispatch table", TABLE, EXPLAINED, "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
     ("retry policy", RETRY, RETRIED, "retry", r"^class (\w*Retry\w*)"),
 )
 PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py)")
-FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents")
+# "under agents": the bundled folder named without its slash
+FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents",
+              aliases=((r"(?:(?<=\bunder\s)|(?<=\bin\s)|(?<=\binside\s)|(?<=\bwithin\s))agents",
+                        "agents"),))
 # "the agents folder": a folder named without its slash (after FOLDER, whose default it
 # then replaces).
 FOLDER_NAMED = Slot("folder", r"(?:(?<=\bthe\s)|(?<=\bin\s)|(?<=\bof\s)|(?<=\bunder\s))"
@@ -186,7 +195,7 @@ QUESTIONS = (
                example=f"Which files in agents/ define a {concept}?")
       for concept, synonyms, words, prefix, _ in CONCEPTS),
     Question("files", "which Python files a folder holds",
-             Grammar((r"files?|modules?",), (
+             Grammar((r"files?|modules?|sources",), (
                  r"python|\.py|source|folder|director(?:y|ies)|package|inventory|"
                  r"hold(?:s)?|contains?|lives?|live|kept|sitting|exists?|make\s+up|makes\s+up|"
                  r"comprises?|sizes?|how\s+big|how\s+large|most\s+(?:of\s+the\s+)?code|code",),

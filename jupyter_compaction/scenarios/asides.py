@@ -55,11 +55,13 @@ STOP = (r"(?:[.;:!?]\s|\s[-\u2013\u2014]\s|,\s+so\s|"
 
 # A word said before speaking: "OK", "Honestly", "Hmm".
 INTERJECTION = (r"ok(?:ay)?|so|now|right|alright|well|hmm|honestly|frankly|actually|sorry|um|uh|"
-                r"hi|hey|hello")
+                r"hi|hey|hello|ugh|argh|phew|oof|yo")
 # A word or two that opens a turn and asks nothing: "OK agent,", "So,", "Quick check:",
 # "Next step:", "Let's see...", "Hi!".
-OPENER = (rf"(?:^|(?<=[.;:!?]\s))(?:{INTERJECTION}|"
+OPENER = (rf"(?:^|(?<=[.;:!?]\s))(?:(?:{INTERJECTION})(?:,?\s+(?:{INTERJECTION}))*|"
           r"first(?:ly)?|next(?:\s+step)?|then|also|finally|find\s+out|"
+          r"pop\s+quiz(?:\s+for\s+you)?|quiz\s+time|(?:a\s+)?question\s+for\s+you|"
+          r"(?:the\s+)?last\s+one(?:\s+for\s+(?:today|now|the\s+day))?|one\s+more(?:\s+thing)?|"
           r"(?:quick|sanity)\s+(?:check|question|one)|let's\s+see(?:\s+if\s+you\s+can)?|"
           r"(?:have\s+you\s+)?got\s+a\s+(?:sec(?:ond)?|minute|moment)(?=\?))"
           r"(?:\s+agent)?(?:(?:[!,:.?]|\.\.\.|\u2026)+|\s[-\u2013\u2014])(?=\s|$)")
@@ -86,8 +88,10 @@ SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CL
          # ... who it is for: "for the weekly report", "for the legal team"
          r"|\bfor\s+(?:the|a|an|my|our)\s+(?:[\w-]+\s+)?(?:report|review|team|notes|summary|"
          r"slides|exercise|meeting|standup|lab|class|vp|boss|manager|postmortem|audit\s+file|"
+         r"leadership|management|execs|stakeholders|"
          r"page|dashboard)\b"
          r"|\bbefore\s+(?:the\s+|our\s+)?(?:code\s+review|standup|meeting|demo|lecture|class)\b"
+         r"|\bfor\s+(?:leadership|management|(?:the\s+)?execs|stakeholders)\b"
          # ... or which exercise: "for exercise 2", "for question 3b"
          r"|\bfor\s+(?:the\s+)?(?:exercise|question|task|step|part|worksheet|homework|assignment|"
          r"quiz)\s+\d+[a-z]?\b"
@@ -102,7 +106,8 @@ RELATIVE = (rf"(?<=[a-z0-9_)] )(?:who|whose|whom|whoever)\b|{START}whoever\b|"
 HEDGES = (r"\b(?:if\s+any|any\s+idea|i(?:'m|\s+am)\s+not\s+(?:sure|certain)|and\s+so\s+on|"
           r"and\s+the\s+like|etc\b\.?|"
           r"(?:and\s+)?that\s+sort\s+of\s+thing|at\s+the\s+moment|for\s+now|"
-          r"in\s+plain\s+(?:words|english|terms)|(?:i\s+)?need\s+(?:it|this)\s+(?:fast|asap|quickly)|"
+          r"let's\s+see\s+if\s+you\s+can|in\s+plain\s+(?:words|english|terms)|(?:per|according\s+to)\s+the\s+(?:brief|spec)|"
+          r"(?:i\s+)?need\s+(?:it|this)\s+(?:fast|asap|quickly)|"
           r"asap|urgent(?:ly)?|"
           r"would\s+you\s+mind|i(?:'d|\s+would)\s+(?:like|love|want)\s+to\s+(?:know|understand)|"
           r"i(?:'d|\s+would)\s+(?:be\s+(?:grateful|glad|thankful)|appreciate\s+it)\s+if\s+you\s+"
@@ -153,13 +158,19 @@ def _opens_a_statement(first: str) -> bool:
         or (first.endswith("ing") and len(first) > 5)
 
 
+def _topic(first: str) -> bool:
+    """Whether a phrase's first word opens a noun phrase: "the", "this", ..., or a named
+    thing's possessive ("checkout-api's client timeout: ...")."""
+    return first in TOPICS or (first.endswith("'s") and bool(re.search(r"[-/\d]", first)))
+
+
 def _states(sentence: str) -> bool | None:
     """Whether a sentence states rather than asks (see the module docstring); None for one
     that only opens the turn ("Quick check:")."""
     words = re.sub(OPENER, "", sentence, flags=re.I).lower().split()
     if not words:
         return None
-    if sentence.rstrip().endswith(":") and sentence.split()[0].lower() in TOPICS \
+    if sentence.rstrip().endswith(":") and _topic(sentence.split()[0].lower()) \
             and not any(w in STATING for w in words):
         return False  # a topic, not a statement: "The checkout route at the gateway: ..."
     return words[0] not in ASKING and words[0] not in ACTIONS and (

@@ -426,6 +426,10 @@ COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packa
                           r"(?:have|has|got)(?=\s+(?:got\s+)?(?:an?\s+|any\s+)?(?:licen[cs]e\s+)?"
                           r"(?:exceptions?|waivers?)\b))\b",
                 optional=True)
+# "Has OSPO given graphviz-wasm a waiver?": the package given one.
+GIVEN = Slot("package", r"(?:given|granted|issued)\s+(?!(?:an?|any|the|it|them|us)\b)"
+                        r"([a-z](?:[\w.-]*\w)?)(?=\s+(?:an?\s+|any\s+)?"
+                        r"(?:licen[cs]e\s+)?(?:exceptions?|waivers?)\b)", optional=True)
 # "graphviz-wasm: is it covered ...?": the package named as the topic, then "it".
 TOPIC = Slot("package", r"^([a-z](?:[\w.-]*\w)?)(?=:\s+(?:is|has|does|was)\s+it\b)",
              optional=True)
@@ -446,7 +450,7 @@ QUESTIONS = (
                  r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open[\s-]?source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
-                 r"(?:someone|somebody)\s+to\s+look\s+at|carr(?:y|ies)|(?:does\s+not|doesn't|don't)\s+allow|not\s+allowed|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
+                 r"(?:someone|somebody)\s+to\s+look\s+at|hiding|lurking|carr(?:y|ies)|(?:does\s+not|doesn't|don't)\s+allow|not\s+allowed|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
                  r"before\s+the\s+release",),
                  (MANIFEST,), ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
@@ -473,7 +477,8 @@ QUESTIONS = (
                           r"three|3|billing|ingest|web|used|uses|using|run|with|exposure|oss|"
                           r"pre-release|compar\w*|check(?:ed)?\s+against|over|(?:does\s+not|doesn't|don't)\s+allow|written\s+down|(?:not|isn't)\s+(?:ok|okay|fine)|"
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}|"
-                          r"make|do|perform|conduct|carry\s+out|go\s+through"),
+                          r"make|do|perform|conduct|carry\s+out|go\s+through|fails?|failing|"
+                          r"how\s+to\s+fix|written(?:\s+in)?"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
               "release[{item_1}]", "forbidden-rule", "exception-rule", "no-licence-rule"),
@@ -487,7 +492,7 @@ QUESTIONS = (
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
                           r"types?|outright|fine|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
-                          r"can(?:'t|not)?|lets?|open[\s-]?source|"
+                          r"can(?:'t|not)?|lets?|open[\s-]?source|sign-?off|approval|docs?|LP|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which"),
                  (POLICY,)),
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
@@ -496,8 +501,9 @@ QUESTIONS = (
              Grammar((r"exceptions?|waivers?|special\s+permissions?",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
                           rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|rules|{OSPO}|"
-                          r"signed-off|policy/exceptions\.md|ex\s+ids|ids|written\s+down"),
-                 (POLICY, PACKAGE, COVERED, TOPIC), ("count", "yesno")),
+                          r"signed-off|policy/exceptions\.md|ex\s+ids|ids|written\s+down|given|"
+                          r"granted|issued"),
+                 (POLICY, PACKAGE, COVERED, GIVEN, TOPIC), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
     Question("licensed", "which packages of one manifest are under a given licence",
@@ -522,7 +528,9 @@ QUESTIONS = (
              Grammar((r"manifest\s+files?|manifests?|(?:dependency|package)\s+(?:files?|lists?)|"
                       r"lock\s*files?|"
                       r"files?\s+(?:that\s+)?(?:declare|list|pin|listing|declaring)\w*|"
-                      r"lists?\s+of\s+dependencies",), (
+                      r"lists?\s+of\s+dependencies|"
+                      r"(?:list|declare|pin)s?\s+(?:each\s+service's\s+|the\s+|their\s+|its\s+)?"
+                      r"(?:dependencies|packages)",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
                  r"use|hold|holds|contains?|declares?|keeps?|kept|where|files|services?/?|three|"
                  r"rel(?:y|ies)\s+on|depends?\s+on|file|(?:come|ship)s?\s+with|"

@@ -178,6 +178,8 @@ UPSTREAM_SLOT = Slot("upstream", r"([a-z]+-service|payment-gateway)", default="i
                               (r"payments?|psp", "payment-gateway")))
 ROUTE = Slot("route", r"(/(?:[\w-]+/?)*)", default="/api/v1/checkout",
              aliases=((r"checkout(?:-api)?", "/api/v1/checkout"), (r"storefront", "/")))
+# Where the wait ends: "before it cuts the request off".
+CUT_OFF = r"cut(?:s|ting)?\s+(?:it\s+|them\s+|the\s+(?:request|call)\s+)?off"
 WAIT = (r"time-?outs?|wait(?:s|ing)?|how\s+long|(?:time\s+)?limit|times?\s+out|timing\s+out|"
         r"gives?\s+up|giving\s+up|stops?\s+waiting|cut-?off|bail(?:s|ing)?\s+out|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)")
 ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|incident|"
@@ -192,12 +194,13 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"mak(?:e|es|ing)|file|includ\w*|placement|where|come\s+from|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
               r"pin\s+down|roughly|around|cit(?:e|ing)|getting|erroring(?:\s+out)?|(?:at\s+)?the\s+edge|"
               r"(?:(?:since|at|around)\s+)?(?:about\s+)?\d{1,2}:\d{2}(?:\s*utc)?|\d+(?=\s*%)|"
-              r"504ing")
+              r"504ing|fall(?:s|ing)?\s+over|chunk|share|portion|some|figures")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
              Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+|front-door\s+)?proxy|edge|"
                       r"gateway\.conf",), (
-                 WAIT, r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
+                 WAIT, CUT_OFF,
+                 r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
                        r"applied|set|sets|configured|routes?|location|endpoint|calls?|"
                        r"requests?|before\s+(?:it\s+)?(?:returns?\s+|returning\s+)?(?:a\s+)?504|before|put|for|"
                        r"on|api|budget|path|secs?|how\s+many\s+secs|front|willing|connection|checkout(?:-api)?|"
@@ -209,9 +212,10 @@ QUESTIONS = (
     Question("timeout", "how long checkout-api waits for an upstream service",
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)|"
                             r"(?:upstreams\.[\w-]+\.)?timeout_seconds"), (
+                 CUT_OFF,
                  r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allow(?:s|ed)?|gives?|appl(?:y|ies|ied)|"
                  r"timing\s+(?:them\s+|it\s+)?out|responses?|"
-                 r"towards|"
+                 r"towards|prepared|set\s+to|"
                  r"config|live|current|production|retries|upstream|service|client|willing|value|"
                  r"how\s+many\s+seconds|seconds|how\s+many\s+retries|when\s+calling|calling|"
                  r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
@@ -223,7 +227,8 @@ QUESTIONS = (
              example="How long does checkout-api wait for inventory-service before timing out?"),
     Question("root-cause", "the root cause of the checkout failures, with numbers and files",
              Grammar((r"root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
-                      r"caus(?:e|es|ed|ing)|what\s+broke|break(?:s|ing)|culprits?|"
+                      r"caus(?:e|es|ed|ing)|what(?:\s+(?:actually|really|exactly))?\s+broke|"
+                      r"break(?:s|ing)|culprits?|"
                       r"what(?:'s|\s+is)?(?:\s+(?:actually|really))?\s+mak(?:es|ing)|"
                       r"underlying\s+(?:cause|problem|issue|reason)|behind|rca|"
                       r"(?:real|actual|true|main)\s+reasons?|reasons?(?=\s+(?:why|that|for)\b)",),
@@ -236,7 +241,8 @@ QUESTIONS = (
              example="Why is checkout failing? Find the root cause."),
     Question("durations", "how long the abandoned stock calls took",
              Grammar((r"how\s+(?:long|slow)|how\s+much\s+time|how\s+many\s+(?:milliseconds|ms|seconds)|"
-                      r"durations?|duration_ms|latenc(?:y|ies)|timings?|took|last(?:ed)?",), (
+                      r"durations?|duration_ms|latenc(?:y|ies)|timings?|took|last(?:ed)?|"
+                      r"elapsed(?:\s+times?)?",), (
                  r"inventory(?:[-\s]service)?|stock|reserv\w*|calls?|requests?|endpoint|"
                  r"abandon(?:ed)?|dropped|left\s+hanging|checkout(?:-api)?|"
                  r"(?:gave|given)\s+up(?:\s+(?:waiting\s+)?on)?|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
@@ -251,6 +257,7 @@ QUESTIONS = (
                  r"inventory(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
                  r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
                  r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file|cluster|"
+                 r"(?:this|yesterday)\s+morning|today|still|(?:the\s+)?(?:new|old)(?:er)?(?:\s+one)?|"
                  r"\d+\.\d+\.\d+",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
@@ -260,6 +267,7 @@ QUESTIONS = (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
                  r"given|record(?:ed)?|logged|assigned|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
+                 r"class(?:ed|ified)|graded|"
                  r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess|official|"
                  r"reference|sev-?\d|as",)),
              ("incident", "severity", "incident-file"), incident,

@@ -69,7 +69,8 @@ agent class everyone walk scan whatsoever else number / &
 i.e e.g ie eg w.r.t wrt whats thats theres u ur q lol im ive ls
 repo repository codebase project workspace bundle snapshot folder directory dir cfg config
 tho though lists dump must
-according going based judging per
+according going based judging judged per
+we'll you'll i'll it'll they'll s
 """)
 AUX = asides.word_set("is are was were does do did has have can any anything")  # a yes/no opener
 # ... unless it opens a request: "Can you tell me why ...?" asks why, not yes or no.
@@ -78,11 +79,11 @@ REQUEST = re.compile(r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|sh
                      r"determine|get|let)\b", re.I)
 # A yes/no question said otherwise than by its opener: "..., yes or no?", "... or not?",
 # "tell me whether ...", "check if ...".
-YES_OR_NO = (r"yes\s+or\s+no|true\s+or\s+false|or\s+not|or\s+nah|y/n|whether|"
+YES_OR_NO = (r"yes\s+or\s+no|yes/no|true\s+or\s+false|or\s+not|or\s+nah|y/n|whether|"
              r"(?:does|do|is|are|has|have)\s+(?:it|they)\s+or\s+(?:doesn't|don't|isn't|aren't|"
              r"hasn't|haven't)\s+(?:it|they)|"
              r"(?<=,\s)(?:does|do|is|are|has|have)\s+(?:it|they)\b|it\s+true\s+that|"
-             r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)if")
+             r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)(?<!let's\ssee\s)if")
 
 ATTRIBUTE = "attribute"  # a parse that found none of its head phrases misses this
 

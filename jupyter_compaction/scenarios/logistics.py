@@ -213,7 +213,7 @@ QUESTIONS = (
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
                    r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|vouchers?|goodwill|"
-                   r"end\s+up|decision|"
+                   r"end\s+up|decision|action(?=\s+items?\b)|next\s+steps?|"
                    r"is\s+late|late|find\s+out|says|wants|carrier|tracking|waybill|numbers|"
                    r"polic(?:y|ies)|clauses|apply|dates|(?:on\s+what\s+)?grounds|basis|justif\w*|"
                    r"write\s+(?:it\s+)?up|draft\w*|(?:our\s+)?(?:answer|reply)|reasoning|reasons?|rationale|refund|how\s+(?:we|to)"),
@@ -227,17 +227,22 @@ QUESTIONS = (
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote(?:\s+back)?|ids?|numbers?|"
                    r"(?:what\s+)?happened|files|answer(?:ing)?|reply(?:ing)?|respond\w*|"
-                   r"rel(?:y|ies|ying)\s+on|kicks?\s+in|case|situation|documents?|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
+                   r"rel(?:y|ies|ying)\s+on|kicks?\s+in|case|situation|documents?|docs?|"
+                   r"bears?\s+on|pertain\w*|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
              _asks(r"slots?|windows?|appointments?|re-?deliver(?:y|ies|ed|ing)?|deliver(?:ed)?\s+again|"
                    r"(?:send(?:ing)?|tak(?:e|ing)|bring(?:ing)?)\s+(?:\S+\s+){0,2}?(?:out\s+)?"
-                   r"(?:to\s+the\s+customer\s+)?(?:again|a\s+second\s+time)|(?:brought|bring)\s+(?:it\s+|them\s+)?(?:round|back)\s+again",
+                   r"(?:to\s+the\s+customer\s+)?(?:again|a\s+second\s+time)|"
+                   r"(?:brought|bring)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:round|back)\s+again|"
+                   r"(?:next|first|earliest|soonest)\s+(?:open\s+|free\s+)?(?:chance|opportunity)|"
+                   r"round\s+again",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
                    r"depot|still|has|with|space|capacity|room|left|get|time|calendar|places|"
+                   r"days?|brought|round|"
                    # "If we rebook ORD-1042, what is the soonest slot?" rebooks the redelivery
                    r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
@@ -252,7 +257,8 @@ QUESTIONS = (
                    r"arriv\w*|not|(?:was|were|is|has|had|did|could|can)n't|find\s+out|courier|"
                    r"carrier|attempts?|the\s+attempt|hand(?:ing)?\s+over|work|reach|events|root\s+cause|"
                    r"home(?:\s+all\s+day)?|track\w*|doorstep|ma(?:ke|de)\s+it|(?:the\s+)?date\s+we\s+promised|"
-                   r"promised(?:_delivery_date|\s+(?:delivery\s+)?date)?",
+                   r"promised(?:_delivery_date|\s+(?:delivery\s+)?date)?|turn(?:ed|s)?\s+up|"
+                   r"drop(?:-?off)?|(?:says\s+)?exception|waybill",
                    operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),

@@ -180,29 +180,32 @@ QUESTIONS = (
     Question("standalone", "which files import nothing from the package",
              Grammar((r"import(?:s|ing)?\s+nothing|(?:pull|bring)(?:s|ing)?\s+in\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
                       r"other\s+)?imports?|without\s+(?:package\s+|internal\s+)?imports|"
-                      r"(?:do\s+not|don'?t)\s+(?:pull\s+in|use|depend\s+on)|stand(?:s)?\s+alone|"
-                      r"self-contained|stand(?:s)?\s+on\s+(?:their|its)\s+own|"
+                      r"(?:do\s+not|don'?t)\s+(?:pull\s+in|use|depend\s+on|rely\s+on)|"
+                      r"stand(?:s)?\s+alone|self-contained|"
+                      r"stand(?:s)?\s+(?:entirely\s+|completely\s+)?on\s+(?:their|its)\s+own|"
                       r"zero\s+(?:package\s+|internal\s+)?imports|"
                       r"(?:do\s+not|don'?t)\s+import|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
-                     (FILES, PACKAGE, r"anything|markdown|have|module|other|rest|"
-                                       r"leaf(?:\s+nodes?)?|leaves"), (),
+                     (FILES, PACKAGE, r"anything|markdown|have|module|other|rest|single|"
+                                       r"pulled(?:\s+in)?|leaf(?:\s+nodes?)?|leaves"), (),
                      ("exclude", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), standalone,
              example="Which files import nothing from the package?"),
     Question("imports", "the top-level package imports of every Python file",
-             Grammar((r"imports?|importing|import\s+map|pull(?:s|ing|ed)?\s+in|brings?\s+in",), (
+             Grammar((r"imports?|importing|import\s+map|dependency\s+(?:map|graph)|"
+                      r"pull(?:s|ing|ed)?\s+in|brings?\s+in",), (
                  PACKAGE, FILES, r"as\s+(?:they\s+)?appear|appear", r"map|build|draw|every|each|"
                                                                     r"make|all|file[\s-]+by[\s-]+file|"
                                                                     r"whole|does|it|"
                                  r"report|workspace|here|snapshot|python-markdown|3\.5\.2|\.\.x|"
                                  r"markdown\.x|lines|written|as|code|dependency\s+graph|graph|"
                                  r"dependencies|per|pull(?:s|ed)?|table|write\s+down|rest|at\s+a\s+time|"
-                                 r"markdown|per-file|whole|pull(?:s|ed)?\s+in|targets|dependency|picture")),
+                                 r"markdown|per-file|whole|pull(?:s|ed)?\s+in|targets|dependency|picture|"
+                                 r"spel(?:led|t)|uses?")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
     Question("files", "which Python files the package holds",
-             Grammar((r"files?|modules?",), (
+             Grammar((r"files?|modules?|sources",), (
                  r"python|\.?py|source|markdown|python-markdown|package|workspace|here|"
                  r"contains?|holds?|"
                  r"hold|are|there|inventory|checkout|"

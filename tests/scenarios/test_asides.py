@@ -53,6 +53,14 @@ def aside_words(text: str) -> list[str]:
     # learner says what they need to know
     ("Honestly, which files define a dispatch table?", ["Honestly"]),
     ("Got a sec? Which files define a dispatch table?", ["Got", "a", "sec"]),
+    ("ugh ok, which files define a dispatch table?", ["ugh", "ok"]),
+    ("Pop quiz: which files define a dispatch table?", ["Pop", "quiz"]),
+    ("last one for today - which files define a dispatch table?",
+     ["last", "one", "for", "today"]),
+    ("Bottom line for leadership: what broke?", ["Bottom", "line", "for", "leadership"]),
+    ("Let's see if you can list the files.", ["Let's", "see", "if", "you", "can"]),
+    # a named thing's possessive opens a topic, not a statement
+    ("checkout-api's timeout: what is it?", []),
     ("I'm on exercise 3 and need to know which files define a dispatch table",
      ["I'm", "on", "exercise", "3", "and", "need", "to", "know"]),
     # what the learner believes or doubts, up to the question
