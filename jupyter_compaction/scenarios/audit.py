@@ -478,7 +478,7 @@ QUESTIONS = (
                           r"pre-release|compar\w*|check(?:ed)?\s+against|over|(?:does\s+not|doesn't|don't)\s+allow|written\s+down|(?:not|isn't)\s+(?:ok|okay|fine)|"
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}|"
                           r"make|do|perform|conduct|carry\s+out|go\s+through|fails?|failing|"
-                          r"how\s+to\s+fix|written(?:\s+in)?"),
+                          r"how\s+to\s+fix|written(?:\s+in)?|missing|(?:next|this)\s+week|tomorrow"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
               "release[{item_1}]", "forbidden-rule", "exception-rule", "no-licence-rule"),
@@ -493,6 +493,7 @@ QUESTIONS = (
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
                           r"types?|outright|fine|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
                           r"can(?:'t|not)?|lets?|open[\s-]?source|sign-?off|approval|docs?|LP|"
+                          r"requir(?:es?|ed|ing)|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which"),
                  (POLICY,)),
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,

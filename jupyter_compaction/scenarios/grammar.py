@@ -23,8 +23,10 @@ the 504s: ...", "Would you mind ...", a sentence that states rather than asks). 
 phrase must be found outside the asides. A question that leaves a content word unconsumed
 did not understand the task, so a task that adds an attribute, an entity or an operator no
 question declares is refused, naming those words, instead of being answered as the
-question whose keywords it happens to contain. Among the questions that consume everything,
-the one that consumes most content words wins; on a tie, the one with fewer operators.
+question whose keywords it happens to contain; so is a task that orders a change and asks
+nothing ("Book the first free slot."): its opening verb (`CHANGES`) is no question's word.
+Among the questions that consume everything, the one that consumes most content words wins;
+on a tie, the one with fewer operators.
 
 Pure Python (regular expressions only): it runs offline and in the browser build.
 
@@ -72,6 +74,13 @@ tho though lists dump must
 according going based judging judged per
 we'll you'll i'll it'll they'll s
 """)
+# Verbs that order a change instead of asking ("Book the first free slot.", "Fix the
+# violations."): a task that opens with one and asks nothing is not a question, so that verb
+# is no question's word and the task is refused naming it.
+CHANGES = asides.word_set("""book rebook schedule reschedule fix refund send cancel remove delete
+add create update change replace rename upgrade downgrade raise lower move copy patch edit
+translate rewrite refactor convert deploy install uninstall bump pin unpin revert""")
+WH = re.compile(r"\b(?:what|which|who|whom|whose|how|why|when|where|whether)\b", re.I)
 AUX = asides.word_set("is are was were does do did has have can any anything")  # a yes/no opener
 # ... unless it opens a request: "Can you tell me why ...?" asks why, not yes or no.
 REQUEST = re.compile(r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|give|list|"
@@ -206,6 +215,7 @@ class Reader:
         # the tokens no grammar must take: what a question's task says around it
         # (`asides.py`); `around` False for a text of instructions, each of which counts
         self.aside = _asides(task) if around else frozenset()
+        self.ordered = _ordered(task, self.tokens, self.aside) if around else frozenset()
 
     def _before_used(self, pattern: re.Pattern[str], match: re.Match[str],
                      hit: set[int]) -> re.Match[str] | None:
@@ -244,7 +254,7 @@ class Reader:
             if hit & self.used:  # a longer alternative ran into a consumed word: a shorter?
                 match = self._before_used(pattern, match, hit) or match
                 hit = self._hit(match)
-            if not hit or hit & self.used or (role and not role.accepts(match)) \
+            if not hit or hit & (self.used | self.ordered) or (role and not role.accepts(match)) \
                     or (asked and hit & self.aside):
                 continue
             self.used |= hit
@@ -262,6 +272,17 @@ class Reader:
         taken = self.used | self.aside
         words = (word for i, (_, _, word) in enumerate(self.tokens) if i not in taken)
         return tuple(dict.fromkeys(w for w in words if w.lower().rstrip(".") not in filler))
+
+
+def _ordered(task: str, tokens: list[tuple[int, int, str]], aside: frozenset[int]
+             ) -> frozenset[int]:
+    """The index of the verb that opens `task` when it orders a change (`CHANGES`) and the
+    task asks nothing (no "?", no "tell me", "which", ...); else none."""
+    first = next((i for i in range(len(tokens)) if i not in aside), None)
+    if first is None or tokens[first][2].lower() not in CHANGES or "?" in task \
+            or asides.ASKS.search(task) or WH.search(task):
+        return frozenset()
+    return frozenset({first})
 
 
 @lru_cache(maxsize=1024)

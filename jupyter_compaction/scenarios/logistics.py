@@ -209,7 +209,8 @@ QUESTIONS = (
                    r"handl\w*|"
                    r"(?:right|best|fair)\s+outcome|"
                    r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*|"
-                   r"what\s+(?:should|can|could|do)\s+we\s+give|what(?:'s|\s+is)\s+our\s+(?:answer|reply|response)",
+                   r"what\s+(?:\w+\s+)?(?:should|can|could|do)\s+we\s+(?:give|offer)|"
+                   r"what(?:'s|\s+is)\s+our\s+(?:answer|reply|response)",
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
                    r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|vouchers?|goodwill|"
@@ -244,7 +245,7 @@ QUESTIONS = (
                    r"depot|still|has|with|space|capacity|room|left|get|time|calendar|places|"
                    r"days?|brought|round|"
                    # "If we rebook ORD-1042, what is the soonest slot?" rebooks the redelivery
-                   r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)"),
+                   r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)|if\s+(?:we|I)\s+(?:book|schedul)\w*"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
              example="When is the first free redelivery slot for order ORD-1042?"),
     Question("failure", "why the delivery failed, and whether the order was late",

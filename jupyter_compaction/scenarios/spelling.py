@@ -10,12 +10,15 @@ read how (`Scenario.canonical`).
 
 A slip, inside the word (its first letter and its end stay as typed, so "later" is not
 "late", "ports" not "posts"): a letter left out, one too many, one changed, two
-neighbours swapped (the last two too: "tabel"), or an apostrophe left out ("didnt").
+neighbours swapped (the last two too: "tabel"), or an apostrophe left out ("didnt"). A
+compound of known words joined by hyphens ("licence-policy violations") is read as those
+words.
 
 Left out: words under five letters (too many neighbours), two slips in one word, a word a
 slip away from two known words (which one was meant is a guess), words with digits or
-punctuation (a misspelt id, path or package name stays a missing entity, never the
-nearest existing one), and slips that join or split words ("data base").
+other punctuation (a misspelt id, path or package name stays a missing entity, never the
+nearest existing one; a hyphenated name with an unknown part stays whole), and words run
+together or split by a space ("database", "data base").
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ LETTERS = string.ascii_lowercase
 # The endings of inflected forms ("defines", "contains", "passes", "listed"; not "builtd")
 ENDING = r"(?:(?<=e)[sd]|(?<![es])s|e[sd])?"
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")  # a word that may be a slip: letters only
+_COMPOUND = re.compile(r"[a-z]+(?:-[a-z]+)+")  # words joined by hyphens
 
 
 class Vocabulary:
@@ -59,9 +63,13 @@ def slips(word: str) -> set[str]:
 
 @lru_cache(maxsize=4096)  # a refused task is read again every turn
 def meant(word: str, vocabulary: Vocabulary) -> str | None:
-    """The one known word `word` is a slip away from; None when it is known itself, too
-    short, not plain letters, or a slip away from none or several."""
+    """The one known word `word` is a slip away from (or the known words a hyphenated
+    compound joins); None when it is known itself, too short, not plain letters, or a slip
+    away from none or several."""
     word = word.lower()
+    if _COMPOUND.fullmatch(word) and not vocabulary.knows(word):
+        parts = word.split("-")
+        return " ".join(parts) if all(map(vocabulary.knows, parts)) else None
     if len(word) < MIN_LENGTH or not _WORD.fullmatch(word) or vocabulary.knows(word):
         return None
     found = {near for near in slips(word) if vocabulary.knows(near)}

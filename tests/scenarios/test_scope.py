@@ -455,3 +455,26 @@ def test_a_source_named_is_understood_only_when_the_question_reads_it(task, unde
     """"According to X" forgives its own words only: X must be what the question reads."""
     scenario = scenarios.load("logistics" if "ORD-" in task else "debug")
     assert (scenario.understand(task) is not None) is understood
+
+
+@pytest.mark.parametrize(("name", "task", "verb"), [
+    ("logistics", "Book the first free redelivery slot for ORD-1042 now.", "Book"),
+    ("logistics", "Schedule the redelivery of ORD-1042 for the first free slot.", "Schedule"),
+    ("audit", "Fix the policy violations of the three services.", "Fix"),
+])
+def test_an_order_to_change_something_is_refused_naming_its_verb(name, task, verb):
+    """A task that opens with a verb that changes things and asks nothing is no question,
+    though each of its other words belongs to one."""
+    scenario = scenarios.load(name)
+    assert scenario.understand(task) is None
+    assert scenario.not_understood(task)[0] == (verb,)
+
+
+@pytest.mark.parametrize(("name", "task"), [
+    ("logistics", "Schedule a redelivery for order ORD-1042: when is the first slot?"),
+    ("logistics", "Find the earliest redelivery slot we can book for ORD-1042."),
+    ("logistics", "If we book a redelivery for TCK-5521, what is the first free slot?"),
+    ("audit", "Run the licence audit and tell me how to fix what fails."),
+])
+def test_the_same_verbs_in_a_question_are_read(name, task):
+    assert scenarios.load(name).understand(task) is not None

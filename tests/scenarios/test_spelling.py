@@ -24,6 +24,7 @@ VOCABULARY = spelling.Vocabulary([r"tables?", r"version", r"defin(?:es?|ed|ing)"
     ("defimes", "defines"),  # one changed, in an inflected form
     ("didnt", "didn't"),  # an apostrophe left out
     ("Verison", "version"),
+    ("tables-version", "tables version"),  # a compound of known words
 ])
 def test_a_slip_is_read_as_the_word_meant(typed, meant):
     assert spelling.meant(typed, VOCABULARY) == meant
@@ -38,6 +39,7 @@ def test_a_slip_is_read_as_the_word_meant(typed, meant):
     "buildd",  # "builtd" is no inflection of "built"
     "lodash",  # no known word a slip away
     "ORD-1O42", "agents/routr.py", "v3rsion",  # ids, paths, digits: never corrected
+    "graphviz-wasm", "table-wasm",  # a compound with an unknown part stays whole
 ])
 def test_what_is_never_corrected(typed):
     assert spelling.meant(typed, VOCABULARY) is None
