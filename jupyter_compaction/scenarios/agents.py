@@ -59,7 +59,8 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          rf"(?:{TOOLS})\s+"
          rf"(?:on)?to\s+"
          rf"{HANDLERS}|(?:{TOOLS})\s+(?:are\s+)?(?:mapped|routed)\s+(?:on)?to\s+{HANDLERS}|"
-         r"dispatch(?:es)?\s+(?:its|the|their)\s+tools")
+         r"dispatch(?:es)?\s+(?:its|the|their)\s+tools|"
+         r"looks?\s+up\s+(?:a\s+|the\s+|each\s+)?tools?\s+by\s+(?:its\s+)?name")
 RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
          r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off|"
          # said plainly: "a policy for retrying", "tries a failing call again"
@@ -73,13 +74,16 @@ EXPLAINED = (r"dict(?:ionar(?:y|ies))?|handl(?:es?|ing|ed)|decid(?:es|ing)|table
              r"that\s+(?:runs?|handles?|executes?)\s+(?:them|it)|"
              r"routes?|tool\s+calls|tool|function|variable|look\s+up|lookup|->|callables?|str|"
              r"Callable|handlers?|"
-             r"(?:to\s+their\s+)?handlers|name-to-handler|tool-names?|mapping|tools")
+             r"(?:to\s+their\s+)?handlers|name-to-handler|tool-names?|mapping|tools|"
+             r"hands?|pass(?:es)?|forwards?")
 # What a retry policy retries, and how ("attempts, delays").
 RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|"
-           r"retrying|retried|how|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|model|"
+           r"retrying|retried|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|pauses?|model|"
            r"attempts?/back-?off|lays?\s+down|sets?\s+out|requests?|how\s+many\s+(?:times|tries)|"
-           r"how\s+often|failing|fails|how\s+long|in\s+between|between|decid(?:es?|ing)|"
-           r"waiting|tries|makes|settings|when|after|(?:went|goes|go)\s+wrong")
+           r"how\s+often|fail(?:s|ing)?|how\s+long|in\s+between|between|decid(?:es?|ing)|"
+           r"waiting|tries|makes|settings|when|after|(?:went|goes|go)\s+wrong|"
+           r"before\s+(?:each|every|the\s+next)\s+(?:new\s+)?(?:try|attempt)|"
+           r"how")  # "how" last: "how often" and "how long" are read whole
 CONCEPTS = (
     ("tool dispatch table", TABLE, EXPLAINED, "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
@@ -100,6 +104,7 @@ DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|conta
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
            r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|package|"
            r"configures?|uses?|set(?:\s+out|\s+up)?|keeps?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
+           r"(?:comes?|ships?)\s+with|"
            # "build", but not a request to build ("Build a retry policy", "you build")
            r"code|builds|spells?\s+out|(?<=\w\s)(?<!\bplease\s)(?<!\byou\s)(?<!\bto\s)build|"
            r"source",
@@ -197,7 +202,7 @@ QUESTIONS = (
     Question("files", "which Python files a folder holds",
              Grammar((r"files?|modules?|sources",), (
                  r"python|\.py|source|folder|director(?:y|ies)|package|inventory|"
-                 r"hold(?:s)?|contains?|lives?|live|kept|sitting|exists?|make\s+up|makes\s+up|"
+                 r"hold(?:s)?|contains?|lives?|live|kept|sit(?:s|ting)?|exists?|make\s+up|makes\s+up|"
                  r"comprises?|sizes?|how\s+big|how\s+large|most\s+(?:of\s+the\s+)?code|code",),
                      (FOLDER, FOLDER_NAMED),
                      ("exclude", "count", "largest"), LEFT_OUT),

@@ -421,7 +421,7 @@ COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packa
                           r"dependenc(?:y|ies)|deps?|pkgs?|register|polic(?:y|ies)|records?|"
                           r"lists?|files?|manifests?|ones?|any(?:thing)?|exceptions?|waivers?|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)\s+(?:(?:is\s+|are\s+)?"
-                          r"covered|(?:has\s+)?been\s+(?:covered|granted|exempted)|"
+                          r"covered|(?:has\s+)?been\s+(?:covered|granted|exempted|given|issued)|"
                           # "Has graphviz-wasm got an exception?", "Does chardet have one?"
                           r"(?:have|has|got)(?=\s+(?:got\s+)?(?:an?\s+|any\s+)?(?:licen[cs]e\s+)?"
                           r"(?:exceptions?|waivers?)\b))\b",
@@ -451,16 +451,20 @@ QUESTIONS = (
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open[\s-]?source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
                  r"(?:someone|somebody)\s+to\s+look\s+at|hiding|lurking|carr(?:y|ies)|(?:does\s+not|doesn't|don't)\s+allow|not\s+allowed|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
-                 r"before\s+the\s+release",),
+                 r"before\s+the\s+release|file|(?:[\w-]+\s+)?service's|sign-?off|approval|used(?:\s+by)?",),
                  (MANIFEST,), ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
              example="Which licences in services/web/package.json need attention?"),
     Question("manifest-size", "how many packages one manifest pins",
              Grammar((rf"{OPERATORS['count']}|"
                       r"how\s+long(?=\s+is\s+the\s+(?:dependency|package)\s+list)",), (
-                 rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|(?:lock|pin)(?:s|ed)?(?:\s+down)?|pins?|"
+                 rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|"
+                 r"(?:lock|pin)(?:s|ed)?(?:\s+down|\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+)?versions?)?|"
+                 r"pins?|"
                  r"pinned|(?:a\s+)?(?:fixed|particular|specific|exact)\s+versions?|lists?|listed|holds?|contains?|declares?|"
-                 r"declared|requires?|required|in|of|total|direct|indirect|includ(?:ed|ing)",),
+                 r"declared|requires?|required|in|of|total|direct|indirect|includ(?:ed|ing)|"
+                 r"(?:[\w-]+\s+)?service's|"
+                 r"(?:fix|lock|pin)(?:s|es|ed)?\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+)?versions?",),
                  (MANIFEST,)),
              ("count-of-manifest",), or_missing(manifest_size),
              example="How many packages does services/web/package.json pin?"),
@@ -468,7 +472,8 @@ QUESTIONS = (
              Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|breach\w*|"
                       r"verif\w*|follow(?:s|ing)?|(?:clash|conflict)(?:s|es|ing)?\s+with|block(?:s|ing)?\s+(?:the\s+)?release|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
                       r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|licen[cs]\w*\s+checks?|"
-                      r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)|respect\w*",), (
+                      r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)|respect\w*|"
+                      r"within(?=\s+(?:our|the)\b)",), (
                  LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open[\s-]?source|against|versus|"
                           r"vs\.?|polic(?:y|ies)|rules?|exceptions?|according\s+to|open\s+source|"
                           r"(?:isn't|not|non-?)\s*compliant|compliant|conform\w*|follow\w*|"
@@ -478,7 +483,8 @@ QUESTIONS = (
                           r"pre-release|compar\w*|check(?:ed)?\s+against|over|(?:does\s+not|doesn't|don't)\s+allow|written\s+down|(?:not|isn't)\s+(?:ok|okay|fine)|"
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}|"
                           r"make|do|perform|conduct|carry\s+out|go\s+through|fails?|failing|"
-                          r"how\s+to\s+fix|written(?:\s+in)?|missing|(?:next|this)\s+week|tomorrow"),
+                          r"how\s+to\s+fix|written(?:\s+in)?|missing|(?:next|this)\s+week|tomorrow|"
+                          r"(?:is\s+|are\s+)?not\s+allowed|disallowed|services'|depends?\s+on|keep"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
               "release[{item_1}]", "forbidden-rule", "exception-rule", "no-licence-rule"),
@@ -503,6 +509,7 @@ QUESTIONS = (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
                           rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|rules|{OSPO}|"
                           r"signed-off|policy/exceptions\.md|ex\s+ids|ids|written\s+down|given|"
+                          rf"packages?|{DEPENDENCIES}|written|"
                           r"granted|issued"),
                  (POLICY, PACKAGE, COVERED, GIVEN, TOPIC), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
@@ -511,7 +518,7 @@ QUESTIONS = (
              Grammar((rf"packages?|{DEPENDENCIES}|libraries|library|modules?|pins?|anything|"
                        # "what's licensed LGPL in ...": which packages are
                        r"what(?:'s|\s+is|\s+are)?(?=\s+(?:licen[cs]ed|under)\b)",), (
-                 UNDER, LICENCE, r"pinned|in|of|one|ones|terms"), (MANIFEST, LICENCE_NAME),
+                 UNDER, LICENCE, r"pinned|in|of|one|ones|terms|listed"), (MANIFEST, LICENCE_NAME),
                  ("not", "count", "yesno")),
              ("licences-of-manifest",), or_missing(licensed),
              example="Which package in services/web/package.json is under the LGPL?"),
@@ -530,12 +537,12 @@ QUESTIONS = (
                       r"lock\s*files?|"
                       r"files?\s+(?:that\s+)?(?:declare|list|pin|listing|declaring)\w*|"
                       r"lists?\s+of\s+dependencies|"
-                      r"(?:list|declare|pin)s?\s+(?:each\s+service's\s+|the\s+|their\s+|its\s+)?"
+                      r"(?:list|declare|pin)s?\s+(?:(?:each\s+service's|the\s+services'|the|their|its)\s+)?"
                       r"(?:dependencies|packages)",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
                  r"use|hold|holds|contains?|declares?|keeps?|kept|where|files|services?/?|three|"
                  r"rel(?:y|ies)\s+on|depends?\s+on|file|(?:come|ship)s?\s+with|"
-                 r"between(?:\s+them)?",),
+                 r"between(?:\s+them)?|(?:can\s+be\s+)?found",),
                  (SERVICES,), ("count",)),
              ("manifests",), manifests, example="List the dependency manifests under services/."),
 )

@@ -194,10 +194,12 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"mak(?:e|es|ing)|file|includ\w*|placement|where|come\s+from|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
               r"pin\s+down|roughly|around|cit(?:e|ing)|getting|erroring(?:\s+out)?|(?:at\s+)?the\s+edge|"
               r"(?:(?:since|at|around)\s+)?(?:about\s+)?\d{1,2}:\d{2}(?:\s*utc)?|\d+(?=\s*%)|"
-              r"504ing|fall(?:s|ing)?\s+over|chunk|share|portion|some|figures")
+              r"504ing|fall(?:s|ing)?\s+over|chunk|share|portion|some|figures|"
+              r"end(?:s|ing)?\s+(?:up\s+)?in")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
              Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+|front-door\s+)?proxy|edge|"
+                      r"front[\s-]?end|"
                       r"gateway\.conf",), (
                  WAIT, CUT_OFF,
                  r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
@@ -206,11 +208,11 @@ QUESTIONS = (
                        r"on|api|budget|path|secs?|how\s+many\s+secs|front|willing|connection|checkout(?:-api)?|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
                        r"backend|response|answers?|repl(?:y|ies)|respond|504s?|post|get|generic|"
-                       r"catch-all|settings"), (ROUTE,)),
+                       r"catch-all|settings|general"), (ROUTE,)),
              ("locations", "gateway-config"), gateway,
              example="What read timeout does the gateway use for checkout?"),
     Question("timeout", "how long checkout-api waits for an upstream service",
-             Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)|"
+             Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)|how\s+many\s+(?:seconds|secs)|"
                             r"(?:upstreams\.[\w-]+\.)?timeout_seconds"), (
                  CUT_OFF,
                  r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allow(?:s|ed)?|gives?|appl(?:y|ies|ied)|"
@@ -226,7 +228,7 @@ QUESTIONS = (
              ("upstreams", "checkout-config"), timeout,
              example="How long does checkout-api wait for inventory-service before timing out?"),
     Question("root-cause", "the root cause of the checkout failures, with numbers and files",
-             Grammar((r"root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
+             Grammar((r"(?:(?:real|actual|true)\s+)?root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
                       r"caus(?:e|es|ed|ing)|what(?:\s+(?:actually|really|exactly))?\s+broke|"
                       r"break(?:s|ing)|culprits?|"
                       r"what(?:'s|\s+is)?(?:\s+(?:actually|really))?\s+mak(?:es|ing)|"
@@ -257,7 +259,7 @@ QUESTIONS = (
                  r"inventory(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
                  r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
                  r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file|cluster|"
-                 r"(?:this|yesterday)\s+morning|today|still|(?:the\s+)?(?:new|old)(?:er)?(?:\s+one)?|"
+                 r"(?:this|yesterday)\s+morning|today|still|ship(?:ped)?|(?:the\s+)?(?:new|old)(?:er)?(?:\s+one)?|"
                  r"\d+\.\d+\.\d+",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),

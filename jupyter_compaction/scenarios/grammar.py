@@ -64,7 +64,7 @@ establish
 telling listing checking pointing showing giving finding naming looking reporting
 identifying determining explaining describing
 know need want like ok okay hey hi
-now today currently right away quickly briefly exactly moment rn
+now today currently right away quickly briefly exactly moment rn atm
 actually really basically simply still already again entirely full complete entire whole
 anything something everything thing stuff kind overview rundown breakdown picture w/ em
 agent class everyone walk scan whatsoever else number / &
@@ -91,7 +91,7 @@ REQUEST = re.compile(r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|sh
 YES_OR_NO = (r"yes\s+or\s+no|yes/no|true\s+or\s+false|or\s+not|or\s+nah|y/n|whether|"
              r"(?:does|do|is|are|has|have)\s+(?:it|they)\s+or\s+(?:doesn't|don't|isn't|aren't|"
              r"hasn't|haven't)\s+(?:it|they)|"
-             r"(?<=,\s)(?:does|do|is|are|has|have)\s+(?:it|they)\b|it\s+true\s+that|"
+             r"(?<=,\s)(?:does|do|is|are|has|have)\s+(?:it|they|we)\b|it\s+true\s+that|"
              r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)(?<!let's\ssee\s)if")
 
 ATTRIBUTE = "attribute"  # a parse that found none of its head phrases misses this
@@ -114,7 +114,7 @@ BUT_NOT = r"but\s+not"
 ONTIME = "ontime"
 OPERATORS = {
     "not": r"do(?:es)?\s+not|(?:do|does|are|is|was|were|has|have)n'?t|not|no|lacks?|lacking|"
-           r"without|none",  # "dont" typed without its apostrophe too
+           r"without|none|never",  # "dont" typed without its apostrophe too
     "count": r"how\s+many|how\s+much(?=\s+\w+s\b)|count(?:ing)?|number\s+of|tally",
     "largest": r"largest|biggest|the\s+most\s+bytes|(?:the\s+)?most\s+(?:big|large)",
     # a yes/no asked as "on time?" (or "by the promised date?") rather than "late?"

@@ -224,7 +224,8 @@ QUESTIONS = (
              or_missing(compose), example="Work support ticket TCK-5521 and decide what we "
                                           "offer the customer."),
     Question("clauses", "which policy clauses apply to an order's failed delivery",
-             _asks(r"polic(?:y|ies)|clauses?|rules?|sections?|provisions?|terms|t&cs?|parts?(?=\s+of\b)",
+             _asks(r"polic(?:y|ies)|clauses?|rules?|sections?|provisions?|terms|t&cs?|parts?(?=\s+of\b)|"
+                   r"(?:numbered\s+)?points(?=\s+(?:in|of)\b)",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote(?:\s+back)?|ids?|numbers?|"
                    r"(?:what\s+)?happened|files|answer(?:ing)?|reply(?:ing)?|respond\w*|"
@@ -239,7 +240,8 @@ QUESTIONS = (
                    r"(?:to\s+the\s+customer\s+)?(?:again|a\s+second\s+time)|"
                    r"(?:brought|bring)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:round|back)\s+again|"
                    r"(?:next|first|earliest|soonest)\s+(?:open\s+|free\s+)?(?:chance|opportunity)|"
-                   r"round\s+again",
+                   r"round\s+again|(?:another|a\s+second|second)\s+(?:delivery\s+)?(?:attempt|try|go)|"
+                   r"a\s+second\s+time",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
                    r"depot|still|has|with|space|capacity|room|left|get|time|calendar|places|"
@@ -259,7 +261,7 @@ QUESTIONS = (
                    r"carrier|attempts?|the\s+attempt|hand(?:ing)?\s+over|work|reach|events|root\s+cause|"
                    r"home(?:\s+all\s+day)?|track\w*|doorstep|ma(?:ke|de)\s+it|(?:the\s+)?date\s+we\s+promised|"
                    r"promised(?:_delivery_date|\s+(?:delivery\s+)?date)?|turn(?:ed|s)?\s+up|"
-                   r"drop(?:-?off)?|(?:says\s+)?exception|waybill",
+                   r"drop(?:[\s-]?off)?|(?:says\s+)?exception|waybill",
                    operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),

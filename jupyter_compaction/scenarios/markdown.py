@@ -149,7 +149,8 @@ USES = (r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)|pull(?:s|i
         r"bring(?:s|ing)?\s+in|brought\s+in")
 IMPORTS = Role("import", object=False, synonyms=USES)  # "what markdown/core.py imports"
 # "which files import markdown/core.py", "files that have an import of .util"
-IMPORTED = Role("import", object=True, synonyms=rf"{USES}|(?:an?|have|has)\s+import\s+of")
+IMPORTED = Role("import", object=True, synonyms=rf"{USES}|(?:an?|have|has)\s+import\s+of|"
+                                                 r"import\s+(?:lines?|statements?)\s+(?:for|of)")
 PATH = Slot("path", f"({PATH_PATTERN})", role=IMPORTS)
 # A module as the code writes it (.util, ..util, markdown.util) or by its file's path.
 # ("..x" and "markdown.x" are the task's placeholders for any module, not modules)
@@ -178,9 +179,9 @@ QUESTIONS = (
                      ("exclude", "not", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
-             Grammar((r"import(?:s|ing)?\s+nothing|(?:pull|bring)(?:s|ing)?\s+in\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
+             Grammar((r"import(?:s|ing)?\s+nothing|takes?\s+nothing|(?:pull|bring)(?:s|ing)?\s+in\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
                       r"other\s+)?imports?|without\s+(?:package\s+|internal\s+)?imports|"
-                      r"(?:do\s+not|don'?t)\s+(?:pull\s+in|use|depend\s+on|rely\s+on)|"
+                      r"(?:do\s+not|don'?t)\s+(?:pull\s+in|bring\s+in|use|depend\s+on|rely\s+on)|"
                       r"stand(?:s)?\s+alone|self-contained|"
                       r"stand(?:s)?\s+(?:entirely\s+|completely\s+)?on\s+(?:their|its)\s+own|"
                       r"zero\s+(?:package\s+|internal\s+)?imports|"
@@ -207,7 +208,7 @@ QUESTIONS = (
     Question("files", "which Python files the package holds",
              Grammar((r"files?|modules?|sources",), (
                  r"python|\.?py|source|markdown|python-markdown|package|workspace|here|"
-                 r"contains?|holds?|"
+                 r"contains?|holds?|copy|"
                  r"hold|are|there|inventory|checkout|"
                  r"make\s+up|makes\s+up|comprises?|consists?\s+of",),
                  (), ("exclude", "count", "largest"), LEFT_OUT),
