@@ -56,8 +56,10 @@ def slips(word: str) -> set[str]:
     """The words one slip away from `word` (see the module docstring)."""
     inner = range(1, len(word) - 1)  # edits keep the first letter and the end
     return ({word[:i] + word[i + 1:] for i in inner}  # a letter typed too many
-            | {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(1, len(word) - 1)}
+            | {word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in inner}  # two swapped
+            # one letter changed
             | {word[:i] + c + word[i + 1:] for i in inner for c in LETTERS if c != word[i]}
+            # a letter (or an apostrophe) left out, anywhere before the last letter
             | {word[:i] + c + word[i:] for i in range(1, len(word)) for c in LETTERS + "'"})
 
 
