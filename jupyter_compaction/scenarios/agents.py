@@ -40,13 +40,14 @@ NONE = "none"
 # other words a task may use of it, its fact's prefix and the extractor that finds it.
 # What a dispatch table maps from, and to.
 TOOLS = r"(?:each\s+|a\s+)?tool[\s-]+(?:names?|calls?)|each\s+tool's\s+name|tools"
-HANDLERS = (r"(?:the\s+|their\s+|its\s+)?(?:(?:handler\s+)?(?:functions?|handlers?)|"
-            r"code\s+that\s+(?:runs|handles|executes)\s+(?:them|it|each))")
+HANDLERS = (r"(?:the\s+|their\s+|its\s+)?(?:(?:(?:handler\s+)?(?:functions?|handlers?)|code)"
+            r"(?:\s+that\s+(?:runs?|handles?|executes?|carr(?:y|ies)\s+(?:it|them)\s+out|"
+            r"deals?\s+with|serves?|processes)(?:\s+(?:them|it|each(?:\s+one)?))?)?)")
 TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
          r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|dict(?:ionary)?\s+of\s+tools|"
          r"(?:tool\s+)?(?:lookup|routing)\s+(?:dict(?:ionar(?:y|ies))?s?|maps?)|"
-         rf"(?:dicts?|maps?|mappings?|lookups?|tables?)\s+from\s+(?:{TOOLS}|tool\s+name)\s+to\s+"
+         rf"(?:dicts?|maps?|mappings?|lookups?|tables?)\s+(?:from|of)\s+(?:{TOOLS}|tool\s+name)\s+to\s+"
          rf"{HANDLERS}|"
          # "a tool-name -> handler dict"
          r"(?:tool[\s-]+names?|tools?)\s*->\s*(?:handler|function)s?\s+(?:dicts?|maps?|tables?)|"
@@ -58,7 +59,13 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          r"(?:the\s+)?"
          rf"(?:{TOOLS})\s+"
          rf"(?:on)?to\s+"
-         rf"{HANDLERS}|(?:{TOOLS})\s+(?:are\s+)?(?:mapped|routed)\s+(?:on)?to\s+{HANDLERS}|"
+         rf"{HANDLERS}|(?:{TOOLS})\s+(?:(?:are|is|get|gets)\s+)?(?:mapped|routed|linked|tied|wired|"
+         rf"bound|sent)\s+(?:on)?to\s+{HANDLERS}|"
+         # "looks up which function to run for a given tool", "decides which handler runs
+         # for each tool"
+         r"(?:which|what)\s+(?:function|handler|code)\s+(?:(?:to\s+(?:run|call|use)|runs|is\s+(?:run|"
+         r"called)|gets\s+(?:run|called)|handles\s+it)\s+for|handles)\s+(?:a\s+given|each|every|a|"
+         r"the)\s+tool(?:\s+(?:name|call))?(?:\s+(?:the\s+model\s+asks\s+for|it\s+gets))?|"
          r"dispatch(?:es)?\s+(?:its|the|their)\s+tools|"
          r"looks?\s+up\s+(?:a\s+|the\s+|each\s+)?tools?\s+by\s+(?:its\s+)?name")
 RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
@@ -72,12 +79,12 @@ RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic
 # The full task explains what a table is; its words are part of that question.
 EXPLAINED = (r"dict(?:ionar(?:y|ies))?|handl(?:es?|ing|ed)|decid(?:es|ing)|table|"
              r"that\s+(?:runs?|handles?|executes?)\s+(?:them|it)|"
-             r"routes?|tool\s+calls|tool|function|variable|look\s+up|lookup|->|callables?|str|"
+             r"routes?|tool\s+calls|tool|function|variable|looks?\s+up|lookup|->|callables?|str|"
              r"Callable|handlers?|"
              r"(?:to\s+their\s+)?handlers|name-to-handler|tool-names?|mapping|tools|"
              r"hands?|pass(?:es)?|forwards?")
 # What a retry policy retries, and how ("attempts, delays").
-RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|"
+RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|goes|"
            r"retrying|retried|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|pauses?|model|"
            r"attempts?/back-?off|lays?\s+down|sets?\s+out|requests?|how\s+many\s+(?:times|tries)|"
            r"how\s+often|fail(?:s|ing)?|how\s+long|in\s+between|between|decid(?:es?|ing)|"
@@ -103,6 +110,7 @@ LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
            r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|package|"
+           r"carr(?:y|ies|ying)|"
            r"configures?|uses?|set(?:\s+out|\s+up)?|keeps?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
            r"(?:comes?|ships?)\s+with|"
            # "build", but not a request to build ("Build a retry policy", "you build")
@@ -110,7 +118,7 @@ DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|conta
            r"source",
            r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used|"
            r"how\s+(?:is|are)(?=\s+(?:it\s+|they\s+)?called)|"  # a learner's word order
-           r"(?<=\bin\s)agents|places")  # the default folder named bare: "files in agents"
+           r"(?<=\bin\s)agents|places?")  # the default folder named bare: "files in agents"
 STEPS = (
     Step("list the {folder}/ folder", "list_files", {"folder": "{folder}"}, (
         Fact("files", r"^(\S+\.py)  [\d,]+ bytes$", many=True),
@@ -203,7 +211,8 @@ QUESTIONS = (
              Grammar((r"files?|modules?|sources",), (
                  r"python|\.py|source|folder|director(?:y|ies)|package|inventory|"
                  r"hold(?:s)?|contains?|lives?|live|kept|sit(?:s|ting)?|exists?|make\s+up|makes\s+up|"
-                 r"comprises?|sizes?|how\s+big|how\s+large|most\s+(?:of\s+the\s+)?code|code",),
+                 r"comprises?|sizes?|size-?wise|by\s+size|in\s+size|how\s+big|how\s+large|"
+                 r"most\s+(?:of\s+the\s+)?code|code",),
                      (FOLDER, FOLDER_NAMED),
                      ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), or_missing(list_files),

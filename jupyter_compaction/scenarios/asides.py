@@ -14,10 +14,11 @@ Five kinds, each a pattern over the text:
   already checked X, so ...", "I think X is gold, can you ...");
 - a clause that sets the scene: "before / while / since ... I (we)" ("... before we ship"),
   "since / because it ...", "when <subject or -ing> ..." inside a sentence (not after
-  "tell me", where "when" is asked), an opening purpose or occasion ("To rule out the
-  payment side, ...", "For my notes, ..."), whom or what it is for ("for the weekly
-  report", "for exercise 2"), and the words that open a turn ("OK agent,", "Quick check:",
-  "Let's see...");
+  "tell me", where "when" is asked), each ending where a request starts ("Before I add a
+  tool | I want every file ..."), an opening purpose or occasion ("To rule out the payment
+  side, ...", "For my notes, ..."; not "For the /api/ location, ...", whose path makes it
+  the question's topic), whom or what it is for ("for the weekly report", "for exercise
+  2"), and the words that open a turn ("OK agent,", "Quick check:", "New hire question:");
 - a relative pronoun after a noun ("the customer who placed ORD-1042");
 - hedges and the frames of a polite request ("if any", "would you mind", "I'd like to
   know", "I'm not sure whether", "a simple yes or no would do");
@@ -48,6 +49,13 @@ def word_set(text: str) -> frozenset[str]:
 
 # up to the clause's end (the dot of a file name is not; a dash between spaces is)
 CLAUSE = r"(?:(?!\s[-\u2013\u2014]\s)[^,.;:!?]|\.(?=\w))*"
+# ... a scene's clause ends where a request starts ("Before I add a tool I want every ...")
+REQUEST = (r"\s(?:(?:I|we)\s+(?:want|need)\s+(?:every|all|each|the|a|an|to\s+see)|please|"
+           r"tell|show|list|(?:can|could)\s+you)\b")
+SCENE_CLAUSE = rf"(?:(?!\s[-\u2013\u2014]\s|{REQUEST})[^,.;:!?]|\.(?=\w))*"
+# ... and an opening "For ..." that names a path is the question's topic ("For the general
+# /api/ location, ..."), not whom it is for ("For my notes, ...")
+NAMELESS = r"(?:(?!\s[-\u2013\u2014]\s)[^,.;:!?/]|\.(?=\w))*"
 START = r"(?:^|(?<=[.;:!?]\s)|(?<=\s[-\u2013\u2014]\s))\s*"  # where a sentence or a clause opens
 # where an opening clause ends ("I'm on exercise 3 and need to know ...")
 STOP = (r"(?:[.;:!?]\s|\s[-\u2013\u2014]\s|,\s+so\s|"
@@ -63,6 +71,9 @@ OPENER = (rf"(?:^|(?<=[.;:!?]\s))(?:(?:{INTERJECTION})(?:,?\s+(?:{INTERJECTION})
           r"pop\s+quiz(?:\s+for\s+you)?|quiz\s+time|(?:a\s+)?question\s+for\s+you|"
           r"(?:the\s+)?last\s+one(?:\s+for\s+(?:today|now|the\s+day))?|one\s+more(?:\s+thing)?|"
           r"(?:quick|sanity)\s+(?:check|question|one)|let's\s+see(?:\s+if\s+you\s+can)?|"
+          # who asks: "New on the team here:", "New hire question:"
+          r"(?:i'm\s+)?new\s+(?:here|on\s+the\s+team|to\s+the\s+team)(?:\s+here)?|"
+          r"new\s+(?:hire|joiner|starter)(?:\s+(?:here|question))?|"
           r"(?:have\s+you\s+)?got\s+a\s+(?:sec(?:ond)?|minute|moment)(?=\?))"
           r"(?:\s+agent)?(?:(?:[!,:.?]|\.\.\.|\u2026)+|\s[-\u2013\u2014])(?=\s|$)")
 
@@ -78,12 +89,12 @@ FIRST_PERSON = (rf"{START}(?:(?:{INTERJECTION}),?\s+)?"
                 r"would|will|has|have)\b)")
 # 2. A clause that sets the scene: "... before we ship", "... when customers try to pay",
 # "To rule out the payment side, ...", "For my notes: ...", and the words of an OPENER.
-SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CLAUSE}"
-         rf"|\b(?:since|because)\s+(?:it|they)\b{CLAUSE}"
+SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{SCENE_CLAUSE}"
+         rf"|\b(?:since|because)\s+(?:it|they)\b{SCENE_CLAUSE}"
          # ... not the question "when" of "tell me when ...", "do you know when ..."
          r"|(?<=\w\s)(?<!\bme\s)(?<!\bus\s)(?<!\bknow\s)(?<!\bsee\s)(?<!\bout\s)"
          rf"when\s+(?:I|we|it|they|the|this|our|customers?|users?|people|shoppers|someone|somebody|"
-         rf"\w+ing)\b{CLAUSE}"
+         rf"\w+ing)\b{SCENE_CLAUSE}"
          r"|\bfor\s+(?:my|our)\s+\w+(?:\s+(?:notes|report|summary|slides))?"
          # ... who it is for: "for the weekly report", "for the legal team"
          r"|\bfor\s+(?:the|a|an|my|our)\s+(?:[\w-]+\s+)?(?:report|review|team|notes|summary|"
@@ -95,8 +106,9 @@ SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{CL
          # ... or which exercise: "for exercise 2", "for question 3b"
          r"|\bfor\s+(?:the\s+)?(?:exercise|question|task|step|part|worksheet|homework|assignment|"
          r"quiz)\s+\d+[a-z]?\b"
-         rf"|{START}(?:to\s+\w+|for\s+(?:my|our|the|a|an)|in\s+(?:my|our)|as\s+(?:the|a|an)|"
+         rf"|{START}(?:to\s+\w+|in\s+(?:my|our)|as\s+(?:the|a|an)|"
          rf"(?:before|after|during|ahead\s+of)(?:\s+the)?)\b{CLAUSE}[,:]"
+         rf"|{START}for\s+(?:my|our|the|a|an)\b{NAMELESS}[,:]"
          rf"|{OPENER}")
 # 3. A relative pronoun after a noun ("the customer who placed ...", ", which I have read")
 # joins a clause to it and asks nothing; opening a question ("who wrote ...?") it asks.
@@ -113,6 +125,7 @@ HEDGES = (r"\b(?:if\s+any|any\s+idea|i(?:'m|\s+am)\s+not\s+(?:sure|certain)|and\
           r"i(?:'d|\s+would)\s+(?:be\s+(?:grateful|glad|thankful)|appreciate\s+it)\s+if\s+you\s+"
           r"could|"
           r"(?:could|can)\s+you\s+check\s+that\s+for\s+me|"
+          r"what\s+(?:i'm|we're|i\s+am|we\s+are)\s+(?:working|dealing)\s+with|"
           r"a\s+(?:simple|quick|plain)\s+yes\s+or\s+no\s+(?:would|will)\s+do|"
           r"(?:the\s+whole\s+)?code\s+base|so\s+far|bottom\s+line|"
           r"(?:paths?|names?|ids?|rules?|files?|file\s*names?)\s+only|"

@@ -444,33 +444,36 @@ QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
              Grammar((LICENCE, r"(?:the\s+)?polic(?:y|ies)\s+flags?|needs?\s+attention|attention|"
                                r"problems?|issues?|(?:red\s+)?flag(?:s|ged)?|closer\s+look|"
-                               r"review"), (
+                               r"review|(?:usage|use)\s+terms|terms\s+of\s+use"), (
                  r"packages|needs?\s+attention|attention|needs?|needing|problems?|issues?|"
                  r"report|review|look(?:ed)?\s+at|to\s+check|(?:closer|second)\s+look|red|"
                  r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open[\s-]?source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
                  r"(?:someone|somebody)\s+to\s+look\s+at|hiding|lurking|carr(?:y|ies)|(?:does\s+not|doesn't|don't)\s+allow|not\s+allowed|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
-                 r"before\s+the\s+release|file|(?:[\w-]+\s+)?service's|sign-?off|approval|used(?:\s+by)?",),
+                 r"before\s+the\s+release|file|(?:[\w-]+\s+)?service's|sign-?off|approval|used(?:\s+by)?|"
+                 rf"caus(?:e|es|ing)(?:\s+us)?|before\s+(?:we\s+)?ship\w*|{OSPO}|terms",),
                  (MANIFEST,), ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
              example="Which licences in services/web/package.json need attention?"),
     Question("manifest-size", "how many packages one manifest pins",
              Grammar((rf"{OPERATORS['count']}|"
-                      r"how\s+long(?=\s+is\s+the\s+(?:dependency|package)\s+list)",), (
+                      # "how long is the list of packages", "how big is the dependency list"
+                      r"how\s+(?:long|big|large)(?=\s+is\s+(?:the|its|their)\s+(?:(?:dependency|package)\s+"
+                      r"list|list\s+of\s+(?:packages|dependencies)))",), (
                  rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|"
                  r"(?:lock|pin)(?:s|ed)?(?:\s+down|\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+)?versions?)?|"
                  r"pins?|"
                  r"pinned|(?:a\s+)?(?:fixed|particular|specific|exact)\s+versions?|lists?|listed|holds?|contains?|declares?|"
                  r"declared|requires?|required|in|of|total|direct|indirect|includ(?:ed|ing)|"
-                 r"(?:[\w-]+\s+)?service's|"
+                 r"(?:[\w-]+\s+)?service's|third-party|external|"
                  r"(?:fix|lock|pin)(?:s|es|ed)?\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+)?versions?",),
                  (MANIFEST,)),
              ("count-of-manifest",), or_missing(manifest_size),
              example="How many packages does services/web/package.json pin?"),
     Question("audit", "a licence audit of the services",
              Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|breach\w*|"
-                      r"verif\w*|follow(?:s|ing)?|(?:clash|conflict)(?:s|es|ing)?\s+with|block(?:s|ing)?\s+(?:the\s+)?release|(?:ok|okay|fine|acceptable)(?=\s+(?:under|with)\b)|"
+                      r"verif\w*|follow(?:s|ing)?|(?:clash|conflict)(?:s|es|ing)?\s+with|block(?:s|ing)?\s+(?:the\s+)?release|(?:ok|okay|fine|acceptable|allowed|safe)(?=\s+(?:to\s+(?:ship|use)\s+)?(?:under|with)\b)|"
                       r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|licen[cs]\w*\s+checks?|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)|respect\w*|"
                       r"within(?=\s+(?:our|the)\b)",), (
@@ -479,38 +482,43 @@ QUESTIONS = (
                           r"(?:isn't|not|non-?)\s*compliant|compliant|conform\w*|follow\w*|"
                           r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
                           r"exact|versions?|manifests?|services/?|service's|service|folder|"
-                          r"three|3|billing|ingest|web|used|uses|using|run|with|exposure|oss|"
+                          r"three|3|billing|ingest|web|use|used|uses|using|run|with|exposure|oss|"
                           r"pre-release|compar\w*|check(?:ed)?\s+against|over|(?:does\s+not|doesn't|don't)\s+allow|written\s+down|(?:not|isn't)\s+(?:ok|okay|fine)|"
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}|"
                           r"make|do|perform|conduct|carry\s+out|go\s+through|fails?|failing|"
                           r"how\s+to\s+fix|written(?:\s+in)?|missing|(?:next|this)\s+week|tomorrow|"
-                          r"(?:is\s+|are\s+)?not\s+allowed|disallowed|services'|depends?\s+on|keep"),
+                          r"(?:is\s+|are\s+)?not\s+allowed|disallowed|services'|depends?\s+on|keep|"
+                          r"rel(?:y|ies)\s+on"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
               "release[{item_1}]", "forbidden-rule", "exception-rule", "no-licence-rule"),
              compose, example="Audit the licences of the services under services/ against "
                               "policy/."),
     Question("rules", "which rules the licence policy sets",
-             Grammar((r"rules?|forbid\w*|allow\w*|says?|outline|summari[sz]e|ban(?:s|ned)?|"
+             Grammar((r"rules?|rule-?books?|forbid\w*|allow\w*|says?|outline|summari[sz]e|sum\s+up|"
+                      r"ban(?:s|ned)?|"
                       r"prohibit\w*|disallow\w*|permit\w*|(?:without|with\s+no)\s+(?:any\s+|a\s+)?review|"
                       r"without\s+asking(?:\s+anyone)?(?:\s+first)?",), (
                  LICENCE, r"polic(?:y|ies)|set|sets|defines?|states?|covers?|lays?\s+down|"
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
-                          r"types?|outright|fine|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
+                          r"types?|kinds?|sorts?|outright|never|fine|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
                           r"can(?:'t|not)?|lets?|open[\s-]?source|sign-?off|approval|docs?|LP|"
                           r"requir(?:es?|ed|ing)|"
-                          rf"{DEPENDENCIES}|{OSPO}|on|which"),
+                          rf"{DEPENDENCIES}|{OSPO}|on|which|company|organi[sz]ation|shipped"),
                  (POLICY,)),
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
              example="What rules does the licence policy in policy/ set?"),
     Question("exceptions", "which licence exceptions are on record",
-             Grammar((r"exceptions?|waivers?|special\s+permissions?",), (
+             Grammar((r"exceptions?|waivers?|exemptions?|(?:special\s+|written\s+)?permissions?|"
+                      r"(?:written\s+)?pass(?=\s+(?:from|on)\b)",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
                           rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|rules|{OSPO}|"
                           r"signed-off|policy/exceptions\.md|ex\s+ids|ids|written\s+down|given|"
                           rf"packages?|{DEPENDENCIES}|written|"
-                          r"granted|issued"),
+                          r"granted|issued|(?:signed|sign)[\s-]+off|one-?off|even\s+though|"
+                          r"break(?:s|ing)?|normal(?:ly)?|usual(?:ly)?|used|open[\s-]?source|"
+                          r"(?:go(?:es|ing)?\s+)?against"),
                  (POLICY, PACKAGE, COVERED, GIVEN, TOPIC), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
@@ -524,11 +532,13 @@ QUESTIONS = (
              example="Which package in services/web/package.json is under the LGPL?"),
     Question("licence-exceptions", "which exceptions are on record for the services' "
                                    "packages under a given licence",
-             Grammar((r"exceptions?|waivers?",), (
+             Grammar((r"exceptions?|waivers?|exemptions?|"
+                      r"(?:special\s+|written\s+)?permissions?",), (
                  UNDER, LICENCE, rf"packages?|{DEPENDENCIES}|on\s+record|record(?:ed)?|register|"
                                  r"on\s+file|cover(?:s|ed|ing)?|appl(?:y|ies)|exists?|"
                                  rf"services?/?|used|uses|lets?|through|ex\s+ids|ids|ever|hold|have|"
-                                 rf"polic(?:y|ies)|ships?|keep|{OSPO}"),
+                                 rf"polic(?:y|ies)|ships?|keep|{OSPO}|(?:signed|sign)[\s-]+off|"
+                                 r"anyone|someone|somebody"),
                  (SERVICES, POLICY, LICENCE_NAME), ("yesno",)),
              ("manifests", "licences[{item}]", "register", "exceptions-file"),
              licence_exceptions, example="Is there a licence exception for the LGPL package?"),
@@ -537,6 +547,8 @@ QUESTIONS = (
                       r"lock\s*files?|"
                       r"files?\s+(?:that\s+)?(?:declare|list|pin|listing|declaring)\w*|"
                       r"lists?\s+of\s+dependencies|"
+                      r"(?:declare|list|pin)s?\s+what\s+(?:each|every|the)\s+services?\s+"
+                      r"(?:depends?|rel(?:y|ies))\s+on|"
                       r"(?:list|declare|pin)s?\s+(?:(?:each\s+service's|the\s+services'|the|their|its)\s+)?"
                       r"(?:dependencies|packages)",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"

@@ -181,7 +181,11 @@ ROUTE = Slot("route", r"(/(?:[\w-]+/?)*)", default="/api/v1/checkout",
 # Where the wait ends: "before it cuts the request off".
 CUT_OFF = r"cut(?:s|ting)?\s+(?:it\s+|them\s+|the\s+(?:request|call)\s+)?off"
 WAIT = (r"time-?outs?|wait(?:s|ing)?|how\s+long|(?:time\s+)?limit|times?\s+out|timing\s+out|"
-        r"gives?\s+up|giving\s+up|stops?\s+waiting|cut-?off|bail(?:s|ing)?\s+out|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)")
+        r"gives?\s+up|giving\s+up|stops?\s+waiting|cut-?off|bail(?:s|ing)?\s+out|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)|"
+        # said of the waiting itself: "how patient is it", "the longest it will sit waiting"
+        r"how\s+patient|patience|(?:the\s+)?longest\s+(?:it|they)(?:'ll|\s+will|\s+would|\s+can)?|"
+        r"sits?\s+(?:and\s+)?wait(?:s|ing)?|"
+        r"(?:pass(?:es)?|go\s+by|elapse)(?=\s+before\b)")
 ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|incident|"
               r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|configs?|"
               r"work(?:ing)?\s+out|find\s+out|dig(?:\s+through)?|give|report|broke|broken|at|"
@@ -195,7 +199,9 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"pin\s+down|roughly|around|cit(?:e|ing)|getting|erroring(?:\s+out)?|(?:at\s+)?the\s+edge|"
               r"(?:(?:since|at|around)\s+)?(?:about\s+)?\d{1,2}:\d{2}(?:\s*utc)?|\d+(?=\s*%)|"
               r"504ing|fall(?:s|ing)?\s+over|chunk|share|portion|some|figures|"
-              r"end(?:s|ing)?\s+(?:up\s+)?in")
+              r"end(?:s|ing)?\s+(?:up\s+)?in|(?:(?<=\berror\s)|(?<=\b504\s)|(?<=\b5xx\s))pages?|"
+              # when it fails: "after about half a minute"
+              r"after\s+(?:about\s+|roughly\s+)?(?:half\s+a|a|\d+)\s+(?:minutes?|seconds?|secs?)")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
              Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+|front-door\s+)?proxy|edge|"
@@ -208,7 +214,9 @@ QUESTIONS = (
                        r"on|api|budget|path|secs?|how\s+many\s+secs|front|willing|connection|checkout(?:-api)?|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
                        r"backend|response|answers?|repl(?:y|ies)|respond|504s?|post|get|generic|"
-                       r"catch-all|settings|general"), (ROUTE,)),
+                       r"catch-all|settings|general|box|server|in\s+front|"
+                 r"sends?\s+back(?:\s+an?\s+(?:error|504))?|allowed(?:\s+to\s+take)?|"
+                 r"take|takes"), (ROUTE,)),
              ("locations", "gateway-config"), gateway,
              example="What read timeout does the gateway use for checkout?"),
     Question("timeout", "how long checkout-api waits for an upstream service",
@@ -223,6 +231,7 @@ QUESTIONS = (
                  r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
                  r"(?:a\s+)?(?:reply|response|answer)\s+from|respond|reply|answer|settings|backend|"
                  r"before\s+(?:it\s+(?:times\s+out|gives\s+up)|the\s+call\s+is\s+abandoned)|"
+                 r"abandons\s+the\s+(?:call|request)|asks?|asking|before\s+it\s+(?:stops|quits)|"
                  r"before",),
                  (UPSTREAM_SLOT,)),
              ("upstreams", "checkout-config"), timeout,
@@ -245,7 +254,8 @@ QUESTIONS = (
              Grammar((r"how\s+(?:long|slow)|how\s+much\s+time|how\s+many\s+(?:milliseconds|ms|seconds)|"
                       r"durations?|duration_ms|latenc(?:y|ies)|timings?|took|last(?:ed)?|"
                       r"elapsed(?:\s+times?)?",), (
-                 r"inventory(?:[-\s]service)?|stock|reserv\w*|calls?|requests?|endpoint|"
+                 r"inventory(?:[-\s]service)?|stock(?:-holding)?|reserv\w*|calls?|requests?|endpoint|"
+                 r"in\s+the\s+end|"
                  r"abandon(?:ed)?|dropped|left\s+hanging|checkout(?:-api)?|"
                  r"(?:gave|given)\s+up(?:\s+(?:waiting\s+)?on)?|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
                  r"take|taking|run|running|ran|spend|spent|before|when|stopped\s+waiting(?:\s+on)?|(?:in\s+)?(?:the\s+)?cases?\s+where|"
@@ -260,6 +270,7 @@ QUESTIONS = (
                  r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
                  r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file|cluster|"
                  r"(?:this|yesterday)\s+morning|today|still|ship(?:ped)?|(?:the\s+)?(?:new|old)(?:er)?(?:\s+one)?|"
+                 r"after|since|"
                  r"\d+\.\d+\.\d+",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
@@ -269,7 +280,7 @@ QUESTIONS = (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
                  r"given|record(?:ed)?|logged|assigned|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
-                 r"class(?:ed|ified)|graded|"
+                 r"class(?:ed|ified)|graded|marked|flagged|labell?ed|tagged|"
                  r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess|official|"
                  r"reference|sev-?\d|as",)),
              ("incident", "severity", "incident-file"), incident,

@@ -63,8 +63,9 @@ identify determine explain describe confirm produce provide pull fetch grab gimm
 establish
 telling listing checking pointing showing giving finding naming looking reporting
 identifying determining explaining describing
-know need want like ok okay hey hi
-now today currently right away quickly briefly exactly moment rn atm
+know need want like ok okay hey hi bit
+now today currently right away quickly briefly exactly moment rn atm roughly approximately
+altogether overall
 actually really basically simply still already again entirely full complete entire whole
 anything something everything thing stuff kind overview rundown breakdown picture w/ em
 agent class everyone walk scan whatsoever else number / &
@@ -100,7 +101,7 @@ ATTRIBUTE = "attribute"  # a parse that found none of its head phrases misses th
 EXCLUDING = (r"(?:but\s+)?(?:except(?:\s+for)?|excluding|exclude|other\s+than|without|"
              r"(?:apart|aside)\s+from|besides|"
              r"not\s+counting|without\s+counting|ignoring|ignore|skipping|skip|"
-             r"leaving\s+out|leave\s+out|minus)")
+             r"leaving\s+out|leave\s+out|(?:leaving|setting|putting)\s+aside|minus)")
 SET_ASIDE = r"(?:but\s+)?(?:leaving|leave|setting|set|putting|put)"
 # An exclusion that points back: "apart from that one", "leaving that file out", "I know
 # about agents/router.py - which other files ...".
@@ -114,8 +115,11 @@ BUT_NOT = r"but\s+not"
 ONTIME = "ontime"
 OPERATORS = {
     "not": r"do(?:es)?\s+not|(?:do|does|are|is|was|were|has|have)n'?t|not|no|lacks?|lacking|"
-           r"without|none|never",  # "dont" typed without its apostrophe too
-    "count": r"how\s+many|how\s+much(?=\s+\w+s\b)|count(?:ing)?|number\s+of|tally",
+           r"without|none|never|(?:something|anything)\s+(?:other\s+than|else\s+than|besides)",
+    # ... "dont" typed without its apostrophe too
+    # ... not "how many times" or "how many seconds": a measure, not a count of the items
+    "count": r"how\s+many(?!\s+(?:times|tries|attempts|retries|seconds|minutes|hours|days)\b)|"
+             r"how\s+much(?=\s+\w+s\b)|count(?:ing)?|number\s+of|tally",
     "largest": r"largest|biggest|the\s+most\s+bytes|(?:the\s+)?most\s+(?:big|large)",
     # a yes/no asked as "on time?" (or "by the promised date?") rather than "late?"
     ONTIME: r"on\s+time|in\s+time|by\s+the\s+(?:promised\s+)?date(?:\s+we\s+promised)?",

@@ -228,9 +228,11 @@ QUESTIONS = (
                    r"(?:numbered\s+)?points(?=\s+(?:in|of)\b)",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote(?:\s+back)?|ids?|numbers?|"
-                   r"(?:what\s+)?happened|files|answer(?:ing)?|reply(?:ing)?|respond\w*|"
+                   r"(?:what\s+)?happen(?:ed)?|(?:didn't|did\s+not|never)\s+happen|files|answer(?:ing)?|reply(?:ing)?|respond\w*|exact|"
+                   r"matter(?:s)?|"
                    r"rel(?:y|ies|ying)\s+on|kicks?\s+in|case|situation|documents?|docs?|"
-                   r"bears?\s+on|pertain\w*|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play"),
+                   r"bears?\s+on|pertain\w*|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play|"
+                   r"written|company|what\s+went\s+wrong"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
@@ -239,13 +241,15 @@ QUESTIONS = (
                    r"(?:send(?:ing)?|tak(?:e|ing)|bring(?:ing)?)\s+(?:\S+\s+){0,2}?(?:out\s+)?"
                    r"(?:to\s+the\s+customer\s+)?(?:again|a\s+second\s+time)|"
                    r"(?:brought|bring)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:round|back)\s+again|"
-                   r"(?:next|first|earliest|soonest)\s+(?:open\s+|free\s+)?(?:chance|opportunity)|"
+                   r"(?:next|first|earliest|soonest)\s+(?:open\s+|free\s+)?(?:chance|opportunity|opening)|"
+                   # "taken back out to the customer", "when can the courier come back"
+                   r"(?:sent|taken|brought)\s+back(?:\s+out)?|(?:come|comes|coming)\s+back|"
                    r"round\s+again|(?:another|a\s+second|second)\s+(?:delivery\s+)?(?:attempt|try|go)|"
                    r"a\s+second\s+time",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
                    r"depot|still|has|with|space|capacity|room|left|get|time|calendar|places|"
-                   r"days?|brought|round|"
+                   r"days?|brought|round|try|trying|"
                    # "If we rebook ORD-1042, what is the soonest slot?" rebooks the redelivery
                    r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)|if\s+(?:we|I)\s+(?:book|schedul)\w*"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
@@ -261,7 +265,8 @@ QUESTIONS = (
                    r"carrier|attempts?|the\s+attempt|hand(?:ing)?\s+over|work|reach|events|root\s+cause|"
                    r"home(?:\s+all\s+day)?|track\w*|doorstep|ma(?:ke|de)\s+it|(?:the\s+)?date\s+we\s+promised|"
                    r"promised(?:_delivery_date|\s+(?:delivery\s+)?date)?|turn(?:ed|s)?\s+up|"
-                   r"drop(?:[\s-]?off)?|(?:says\s+)?exception|waybill",
+                   r"drop(?:[\s-]?off)?|(?:says\s+)?exception|waybill|manag(?:e|ed)\s+to|happened|"
+                   r"(?:go|goes|went)\s+through",
                    operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
@@ -271,7 +276,8 @@ QUESTIONS = (
                    r"silver|"
                    r"bronze",
                    r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|rewards?|where|stands?|"
-                   r"(?:northwind\s+)?circle", customer=True),
+                   r"(?:northwind\s+)?circle|club|scheme|ranks?|ranking|how\s+high(?:\s+up)?",
+                   customer=True),
              ("tier", "customer"), or_missing(loyalty),
              example="What loyalty tier is the customer of ticket TCK-5521 in?"),
 )

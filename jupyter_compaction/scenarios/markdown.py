@@ -146,20 +146,21 @@ def listing(f: Known) -> str:
 PATH_PATTERN = r"(?:markdown|tests)/[\w./-]*\w\.py"
 # Other ways to say "import" ("depend on", "rely on", "use"), as heads and in the roles.
 USES = (r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)|pull(?:s|ing|ed)?\s+in|"
-        r"bring(?:s|ing)?\s+in|brought\s+in")
+        r"bring(?:s|ing)?\s+in|brought\s+in|borrow(?:s|ing|ed)?(?:\s+from)?")
 IMPORTS = Role("import", object=False, synonyms=USES)  # "what markdown/core.py imports"
 # "which files import markdown/core.py", "files that have an import of .util"
 IMPORTED = Role("import", object=True, synonyms=rf"{USES}|(?:an?|have|has)\s+import\s+of|"
                                                  r"import\s+(?:lines?|statements?)\s+(?:for|of)")
 PATH = Slot("path", f"({PATH_PATTERN})", role=IMPORTS)
 # A module as the code writes it (.util, ..util, markdown.util) or by its file's path.
-# ("..x" and "markdown.x" are the task's placeholders for any module, not modules)
+# ("..x" and "markdown.x" are the task's placeholders for any module, not modules; "what
+# it imports from markdown" names the package its imports come from, not a module)
 MODULE = Slot("module", rf"(?!(?:\.+|markdown\.)[xyz]\b)({PATH_PATTERN}|\.+\w[\w.]*\w|\.+\w|"
-                        r"markdown(?:\.\w+)*)", role=IMPORTED)
+                        r"markdown(?:\.\w+)+|(?<!\bfrom\s)markdown)", role=IMPORTED)
 LEFT_OUT = Slot(EXCLUDE, f"({PATH_PATTERN})")
 FILES = r"files?|modules?|python|\.?py|source"
-PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|(?:the\s+)?markdown\s+(?:package|"
-           r"modules?)|"
+PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|from\s+markdown|"
+           r"(?:the\s+)?markdown\s+(?:package|modules?)|"
            r"package|internal|intra-package|package-internal|top-level|"
            r"(?:(?:at|in)\s+the\s+)?top(?:\s+level|-level|\s+of)|at\s+the\s+top|verbatim|"
            r"as\s+written|parts\s+of\s+the\s+package|elsewhere(?:\s+in\s+the\s+package)?|"
@@ -180,21 +181,23 @@ QUESTIONS = (
              ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
              Grammar((r"import(?:s|ing)?\s+nothing|takes?\s+nothing|(?:pull|bring)(?:s|ing)?\s+in\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
-                      r"other\s+)?imports?|without\s+(?:package\s+|internal\s+)?imports|"
-                      r"(?:do\s+not|don'?t)\s+(?:pull\s+in|bring\s+in|use|depend\s+on|rely\s+on)|"
+                      r"other\s+)?imports?|"
+                      r"without\s+(?:a\s+single\s+|any\s+|one\s+)?(?:package\s+|internal\s+)?imports?|"
+                      r"(?:depend(?:s|ing)?|rel(?:y|ies|ying))\s+on\s+nothing|"
+                      r"(?:do\s+not|don'?t)\s+(?:pull\s+in|bring\s+in|use|depend\s+on|rely\s+on|borrow)|"
                       r"stand(?:s)?\s+alone|self-contained|"
                       r"stand(?:s)?\s+(?:entirely\s+|completely\s+)?on\s+(?:their|its)\s+own|"
                       r"zero\s+(?:package\s+|internal\s+)?imports|"
                       r"(?:do\s+not|don'?t)\s+import|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
                      (FILES, PACKAGE, r"anything|markdown|have|module|other|rest|single|"
-                                       r"pulled(?:\s+in)?|leaf(?:\s+nodes?)?|leaves"), (),
+                                       r"pulled(?:\s+in)?|leaf(?:\s+nodes?)?|leaves|get\s+by"), (),
                      ("exclude", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), standalone,
              example="Which files import nothing from the package?"),
     Question("imports", "the top-level package imports of every Python file",
              Grammar((r"imports?|importing|import\s+map|dependency\s+(?:map|graph)|"
-                      r"pull(?:s|ing|ed)?\s+in|brings?\s+in",), (
+                      r"pull(?:s|ing|ed)?\s+in|brings?\s+in|depend(?:s|ing)?\s+on",), (
                  PACKAGE, FILES, r"as\s+(?:they\s+)?appear|appear", r"map|build|draw|every|each|"
                                                                     r"make|all|file[\s-]+by[\s-]+file|"
                                                                     r"whole|does|it|"
@@ -202,7 +205,7 @@ QUESTIONS = (
                                  r"markdown\.x|lines|written|as|code|dependency\s+graph|graph|"
                                  r"dependencies|per|pull(?:s|ed)?|table|write\s+down|rest|at\s+a\s+time|"
                                  r"markdown|per-file|whole|pull(?:s|ed)?\s+in|targets|dependency|picture|"
-                                 r"spel(?:led|t)|uses?")),
+                                 r"spel(?:led|t)|uses?|bits|parts|pieces")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
     Question("files", "which Python files the package holds",

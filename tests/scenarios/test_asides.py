@@ -72,6 +72,14 @@ def aside_words(text: str) -> list[str]:
     ("Tell me when the next slot is.", []),
     # a topic that ends in a colon is part of the question
     ("The checkout route at the gateway: what is its timeout?", []),
+    # a scene's clause ends where a request starts
+    ("Before I add a tool I want every file in agents/ that has a table.",
+     ["Before", "I", "add", "a", "tool"]),
+    # an opening "For ..." that names a path is the question's topic, not whom it is for
+    ("For the general /api/ location, how long does the gateway wait?", []),
+    ("For my notes, how long does the gateway wait?", ["For", "my", "notes"]),
+    # who asks, before the question
+    ("New hire question: what rules does the policy set?", ["New", "hire", "question"]),
 ])
 def test_the_asides_of_a_task(text, words):
     assert aside_words(text) == words
@@ -122,6 +130,16 @@ def test_around_names_token_indices():
     # an exclusion said after the request
     ("agents", "List the Python modules in the agents directory, but leave agents/prompts.py "
                "off the list.", "files", {"folder": "agents", "exclude": "agents/prompts.py"}),
+    # ... or before it
+    ("markdown", "Leaving aside markdown/core.py, which files import .util?", "importers",
+     {"module": ".util", "exclude": "markdown/core.py"}),
+    # the attribute said in a request after a scene, and asked again by "those"
+    ("agents", "Before I add a new tool I want every place in agents/ where tool names get "
+               "mapped to handler functions. Which files are those?", "table-files",
+     {"folder": "agents"}),
+    # the route named in an opening "For ...": the gateway's, not checkout-api's timeout
+    ("debug", "For the general /api/ location on the gateway, how many seconds does it give "
+              "the backend to answer?", "gateway", {"route": "/api/"}),
 ])
 def test_a_question_is_read_through_what_surrounds_it(name, task, question, slots):
     assert understood(name, task) == (question, slots)

@@ -11,6 +11,7 @@ import pytest
 
 from jupyter_compaction import runner, scenarios
 from jupyter_compaction.events import ToolCalled
+from jupyter_compaction.scenarios.base import OPERATORS
 from jupyter_compaction.scenarios.grammar import Role
 
 ROOMY = 200_000  # a budget no run here comes near: the answer, not compaction, is tested
@@ -478,3 +479,24 @@ def test_an_order_to_change_something_is_refused_naming_its_verb(name, task, ver
 ])
 def test_the_same_verbs_in_a_question_are_read(name, task):
     assert scenarios.load(name).understand(task) is not None
+
+
+@pytest.mark.parametrize(("name", "task", "expected"), [
+    # "how many times" and "how many seconds" measure; they count no items
+    ("agents", "Which files in agents/ spell out how many times to try a failed call again?",
+     ("retry-files", {"folder": "agents"})),
+    ("agents", "How many files in agents/ define a retry policy?",
+     ("retry-files", {"folder": "agents", OPERATORS: "count"})),
+    # "something other than MIT" is the complement of MIT
+    ("audit", "In services/web/package.json, which dependencies are under something other "
+              "than MIT?",
+     ("licensed", {"manifest": "services/web/package.json", "licence": "MIT",
+                   OPERATORS: "not"})),
+    # "what it imports from markdown" names the package, not a module that files import
+    ("markdown", "Go through each Python file and tell me what it imports from markdown.",
+     ("imports", {})),
+    ("markdown", "Which files import markdown?", ("importers", {"module": "markdown"})),
+])
+def test_what_an_operator_phrase_applies_to(name, task, expected):
+    question, slots = scenarios.load(name).understand(task)
+    assert (question.name, slots) == expected
