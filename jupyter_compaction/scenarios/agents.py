@@ -39,10 +39,12 @@ NONE = "none"
 # Each concept a file can define: its name, how a task names it (grammar head phrases), the
 # other words a task may use of it, its fact's prefix and the extractor that finds it.
 # What a dispatch table maps from, and to.
-TOOLS = r"(?:each\s+|a\s+)?tool[\s-]+(?:names?|calls?)|each\s+tool's\s+name|tools"
-HANDLERS = (r"(?:the\s+|their\s+|its\s+)?(?:(?:(?:handler\s+)?(?:functions?|handlers?)|code)"
-            r"(?:\s+that\s+(?:runs?|handles?|executes?|carr(?:y|ies)\s+(?:it|them)\s+out|"
-            r"deals?\s+with|serves?|processes)(?:\s+(?:them|it|each(?:\s+one)?))?)?)")
+TOOLS = r"(?:each\s+|every\s+|a\s+)?tool[\s-]+(?:names?|calls?)|each\s+tool's\s+name|tools"
+HANDLERS = (r"(?:the\s+|their\s+|its\s+)?(?:piece\s+of\s+)?"
+            r"(?:(?:(?:handler\s+)?(?:functions?|handlers?)|code)"
+            r"(?:\s+that\s+(?:runs?|handles?|executes?|carr(?:y|ies)\s+(?:it|them|that\s+tool)\s+"
+            r"out|deals?\s+with|serves?|processes)(?:\s+(?:them|it|each(?:\s+one)?|each\s+of\s+"
+            r"(?:those|these|the)\s+tools))?)?)")
 TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
          r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|dict(?:ionary)?\s+of\s+tools|"
@@ -55,10 +57,11 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          r"(?:tool-)?name-to-handler(?:\s+(?:dispatch|lookup))?\s+(?:mappings?|maps?|tables?|dicts?)|"
          # "maps tool names to their handler functions", "tool names mapped to the functions"
          r"(?:maps?|mapping|routes?|routing|dispatch(?:es|ing)?|sends?|connects?|wires?|wiring|"
-         r"ties|tying|links?|linking|binds?|binding)\s+(?:from\s+|of\s+)?"
+         r"ties|tying|links?|linking|binds?|binding|connects?|connecting|pairs?|pairing|"
+         r"match(?:es|ing)?)\s+(?:from\s+|of\s+)?"
          r"(?:the\s+)?"
          rf"(?:{TOOLS})\s+"
-         rf"(?:on)?to\s+"
+         rf"(?:(?:on)?to|with)\s+"
          rf"{HANDLERS}|(?:{TOOLS})\s+(?:(?:are|is|get|gets)\s+)?(?:mapped|routed|linked|tied|wired|"
          rf"bound|sent)\s+(?:on)?to\s+{HANDLERS}|"
          # "looks up which function to run for a given tool", "decides which handler runs
@@ -84,7 +87,7 @@ EXPLAINED = (r"dict(?:ionar(?:y|ies))?|handl(?:es?|ing|ed)|decid(?:es|ing)|table
              r"(?:to\s+their\s+)?handlers|name-to-handler|tool-names?|mapping|tools|"
              r"hands?|pass(?:es)?|forwards?")
 # What a retry policy retries, and how ("attempts, delays").
-RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts|goes|"
+RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts?|goes|"
            r"retrying|retried|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|pauses?|model|"
            r"attempts?/back-?off|lays?\s+down|sets?\s+out|requests?|how\s+many\s+(?:times|tries)|"
            r"how\s+often|fail(?:s|ing)?|how\s+long|in\s+between|between|decid(?:es?|ing)|"

@@ -29,7 +29,9 @@ Five kinds, each a pattern over the text:
   verb among its first words ("Release is tomorrow:"), does not open with a verb that asks
   for work ("Translate ...", "Suppose ..."), does not end with "?" and makes no request
   ("I want to know", "tell me", "can you"); a topic ending in a colon ("The checkout route
-  at the gateway: ...") names what is asked and is no statement.
+  at the gateway: ...") names what is asked and is no statement, and a question that only
+  points back ("What is it?", "Which files are those?") asks what the statements before it
+  say, so they are no asides.
 
 Left out: conditions and suppositions ("if we raised the timeout ...": a hypothetical
 changes the question), subordinate clauses with other subjects ("since the last release": a
@@ -109,6 +111,9 @@ SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{SC
          rf"|{START}(?:to\s+\w+|in\s+(?:my|our)|as\s+(?:the|a|an)|"
          rf"(?:before|after|during|ahead\s+of)(?:\s+the)?)\b{CLAUSE}[,:]"
          rf"|{START}for\s+(?:my|our|the|a|an)\b{NAMELESS}[,:]"
+         # ... and who acts: "When someone places an order, ..."
+         rf"|{START}when(?:ever)?\s+(?:someone|somebody|a\s+customer|customers|users?|people|"
+         rf"shoppers)\b{CLAUSE}[,:]"
          rf"|{OPENER}")
 # 3. A relative pronoun after a noun ("the customer who placed ...", ", which I have read")
 # joins a clause to it and asks nothing; opening a question ("who wrote ...?") it asks.
@@ -118,7 +123,7 @@ RELATIVE = (rf"(?<=[a-z0-9_)] )(?:who|whose|whom|whoever)\b|{START}whoever\b|"
 HEDGES = (r"\b(?:if\s+any|any\s+idea|i(?:'m|\s+am)\s+not\s+(?:sure|certain)|and\s+so\s+on|"
           r"and\s+the\s+like|etc\b\.?|"
           r"(?:and\s+)?that\s+sort\s+of\s+thing|at\s+the\s+moment|for\s+now|"
-          r"let's\s+see\s+if\s+you\s+can|in\s+plain\s+(?:words|english|terms)|(?:per|according\s+to)\s+the\s+(?:brief|spec)|"
+          r"let's\s+see\s+if\s+you\s+can|in\s+(?:plain|simple)\s+(?:words|english|terms)|(?:per|according\s+to)\s+the\s+(?:brief|spec)|"
           r"(?:i\s+)?need\s+(?:it|this)\s+(?:fast|asap|quickly)|"
           r"asap|urgent(?:ly)?|"
           r"would\s+you\s+mind|i(?:'d|\s+would)\s+(?:like|love|want)\s+to\s+(?:know|understand)|"
@@ -126,7 +131,11 @@ HEDGES = (r"\b(?:if\s+any|any\s+idea|i(?:'m|\s+am)\s+not\s+(?:sure|certain)|and\
           r"could|"
           r"(?:could|can)\s+you\s+check\s+that\s+for\s+me|"
           r"what\s+(?:i'm|we're|i\s+am|we\s+are)\s+(?:working|dealing)\s+with|"
-          r"a\s+(?:simple|quick|plain)\s+yes\s+or\s+no\s+(?:would|will)\s+do|"
+          # who wants it: "My manager asked me to ..."
+          r"(?:my|our)\s+(?:manager|boss|lead|teacher|instructor|tutor|ta|professor)\s+"
+          r"(?:asked|wants|told)\s+(?:me|us)\s+to|"
+          r"(?:a\s+(?:simple|quick|plain)\s+)?yes\s+or\s+no\s+(?:(?:would|will)\s+do|is\s+(?:fine|"
+          r"enough|ok|okay))|in\s+the\s+end|"
           r"(?:the\s+whole\s+)?code\s+base|so\s+far|bottom\s+line|"
           r"(?:paths?|names?|ids?|rules?|files?|file\s*names?)\s+only|"
           r"(?<=\bknow\s)if|(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bsee\s)if)")  # "know if ..."
@@ -151,6 +160,10 @@ started starts keeps kept began begins broke failed fails went looks owns uses r
 complains complained reports reported came sounds swears""")
 TOPICS = word_set("the this that these those")  # a noun phrase's first word
 TOLD = word_set("got had saw found noticed heard spotted")
+# A question that only points back ("What is it?", "Which files are those?"): what it asks
+# is in the sentences before it, which are then no asides.
+POINTS_BACK = re.compile(r"(?:so,?\s+)?(?:what|which(?:\s+\w+)?|who)\s+(?:is|are|was|were)\s+"
+                         r"(?:it|they|those|these|that|them)\s*\?", re.I)
 ASKS = re.compile(r"\?|\b(?:(?:i|we)(?:'d|\s+would|\s+do|\s+really)?\s+(?:want|need|like)\s+"
                   r"(?:to\s+(?:know|see|find|get|have|learn|check)|the|a|an|all|every|each|any)|"
                   r"(?:i|we)\s+wonder|tell|show|give|list|find|please|"
@@ -195,7 +208,8 @@ def around(text: str, tokens: list[tuple[int, int]]) -> set[int]:
     """The indices of the `tokens` (start, end offsets in `text`) that lie in an aside."""
     spans = [m.span() for m in ASIDE.finditer(text)]
     sentences = [(m.span(), _states(m.group(0))) for m in SENTENCE.finditer(text)]
-    if any(states is False for _, states in sentences):  # the request is somewhere
+    asked = [text[start:end].strip() for (start, end), states in sentences if states is False]
+    if asked and not all(POINTS_BACK.fullmatch(a) for a in asked):  # the request is somewhere
         spans += [span for span, states in sentences if states]
     return _inside(tokens, spans)
 

@@ -409,7 +409,9 @@ POLICY = Slot("policy", r"(policy)/(?!\w|\.\w)", default="policy")
 LICENCE_ID = (r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache|BSD|MPL|EPL|PSF|HPND|Unlicense)"
               r"(?:-(?!licen[cs]ed\b)[\w.]*\w)*")  # "MIT-licensed" names MIT
 LICENCE_NAME = Slot("licence", f"({LICENCE_ID})(?:-licen[cs]ed)?")
-PACKAGE = Slot("package", r"(?:for|covers?|covering)\s+(?:the\s+(?=\S+\s+package\b))?"
+PACKAGE = Slot("package", r"(?:for|covers?|covering|"
+                          r"so(?:\s+that)?(?=\s+\S+\s+(?:can|could|may)\b))\s+"
+                          r"(?:the\s+(?=\S+\s+package\b))?"
                           r"(?!(?:the|a|an|it|what|which|record|my|our|your|their|this|that|"
                           r"these|those|me|us|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)(?:\s+package\b)?",
@@ -446,7 +448,7 @@ QUESTIONS = (
                                r"problems?|issues?|(?:red\s+)?flag(?:s|ged)?|closer\s+look|"
                                r"review|(?:usage|use)\s+terms|terms\s+of\s+use"), (
                  r"packages|needs?\s+attention|attention|needs?|needing|problems?|issues?|"
-                 r"report|review|look(?:ed)?\s+at|to\s+check|(?:closer|second)\s+look|red|"
+                 r"report|review|look(?:ed)?\s+at|to\s+check|(?:closer|second)\s+look|take|red|"
                  r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open[\s-]?source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
@@ -488,7 +490,7 @@ QUESTIONS = (
                           r"make|do|perform|conduct|carry\s+out|go\s+through|fails?|failing|"
                           r"how\s+to\s+fix|written(?:\s+in)?|missing|(?:next|this)\s+week|tomorrow|"
                           r"(?:is\s+|are\s+)?not\s+allowed|disallowed|services'|depends?\s+on|keep|"
-                          r"rel(?:y|ies)\s+on"),
+                          r"rel(?:y|ies)\s+on|outside|pieces|stays?|staying"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
               "release[{item_1}]", "forbidden-rule", "exception-rule", "no-licence-rule"),
@@ -505,7 +507,8 @@ QUESTIONS = (
                           r"types?|kinds?|sorts?|outright|never|fine|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
                           r"can(?:'t|not)?|lets?|open[\s-]?source|sign-?off|approval|docs?|LP|"
                           r"requir(?:es?|ed|ing)|"
-                          rf"{DEPENDENCIES}|{OSPO}|on|which|company|organi[sz]ation|shipped"),
+                          rf"{DEPENDENCIES}|{OSPO}|on|which|company|organi[sz]ation|shipped|"
+                          r"(?:special\s+)?permission"),
                  (POLICY,)),
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
              example="What rules does the licence policy in policy/ set?"),
@@ -518,7 +521,8 @@ QUESTIONS = (
                           rf"packages?|{DEPENDENCIES}|written|"
                           r"granted|issued|(?:signed|sign)[\s-]+off|one-?off|even\s+though|"
                           r"break(?:s|ing)?|normal(?:ly)?|usual(?:ly)?|used|open[\s-]?source|"
-                          r"(?:go(?:es|ing)?\s+)?against"),
+                          r"(?:go(?:es|ing)?\s+)?against|despite|in\s+spite\s+of|use|"
+                          r"not\s+(?:be\s+)?allowed"),
                  (POLICY, PACKAGE, COVERED, GIVEN, TOPIC), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
@@ -547,7 +551,7 @@ QUESTIONS = (
                       r"lock\s*files?|"
                       r"files?\s+(?:that\s+)?(?:declare|list|pin|listing|declaring)\w*|"
                       r"lists?\s+of\s+dependencies|"
-                      r"(?:declare|list|pin)s?\s+what\s+(?:each|every|the)\s+services?\s+"
+                      r"(?:(?:declare|list|pin)s?|lists?\s+of)\s+what\s+(?:a|each|every|the)\s+services?\s+"
                       r"(?:depends?|rel(?:y|ies))\s+on|"
                       r"(?:list|declare|pin)s?\s+(?:(?:each\s+service's|the\s+services'|the|their|its)\s+)?"
                       r"(?:dependencies|packages)",), (

@@ -65,7 +65,7 @@ telling listing checking pointing showing giving finding naming looking reportin
 identifying determining explaining describing
 know need want like ok okay hey hi bit
 now today currently right away quickly briefly exactly moment rn atm roughly approximately
-altogether overall
+altogether overall specific particular someone somebody anyone anybody
 actually really basically simply still already again entirely full complete entire whole
 anything something everything thing stuff kind overview rundown breakdown picture w/ em
 agent class everyone walk scan whatsoever else number / &

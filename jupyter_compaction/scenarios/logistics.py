@@ -209,7 +209,8 @@ QUESTIONS = (
                    r"handl\w*|"
                    r"(?:right|best|fair)\s+outcome|"
                    r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*|"
-                   r"what\s+(?:\w+\s+)?(?:should|can|could|do)\s+we\s+(?:give|offer)|"
+                   r"what\s+(?:\w+\s+)?(?:should|can|could|do)\s+we\s+(?:end\s+up\s+)?"
+                   r"(?:giv(?:e|ing)|offer(?:ing)?)|"
                    r"what(?:'s|\s+is)\s+our\s+(?:answer|reply|response)",
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
                    r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
@@ -228,7 +229,7 @@ QUESTIONS = (
                    r"(?:numbered\s+)?points(?=\s+(?:in|of)\b)",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote(?:\s+back)?|ids?|numbers?|"
-                   r"(?:what\s+)?happen(?:ed)?|(?:didn't|did\s+not|never)\s+happen|files|answer(?:ing)?|reply(?:ing)?|respond\w*|exact|"
+                   r"(?:what\s+)?happen(?:ed)?|(?:didn't|did\s+not|never)\s+(?:happen|work(?:\s+out)?)|files|answer(?:ing)?|reply(?:ing)?|respond\w*|exact|"
                    r"matter(?:s)?|"
                    r"rel(?:y|ies|ying)\s+on|kicks?\s+in|case|situation|documents?|docs?|"
                    r"bears?\s+on|pertain\w*|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play|"
@@ -243,7 +244,8 @@ QUESTIONS = (
                    r"(?:brought|bring)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:round|back)\s+again|"
                    r"(?:next|first|earliest|soonest)\s+(?:open\s+|free\s+)?(?:chance|opportunity|opening)|"
                    # "taken back out to the customer", "when can the courier come back"
-                   r"(?:sent|taken|brought)\s+back(?:\s+out)?|(?:come|comes|coming)\s+back|"
+                   r"(?:send|sending|sent|taken|brought)\s+(?:a\s+driver\s+|the\s+(?:courier|driver)\s+|"
+                   r"someone\s+|it\s+)?back(?:\s+out)?|(?:come|comes|coming)\s+back|"
                    r"round\s+again|(?:another|a\s+second|second)\s+(?:delivery\s+)?(?:attempt|try|go)|"
                    r"a\s+second\s+time",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
@@ -265,7 +267,7 @@ QUESTIONS = (
                    r"carrier|attempts?|the\s+attempt|hand(?:ing)?\s+over|work|reach|events|root\s+cause|"
                    r"home(?:\s+all\s+day)?|track\w*|doorstep|ma(?:ke|de)\s+it|(?:the\s+)?date\s+we\s+promised|"
                    r"promised(?:_delivery_date|\s+(?:delivery\s+)?date)?|turn(?:ed|s)?\s+up|"
-                   r"drop(?:[\s-]?off)?|(?:says\s+)?exception|waybill|manag(?:e|ed)\s+to|happened|"
+                   r"drop(?:[\s-]?off)?|(?:says\s+)?exception|waybill|manag(?:e|ed)\s+to|happened|never|"
                    r"(?:go|goes|went)\s+through",
                    operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),

@@ -183,6 +183,7 @@ QUESTIONS = (
              Grammar((r"import(?:s|ing)?\s+nothing|takes?\s+nothing|(?:pull|bring)(?:s|ing)?\s+in\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
                       r"other\s+)?imports?|"
                       r"without\s+(?:a\s+single\s+|any\s+|one\s+)?(?:package\s+|internal\s+)?imports?|"
+                      r"without\s+using|"
                       r"(?:depend(?:s|ing)?|rel(?:y|ies|ying))\s+on\s+nothing|"
                       r"(?:do\s+not|don'?t)\s+(?:pull\s+in|bring\s+in|use|depend\s+on|rely\s+on|borrow)|"
                       r"stand(?:s)?\s+alone|self-contained|"

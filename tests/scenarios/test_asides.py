@@ -78,8 +78,15 @@ def aside_words(text: str) -> list[str]:
     # an opening "For ..." that names a path is the question's topic, not whom it is for
     ("For the general /api/ location, how long does the gateway wait?", []),
     ("For my notes, how long does the gateway wait?", ["For", "my", "notes"]),
-    # who asks, before the question
+    # who asks, before the question, and who wants it
     ("New hire question: what rules does the policy set?", ["New", "hire", "question"]),
+    ("My manager asked me to find the root cause.", ["My", "manager", "asked", "me", "to"]),
+    # who acts, in an opening "When ..."
+    ("When someone pays, how long does the gateway wait?", ["When", "someone", "pays"]),
+    # a question that only points back: the sentence before it is what it asks
+    ("The retry policies are in agents/. Which files are those?", []),
+    ("The retry policies are in agents/. Which files define one?",
+     ["The", "retry", "policies", "are", "in", "agents/"]),
 ])
 def test_the_asides_of_a_task(text, words):
     assert aside_words(text) == words
