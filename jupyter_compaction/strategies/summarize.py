@@ -7,9 +7,11 @@ the task alone. The tail is the most
 recent work, sized by a *token* budget rather than a message count (`tail_tokens`, capped
 at `TAIL_SHARE` of the goal, but always the newest turn), so the same amount of recent
 context survives whether the last turns were short or long. Head, tail and summary thus
-fit the goal whenever the newest turn does, and a compaction lands near the agent's
-target instead of just under its trigger. Both boundaries fall in front of assistant
-messages, so no tool call is separated from its result.
+fit the goal whenever the newest turn does (when the head is the task alone and it and the
+summary leave the tail less room, the middle is summarized again with the tail shortened
+to fit), and a compaction lands near the agent's target instead of just under its trigger.
+Both boundaries fall in front of assistant messages, so no tool call is separated from its
+result.
 
 The middle goes to `summarizer(prompt) -> str` with the structured template of
 `summaries.py` (in chunks of at most `input_limit` tokens, see `summary_call.py`, and with
@@ -70,17 +72,34 @@ class SummarizeMiddle:
                  counter: TokenCounter) -> Compaction:
         before = measure(messages, counter)
         head_end, tail_start = self.boundaries(messages, goal, counter)
-        middle = messages[head_end:tail_start]
-        if not middle:
+        if head_end == tail_start:
             return unchanged(self.name, messages, before, "the middle is empty")
-
-        summary, prompts = summarize(
-            require_summarizer(self), middle, previous=find_summary(messages[: tail_start + 1]),
-            goal=message_goal(messages[0]), focus=self.focus, counter=counter,
-            limit=self.input_limit)
-        if not summary:
+        out, summary, prompts = self._replaced(messages, head_end, tail_start, counter)
+        # A head that is the task alone and the summary can leave the tail less room than
+        # it took: summarize again, the tail starting at the first cut that frees enough
+        # (not when even the newest turn alone would not fit: a summary too long to help).
+        over = counter.count(out) - goal if out else 0
+        freed = {cut: sum(counter.count_message(m) for m in messages[tail_start:cut])
+                 for cut in cut_points(messages) if cut > tail_start}
+        if 0 < over <= max(freed.values(), default=0):
+            tail_start = min(cut for cut, tokens in freed.items() if tokens >= over)
+            out, summary, prompts = self._replaced(messages, head_end, tail_start, counter)
+        if not out:
             return unchanged(self.name, messages, before, "the summarizer returned no text")
+        return shrunk(self.name, messages, before, out, counter,
+                      dropped=tail_start - head_end, summary_prompt=prompts[-1],
+                      summary=summary, note=chunk_note(prompts))
 
+    def _replaced(self, messages: Sequence[Message], head_end: int, tail_start: int,
+                  counter: TokenCounter) -> tuple[list[Message], str, list[str]]:
+        """The head, the middle's summary and the tail (none without a summary), the
+        summary and the prompts that asked for it."""
+        summary, prompts = summarize(
+            require_summarizer(self), messages[head_end:tail_start],
+            previous=find_summary(messages[: tail_start + 1]), goal=message_goal(messages[0]),
+            focus=self.focus, counter=counter, limit=self.input_limit)
+        if not summary:
+            return [], summary, prompts
         head = [without_summaries(m) for m in messages[:head_end]]
         tail = [without_summaries(m) for m in messages[tail_start:]]
         block = summary_block(summary, self.role)
@@ -88,5 +107,4 @@ class SummarizeMiddle:
             tail[0] = {**tail[0], "content": [block, *blocks(tail[0])]}
         else:
             head[-1] = {**head[-1], "content": [*blocks(head[-1]), block]}
-        return shrunk(self.name, messages, before, head + tail, counter, dropped=len(middle),
-                      summary_prompt=prompts[-1], summary=summary, note=chunk_note(prompts))
+        return head + tail, summary, prompts

@@ -87,6 +87,22 @@ def test_tail_never_reaches_into_the_head():
     assert strategy.boundaries(messages, 10**9, COUNTER) == (3, 3)
 
 
+def test_a_tail_the_task_and_summary_leave_no_room_for_is_shortened_and_summarized_again():
+    messages = ticket_history(8)
+    notes = " ".join(f"note{i}" for i in range(300))
+    messages[0] = {"role": "user", "content": f"{TASK} {notes}"}
+    strategy = SummarizeMiddle(summarizer=Recorder(), protect_first=1)
+    assert strategy.boundaries(messages, 1_200, COUNTER) == (1, 13)  # a task and two turns
+    assert COUNTER.count([messages[0], *messages[13:]]) + 30 > 1_200  # no room for a summary
+    out = run(strategy, messages, 1_200)
+    assert out.tokens_after <= 1_200 and len(strategy.summarizer.prompts) == 2
+    assert len(out.messages) == 3 and out.messages[2] == messages[16]  # the newest turn
+    # a summary too long for even the newest turn to fit is not asked for again
+    bloating = SummarizeMiddle(summarizer=Recorder("x " * 2_000), protect_first=1)
+    assert not run(bloating, messages, 1_200).changed
+    assert len(bloating.summarizer.prompts) == 1
+
+
 def test_empty_middle_is_unchanged_with_a_note_and_no_summarizer_call():
     messages = ticket_history(4)
     summarizer = Recorder()
