@@ -41,9 +41,9 @@ NONE = "none"
 # What a dispatch table maps from, and to.
 TOOLS = r"(?:each\s+|every\s+|a\s+)?tool[\s-]+(?:names?|calls?)|each\s+tool's\s+name|tools"
 HANDLERS = (r"(?:the\s+|their\s+|its\s+)?(?:piece\s+of\s+)?"
-            r"(?:(?:(?:handler\s+)?(?:functions?|handlers?)|code)"
+            r"(?:(?:(?:handler\s+)?(?:functions?|handlers?|routines?|callables?)|code)"
             r"(?:\s+that\s+(?:runs?|handles?|executes?|carr(?:y|ies)\s+(?:it|them|that\s+tool)\s+"
-            r"out|deals?\s+with|serves?|processes)(?:\s+(?:them|it|each(?:\s+one)?|each\s+of\s+"
+            r"out|deals?\s+with|serves?|processes|does\s+the\s+work)(?:\s+(?:them|it|each(?:\s+one)?|each\s+of\s+"
             r"(?:those|these|the)\s+tools))?)?)")
 TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
@@ -71,7 +71,8 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          r"the)\s+tool(?:\s+(?:name|call))?(?:\s+(?:the\s+model\s+asks\s+for|it\s+gets))?|"
          r"dispatch(?:es)?\s+(?:its|the|their)\s+tools|"
          r"looks?\s+up\s+(?:a\s+|the\s+|each\s+)?tools?\s+by\s+(?:its\s+)?name")
-RETRY = (r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
+RETRY = (r"try[\s-]again\s+(?:rules?|logic|polic(?:y|ies))|"
+         r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
          r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off|"
          # said plainly: "a policy for retrying", "tries a failing call again"
          r"polic(?:y|ies)\s+for\s+re-?try(?:ing)?|re-?trying|re-?attempt(?:s|ing)?|"
@@ -211,7 +212,7 @@ QUESTIONS = (
                example=f"Which files in agents/ define a {concept}?")
       for concept, synonyms, words, prefix, _ in CONCEPTS),
     Question("files", "which Python files a folder holds",
-             Grammar((r"files?|modules?|sources",), (
+             Grammar((r"files?|modules?|sources|scripts",), (
                  r"python|\.py|source|folder|director(?:y|ies)|package|inventory|"
                  r"hold(?:s)?|contains?|lives?|live|kept|sit(?:s|ting)?|exists?|make\s+up|makes\s+up|"
                  r"comprises?|sizes?|size-?wise|by\s+size|in\s+size|how\s+big|how\s+large|"

@@ -127,6 +127,7 @@ HEDGES = (r"\b(?:if\s+any|any\s+idea|i(?:'m|\s+am)\s+not\s+(?:sure|certain)|and\
           r"(?:i\s+)?need\s+(?:it|this)\s+(?:fast|asap|quickly)|"
           r"asap|urgent(?:ly)?|"
           r"would\s+you\s+mind|i(?:'d|\s+would)\s+(?:like|love|want)\s+to\s+(?:know|understand)|"
+          r"(?:would|will|are)\s+you\s+(?:be\s+)?able\s+to|"
           r"i(?:'d|\s+would)\s+(?:be\s+(?:grateful|glad|thankful)|appreciate\s+it)\s+if\s+you\s+"
           r"could|"
           r"(?:could|can)\s+you\s+check\s+that\s+for\s+me|"

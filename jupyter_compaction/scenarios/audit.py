@@ -406,10 +406,11 @@ MANIFEST = Slot("manifest", r"(services/[\w./-]+(?:requirements\.txt|package\.js
 SERVICES = Slot("services", r"(services)/?(?!\w|\.\w)", default="services")
 POLICY = Slot("policy", r"(policy)/(?!\w|\.\w)", default="policy")
 # A licence by its SPDX id or family ("LGPL", "LGPL-2.1-or-later", "Apache-2.0", "MIT").
-LICENCE_ID = (r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache|BSD|MPL|EPL|PSF|HPND|Unlicense)"
+LICENCE_ID = (r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache(?!\s+2\b)|BSD|MPL|EPL|PSF|HPND|Unlicense)"
               r"(?:-(?!licen[cs]ed\b)[\w.]*\w)*")  # "MIT-licensed" names MIT
-LICENCE_NAME = Slot("licence", f"({LICENCE_ID})(?:-licen[cs]ed)?")
-PACKAGE = Slot("package", r"(?:for|covers?|covering|"
+LICENCE_NAME = Slot("licence", f"({LICENCE_ID})(?:-licen[cs]ed)?",
+                    aliases=((r"apache\s+2(?:\.0)?", "Apache-2.0"),))
+PACKAGE = Slot("package", r"(?:for|covers?|covering|to\s+use|"
                           r"so(?:\s+that)?(?=\s+\S+\s+(?:can|could|may)\b))\s+"
                           r"(?:the\s+(?=\S+\s+package\b))?"
                           r"(?!(?:the|a|an|it|what|which|record|my|our|your|their|this|that|"
@@ -424,6 +425,7 @@ COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packa
                           r"lists?|files?|manifests?|ones?|any(?:thing)?|exceptions?|waivers?|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)\s+(?:(?:is\s+|are\s+)?"
                           r"covered|(?:has\s+)?been\s+(?:covered|granted|exempted|given|issued)|"
+                          r"let\s+through|"
                           # "Has graphviz-wasm got an exception?", "Does chardet have one?"
                           r"(?:have|has|got)(?=\s+(?:got\s+)?(?:an?\s+|any\s+)?(?:licen[cs]e\s+)?"
                           r"(?:exceptions?|waivers?)\b))\b",
@@ -447,7 +449,7 @@ QUESTIONS = (
              Grammar((LICENCE, r"(?:the\s+)?polic(?:y|ies)\s+flags?|needs?\s+attention|attention|"
                                r"problems?|issues?|(?:red\s+)?flag(?:s|ged)?|closer\s+look|"
                                r"review|(?:usage|use)\s+terms|terms\s+of\s+use"), (
-                 r"packages|needs?\s+attention|attention|needs?|needing|problems?|issues?|"
+                 r"packages?|needs?\s+attention|attention|needs?|needing|problems?|issues?|"
                  r"report|review|look(?:ed)?\s+at|to\s+check|(?:closer|second)\s+look|take|red|"
                  r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open[\s-]?source|"
@@ -461,11 +463,11 @@ QUESTIONS = (
     Question("manifest-size", "how many packages one manifest pins",
              Grammar((rf"{OPERATORS['count']}|"
                       # "how long is the list of packages", "how big is the dependency list"
-                      r"how\s+(?:long|big|large)(?=\s+is\s+(?:the|its|their)\s+(?:(?:dependency|package)\s+"
+                      r"head\s*count|how\s+(?:long|big|large)(?=\s+is\s+(?:the|its|their)\s+(?:(?:dependency|package)\s+"
                       r"list|list\s+of\s+(?:packages|dependencies)))",), (
                  rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|"
                  r"(?:lock|pin)(?:s|ed)?(?:\s+down|\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+)?versions?)?|"
-                 r"pins?|"
+                 r"pins?|nailed\s+down|size|"
                  r"pinned|(?:a\s+)?(?:fixed|particular|specific|exact)\s+versions?|lists?|listed|holds?|contains?|declares?|"
                  r"declared|requires?|required|in|of|total|direct|indirect|includ(?:ed|ing)|"
                  r"(?:[\w-]+\s+)?service's|third-party|external|"
@@ -490,7 +492,8 @@ QUESTIONS = (
                           r"make|do|perform|conduct|carry\s+out|go\s+through|fails?|failing|"
                           r"how\s+to\s+fix|written(?:\s+in)?|missing|(?:next|this)\s+week|tomorrow|"
                           r"(?:is\s+|are\s+)?not\s+allowed|disallowed|services'|depends?\s+on|keep|"
-                          r"rel(?:y|ies)\s+on|outside|pieces|stays?|staying"),
+                          r"rel(?:y|ies)\s+on|outside|pieces|stays?|staying|or\s+not|"
+                          r"(?:in-)?house(?:\s+rules)?|(?:usage|use)\s+terms|terms(?:\s+of\s+use)?"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
               "release[{item_1}]", "forbidden-rule", "exception-rule", "no-licence-rule"),
@@ -498,6 +501,7 @@ QUESTIONS = (
                               "policy/."),
     Question("rules", "which rules the licence policy sets",
              Grammar((r"rules?|rule-?books?|forbid\w*|allow\w*|says?|outline|summari[sz]e|sum\s+up|"
+                      r"do'?s\s+and\s+don'?ts|"
                       r"ban(?:s|ned)?|"
                       r"prohibit\w*|disallow\w*|permit\w*|(?:without|with\s+no)\s+(?:any\s+|a\s+)?review|"
                       r"without\s+asking(?:\s+anyone)?(?:\s+first)?",), (
@@ -508,12 +512,14 @@ QUESTIONS = (
                           r"can(?:'t|not)?|lets?|open[\s-]?source|sign-?off|approval|docs?|LP|"
                           r"requir(?:es?|ed|ing)|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which|company|organi[sz]ation|shipped|"
-                          r"(?:special\s+)?permission"),
+                          r"(?:special\s+)?permission|isn'?t|aren'?t|(?:is|are)\s+not|"
+                          r"(?:in-)?house|accept(?:ed)?|terms"),
                  (POLICY,)),
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
              example="What rules does the licence policy in policy/ set?"),
     Question("exceptions", "which licence exceptions are on record",
-             Grammar((r"exceptions?|waivers?|exemptions?|(?:special\s+|written\s+)?permissions?|"
+             Grammar((r"exceptions?|waivers?|exemptions?|"
+                      r"(?:special\s+|written\s+)?permissions?(?:\s+slips?)?|"
                       r"(?:written\s+)?pass(?=\s+(?:from|on)\b)",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
                           rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|rules|{OSPO}|"
@@ -522,7 +528,7 @@ QUESTIONS = (
                           r"granted|issued|(?:signed|sign)[\s-]+off|one-?off|even\s+though|"
                           r"break(?:s|ing)?|normal(?:ly)?|usual(?:ly)?|used|open[\s-]?source|"
                           r"(?:go(?:es|ing)?\s+)?against|despite|in\s+spite\s+of|use|"
-                          r"not\s+(?:be\s+)?allowed"),
+                          r"not\s+(?:be\s+)?allowed|needs?|bend(?:s|ing)?|let\s+through|(?:as\s+)?(?:a\s+)?special\s+cases?"),
                  (POLICY, PACKAGE, COVERED, GIVEN, TOPIC), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
@@ -537,12 +543,12 @@ QUESTIONS = (
     Question("licence-exceptions", "which exceptions are on record for the services' "
                                    "packages under a given licence",
              Grammar((r"exceptions?|waivers?|exemptions?|"
-                      r"(?:special\s+|written\s+)?permissions?",), (
+                      r"(?:special\s+|written\s+)?permissions?(?:\s+slips?)?",), (
                  UNDER, LICENCE, rf"packages?|{DEPENDENCIES}|on\s+record|record(?:ed)?|register|"
                                  r"on\s+file|cover(?:s|ed|ing)?|appl(?:y|ies)|exists?|"
                                  rf"services?/?|used|uses|lets?|through|ex\s+ids|ids|ever|hold|have|"
                                  rf"polic(?:y|ies)|ships?|keep|{OSPO}|(?:signed|sign)[\s-]+off|"
-                                 r"anyone|someone|somebody"),
+                                 r"anyone|someone|somebody|written(?:\s+down)?"),
                  (SERVICES, POLICY, LICENCE_NAME), ("yesno",)),
              ("manifests", "licences[{item}]", "register", "exceptions-file"),
              licence_exceptions, example="Is there a licence exception for the LGPL package?"),
@@ -552,7 +558,7 @@ QUESTIONS = (
                       r"files?\s+(?:that\s+)?(?:declare|list|pin|listing|declaring)\w*|"
                       r"lists?\s+of\s+dependencies|"
                       r"(?:(?:declare|list|pin)s?|lists?\s+of)\s+what\s+(?:a|each|every|the)\s+services?\s+"
-                      r"(?:depends?|rel(?:y|ies))\s+on|"
+                      r"(?:(?:depends?|rel(?:y|ies))\s+on|needs\s+installed)|"
                       r"(?:list|declare|pin)s?\s+(?:(?:each\s+service's|the\s+services'|the|their|its)\s+)?"
                       r"(?:dependencies|packages)",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"

@@ -184,7 +184,7 @@ WAIT = (r"time-?outs?|wait(?:s|ing)?|how\s+long|(?:time\s+)?limit|times?\s+out|t
         r"gives?\s+up|giving\s+up|stops?\s+waiting|cut-?off|bail(?:s|ing)?\s+out|hang(?:s|ing)?(?:\s+on)?|after(?=\s+how\b)|"
         # said of the waiting itself: "how patient is it", "the longest it will sit waiting"
         r"how\s+patient|patience|(?:the\s+)?longest\s+(?:it|they)(?:'ll|\s+will|\s+would|\s+can)?|"
-        r"sits?\s+(?:and\s+)?wait(?:s|ing)?|"
+        r"sits?\s+(?:and\s+)?wait(?:s|ing)?|hold(?:s|ing)?\s+on|hang(?:s|ing)?\s+up|"
         r"(?:pass(?:es)?|go\s+by|elapse)(?=\s+before\b)")
 ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|incident|"
               r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|configs?|"
@@ -201,22 +201,22 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"504ing|fall(?:s|ing)?\s+over|chunk|share|portion|some|figures|"
               r"end(?:s|ing)?\s+(?:up\s+)?in|(?:(?<=\berror\s)|(?<=\b504\s)|(?<=\b5xx\s))pages?|"
               # when it fails: "after about half a minute"
-              r"sum\s+up|after\s+(?:about\s+|roughly\s+)?(?:half\s+a|a|\d+)\s+(?:minutes?|seconds?|secs?)")
+              r"sum\s+up|times\s+out|can(?:'t|not)\s+(?:complete|finish|place|pay)|till|after\s+(?:about\s+|roughly\s+)?(?:half\s+a|a|\d+)\s+(?:minutes?|seconds?|secs?)")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
-             Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+|front-door\s+)?proxy|edge|"
+             Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+|front-door\s+)?proxy|edge|web\s+server|"
                       r"front[\s-]?end|"
                       r"gateway\.conf",), (
                  WAIT, CUT_OFF,
                  r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
                        r"applied|set|sets|configured|routes?|location|endpoint|calls?|"
                        r"requests?|before\s+(?:it\s+)?(?:returns?\s+|returning\s+)?(?:a\s+)?504|before|put|for|"
-                       r"on|api|budget|path|secs?|how\s+many\s+secs|front|willing|connection|checkout(?:-api)?|"
+                       r"on|api|budget|path|secs?|how\s+many\s+secs|front(?:\s+door)?|willing|connection|checkout(?:-api)?|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
                        r"backend|response|answers?|repl(?:y|ies)|respond|504s?|post|get|generic|"
                        r"catch-all|settings|general|box|server|in\s+front|"
                  r"sends?\s+back(?:\s+an?\s+(?:error|504))?|allowed(?:\s+to\s+take)?|front-door|"
-                 r"(?:checkout\s+)?page|"
+                 r"(?:checkout\s+)?page|site|out\s+front|"
                  r"take|takes"), (ROUTE,)),
              ("locations", "gateway-config"), gateway,
              example="What read timeout does the gateway use for checkout?"),
@@ -232,7 +232,7 @@ QUESTIONS = (
                  r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
                  r"(?:a\s+)?(?:reply|response|answer)\s+from|respond|reply|answer|settings|backend|"
                  r"before\s+(?:it\s+(?:times\s+out|gives\s+up)|the\s+call\s+is\s+abandoned)|"
-                 r"abandons\s+the\s+(?:call|request)|asks?|asking|before\s+it\s+(?:stops|quits)|"
+                 r"abandons\s+the\s+(?:call|request)|asks?|asking|rings?|let\s+it\s+take|before\s+it\s+(?:stops|quits)|"
                  r"before",),
                  (UPSTREAM_SLOT,)),
              ("upstreams", "checkout-config"), timeout,
@@ -240,6 +240,7 @@ QUESTIONS = (
     Question("root-cause", "the root cause of the checkout failures, with numbers and files",
              Grammar((r"(?:(?:real|actual|true)\s+)?root\s+cause|why|diagnos\w*|debug\w*|investigat\w*|"
                       r"caus(?:e|es|ed|ing)|what(?:\s+(?:actually|really|exactly))?\s+broke|"
+                      r"get\s+to\s+the\s+bottom\s+of|"
                       r"break(?:s|ing)|culprits?|"
                       r"what(?:'s|\s+is)?(?:\s+(?:actually|really))?\s+mak(?:es|ing)|"
                       r"underlying\s+(?:cause|problem|issue|reason)|behind|rca|"
@@ -253,7 +254,8 @@ QUESTIONS = (
              example="Why is checkout failing? Find the root cause."),
     Question("durations", "how long the abandoned stock calls took",
              Grammar((r"how\s+(?:long|slow)|how\s+much\s+time|how\s+many\s+(?:milliseconds|ms|seconds)|"
-                      r"durations?|duration_ms|latenc(?:y|ies)|timings?|took|last(?:ed)?|"
+                      r"durations?|duration_ms|latenc(?:y|ies)|timings?|times(?=\s+of\b)|took|"
+                      r"last(?:ed)?|"
                       r"elapsed(?:\s+times?)?",), (
                  r"inventory(?:[-\s]service)?|stock(?:-holding)?|reserv\w*|calls?|requests?|endpoint|"
                  r"in\s+the\s+end|"
@@ -271,7 +273,8 @@ QUESTIONS = (
                  r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
                  r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file|cluster|"
                  r"(?:this|yesterday)\s+morning|today|still|ship(?:ped)?|(?:the\s+)?(?:new|old)(?:er)?(?:\s+one)?|"
-                 r"after|since|for\s+customers|customer-facing|put\s+out|side|"
+                 r"after|since|for\s+(?:real\s+)?customers|customer-facing|put\s+out|(?:went|go(?:es)?)\s+out|side|"
+                 r"serving(?:\s+(?:production\s+|prod\s+|live\s+)?traffic)?|"
                  r"\d+\.\d+\.\d+",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
@@ -281,7 +284,8 @@ QUESTIONS = (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
                  r"given|record(?:ed)?|logged|assigned|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
-                 r"class(?:ed|ified)|graded|marked|flagged|labell?ed|tagged|"
+                 r"class(?:ed|ified)|graded|marked|flagged|labell?ed|tagged|(?:triage\s+)?category|"
+                 r"write-?up|put(?:\s+in)?|"
                  r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess|official|"
                  r"reference|sev-?\d|as",)),
              ("incident", "severity", "incident-file"), incident,

@@ -65,7 +65,7 @@ telling listing checking pointing showing giving finding naming looking reportin
 identifying determining explaining describing
 know need want like ok okay hey hi bit
 now today currently right away quickly briefly exactly moment rn atm roughly approximately
-altogether overall specific particular someone somebody anyone anybody
+altogether overall suddenly specific particular someone somebody anyone anybody
 actually really basically simply still already again entirely full complete entire whole
 anything something everything thing stuff kind overview rundown breakdown picture w/ em
 agent class everyone walk scan whatsoever else number / &
@@ -80,7 +80,7 @@ we'll you'll i'll it'll they'll s
 # is no question's word and the task is refused naming it.
 CHANGES = asides.word_set("""book rebook schedule reschedule fix refund send cancel remove delete
 add create update change replace rename upgrade downgrade raise lower move copy patch edit
-translate rewrite refactor convert deploy install uninstall bump pin unpin revert""")
+translate rewrite refactor convert deploy install uninstall bump pin unpin revert draw plot""")
 WH = re.compile(r"\b(?:what|which|who|whom|whose|how|why|when|where|whether)\b", re.I)
 AUX = asides.word_set("is are was were does do did has have can any anything")  # a yes/no opener
 # ... unless it opens a request: "Can you tell me why ...?" asks why, not yes or no.
@@ -115,12 +115,13 @@ BUT_NOT = r"but\s+not"
 ONTIME = "ontime"
 OPERATORS = {
     "not": r"do(?:es)?\s+not|(?:do|does|are|is|was|were|has|have)n'?t|not|no|lacks?|lacking|"
-           r"without|none|never|(?:something|anything)\s+(?:other\s+than|else\s+than|besides)",
+           r"without|none|never|(?:other|else)\s+than",  # "(anything) other than MIT"
     # ... "dont" typed without its apostrophe too
     # ... not "how many times" or "how many seconds": a measure, not a count of the items
     "count": r"how\s+many(?!\s+(?:times|tries|attempts|retries|seconds|minutes|hours|days)\b)|"
              r"how\s+much(?=\s+\w+s\b)|count(?:ing)?|number\s+of|tally",
-    "largest": r"largest|biggest|the\s+most\s+bytes|(?:the\s+)?most\s+(?:big|large)",
+    "largest": r"largest|biggest|bulkiest|heftiest|chunkiest|the\s+most\s+bytes|"
+               r"(?:the\s+)?most\s+(?:big|large)",
     # a yes/no asked as "on time?" (or "by the promised date?") rather than "late?"
     ONTIME: r"on\s+time|in\s+time|by\s+the\s+(?:promised\s+)?date(?:\s+we\s+promised)?",
 }
@@ -280,13 +281,17 @@ class Reader:
 
 def _ordered(task: str, tokens: list[tuple[int, int, str]], aside: frozenset[int]
              ) -> frozenset[int]:
-    """The index of the verb that opens `task` when it orders a change (`CHANGES`) and the
-    task asks nothing (no "?", no "tell me", "which", ...); else none."""
+    """The indices of the verbs that order a change (`CHANGES`): one that opens `task` when
+    the task asks nothing (no "?", no "tell me", "which", ...), and one that a second step
+    opens ("... and book it", "..., then draw them"), asked or not."""
+    words = [word.lower() for _, _, word in tokens]
+    ordered = {i for i in range(1, len(words))
+               if words[i] in CHANGES and words[i - 1] in ("and", "then")}
     first = next((i for i in range(len(tokens)) if i not in aside), None)
-    if first is None or tokens[first][2].lower() not in CHANGES or "?" in task \
-            or asides.ASKS.search(task) or WH.search(task):
-        return frozenset()
-    return frozenset({first})
+    if first is not None and words[first] in CHANGES and "?" not in task \
+            and not asides.ASKS.search(task) and not WH.search(task):
+        ordered.add(first)
+    return frozenset(ordered)
 
 
 @lru_cache(maxsize=1024)
@@ -333,7 +338,7 @@ def _excluded(reader: Reader, grammar: Grammar) -> dict[str, str]:
     # "leaving agents/router.py aside", "setting X aside", "but leave X off the list"
     left_out += reader.take(bounded(rf"{SET_ASIDE}\s+(?:the\s+)?(?:file\s+)?"
                                     rf"({grammar.exclude.pattern})\s+"
-                                    r"(?:aside|out|off(?:\s+the\s+list)?)"), 1)
+                                    r"(?:aside|out|off(?:\s+the\s+list)?|to\s+one\s+side)"), 1)
     # "..., so leaving that one out, ...": the entity named last before the phrase
     for said in reader.matches(bounded(THAT_ONE.format(excluding=EXCLUDING))):
         named = list(bounded(grammar.exclude.pattern).finditer(reader.text, 0, said.start()))

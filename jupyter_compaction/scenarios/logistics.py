@@ -203,19 +203,20 @@ def _asks(heads: str, words: str = "", customer: bool = False,
 QUESTIONS = (
     Question("resolution", "the resolution of a late-delivery ticket: what we offer and why",
              _asks(r"resol\w*|decid\w*|offer\w*|owed?|entitled|compensat\w*|work(?:\s+on)?|"
-                   r"settle\w*|remed(?:y|ies)|"
+                   r"settle\w*|remed(?:y|ies)|sort\s+(?:things|it|this|them)\s+out|"
                    # "handle" as what we do with the ticket, not "which carrier handles ..."
                    r"(?:^|(?<=\bwe\s)|(?<=\bto\s)|(?<=\bbe\s)|(?<=\byou\s)|(?<=please\s))"
                    r"handl\w*|"
                    r"(?:right|best|fair)\s+outcome|"
                    r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*|"
-                   r"what\s+(?:\w+\s+)?(?:should|can|could|do)\s+we\s+(?:end\s+up\s+)?"
+                   r"what\s+(?:\w+\s+)?(?:should|can|could|do)\s+we\s+(?:end\s+up\s+|actually\s+|really\s+)?"
                    r"(?:giv(?:e|ing)|offer(?:ing)?)|"
                    r"what(?:'s|\s+is)\s+our\s+(?:answer|reply|response)",
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
                    r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
                    r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|vouchers?|goodwill|"
-                   r"end\s+up|decision|action(?=\s+items?\b)|next\s+steps?|"
+                   r"end\s+up|decision|action(?=\s+items?\b)|next\s+steps?|another\s+delivery|"
+                   r"something\s+else|another|"
                    r"is\s+late|late|find\s+out|says|wants|carrier|tracking|waybill|numbers|"
                    r"polic(?:y|ies)|clauses|apply|dates|(?:on\s+what\s+)?grounds|basis|justif\w*|"
                    r"write\s+(?:it\s+)?up|draft\w*|(?:our\s+)?(?:answer|reply)|reasoning|reasons?|rationale|refund|how\s+(?:we|to)"),
@@ -233,16 +234,16 @@ QUESTIONS = (
                    r"matter(?:s)?|"
                    r"rel(?:y|ies|ying)\s+on|kicks?\s+in|case|situation|documents?|docs?|"
                    r"bears?\s+on|pertain\w*|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play|"
-                   r"written|company|what\s+went\s+wrong"),
+                   r"written|company|what\s+went\s+wrong|rule-?books?|botched|messed[\s-]up"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
              _asks(r"slots?|windows?|appointments?|re-?deliver(?:y|ies|ed|ing)?|deliver(?:ed)?\s+again|"
-                   r"(?:send(?:ing)?|tak(?:e|ing)|bring(?:ing)?)\s+(?:\S+\s+){0,2}?(?:out\s+)?"
-                   r"(?:to\s+the\s+customer\s+)?(?:again|a\s+second\s+time)|"
+                   r"(?:send(?:ing)?|tak(?:e|en|ing)|bring(?:ing)?)\s+(?:\S+\s+){0,2}?(?:out\s+)?"
+                   r"(?:to\s+(?:the\s+customer|her|him|them)\s+)?(?:again|a\s+second\s+time)|"
                    r"(?:brought|bring)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:round|back)\s+again|"
-                   r"(?:next|first|earliest|soonest)\s+(?:open\s+|free\s+)?(?:chance|opportunity|opening)|"
+                   r"(?:next|first|earliest|soonest)\s+(?:open\s+|free\s+)?(?:chance|opportunity|opening|time)|"
                    # "taken back out to the customer", "when can the courier come back"
                    r"(?:send|sending|sent|taken|brought)\s+(?:a\s+driver\s+|the\s+(?:courier|driver)\s+|"
                    r"someone\s+|it\s+)?back(?:\s+out)?|(?:come|comes|coming)\s+back|"
@@ -251,13 +252,13 @@ QUESTIONS = (
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
                    r"depot|still|has|with|space|capacity|room|left|get|time|calendar|places|"
-                   r"days?|brought|round|try|trying|"
+                   r"days?|brought|round|try|trying|send|sending|van|driver|truck|"
                    # "If we rebook ORD-1042, what is the soonest slot?" rebooks the redelivery
                    r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)|if\s+(?:we|I)\s+(?:book|schedul)\w*"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
              example="When is the first free redelivery slot for order ORD-1042?"),
     Question("failure", "why the delivery failed, and whether the order was late",
-             _asks(r"why|what\s+went\s+wrong|what\s+happened|what\s+made|what\s+stopped|explain\w*|reason|"
+             _asks(r"why|what\s+(?:actually\s+|really\s+)?went\s+wrong|what\s+happened|what\s+made|what\s+stopped|explain\w*|reason|"
                    r"root\s+cause|caus\w*|fail(?:ed|ure)?|unsuccessful|late|(?:not|never|didn't)\s+arrived?|"
                    r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered|"
                    # "delivered on time", "the delivery attempt for ORD-1042 on time"
@@ -273,11 +274,12 @@ QUESTIONS = (
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",
-             _asks(r"loyalty(?:\.tier)?|tiers?|membership|programme|program|(?:status\s+)?level|gold|"
+             _asks(r"loyalty(?:\.tier)?|tiers?|rungs?|membership|programme|program|(?:status\s+)?level|gold|"
                    r"(?:northwind\s+)?circle\s+status|"
                    r"silver|"
                    r"bronze",
                    r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|rewards?|where|stands?|"
+                   r"ladder|"
                    r"(?:northwind\s+)?circle|club|scheme|ranks?|ranking|how\s+high(?:\s+up)?",
                    customer=True),
              ("tier", "customer"), or_missing(loyalty),

@@ -146,7 +146,7 @@ def listing(f: Known) -> str:
 PATH_PATTERN = r"(?:markdown|tests)/[\w./-]*\w\.py"
 # Other ways to say "import" ("depend on", "rely on", "use"), as heads and in the roles.
 USES = (r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)|pull(?:s|ing|ed)?\s+in|"
-        r"bring(?:s|ing)?\s+in|brought\s+in|borrow(?:s|ing|ed)?(?:\s+from)?")
+        r"bring(?:s|ing)?\s+in|brought\s+in|lean(?:s|ing)?\s+on|borrow(?:s|ing|ed)?(?:\s+from)?")
 IMPORTS = Role("import", object=False, synonyms=USES)  # "what markdown/core.py imports"
 # "which files import markdown/core.py", "files that have an import of .util"
 IMPORTED = Role("import", object=True, synonyms=rf"{USES}|(?:an?|have|has)\s+import\s+of|"
@@ -158,13 +158,13 @@ PATH = Slot("path", f"({PATH_PATTERN})", role=IMPORTS)
 MODULE = Slot("module", rf"(?!(?:\.+|markdown\.)[xyz]\b)({PATH_PATTERN}|\.+\w[\w.]*\w|\.+\w|"
                         r"markdown(?:\.\w+)+|(?<!\bfrom\s)markdown)", role=IMPORTED)
 LEFT_OUT = Slot(EXCLUDE, f"({PATH_PATTERN})")
-FILES = r"files?|modules?|python|\.?py|source"
+FILES = r"files?|modules?|python|\.?py|source|scripts"
 PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|from\s+markdown|"
            r"(?:the\s+)?markdown\s+(?:package|modules?)|"
            r"package|internal|intra-package|package-internal|top-level|"
            r"(?:(?:at|in)\s+the\s+)?top(?:\s+level|-level|\s+of)|at\s+the\s+top|verbatim|"
            r"as\s+written|parts\s+of\s+the\s+package|elsewhere(?:\s+in\s+the\s+package)?|"
-           r"(?:at\s+)?module(?:\s+|-)level|python-markdown")
+           r"(?:at\s+)?module(?:\s+|-)level|python-markdown|(?:in\s+its\s+)?opening\s+lines")
 QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
              Grammar((rf"imports?|imported|importing|{USES}",),
@@ -180,14 +180,14 @@ QUESTIONS = (
                      ("exclude", "not", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
-             Grammar((r"import(?:s|ing)?\s+nothing|takes?\s+nothing|(?:pull|bring)(?:s|ing)?\s+in\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
+             Grammar((r"import(?:s|ing)?\s+nothing|tak(?:e|es|ing)\s+nothing(?:\s+in)?|(?:pull|bring)(?:s|ing)?\s+in\s+nothing|borrow(?:s|ing)?\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
                       r"other\s+)?imports?|"
                       r"without\s+(?:a\s+single\s+|any\s+|one\s+)?(?:package\s+|internal\s+)?imports?|"
                       r"without\s+using|"
                       r"(?:depend(?:s|ing)?|rel(?:y|ies|ying))\s+on\s+nothing|"
                       r"(?:do\s+not|don'?t)\s+(?:pull\s+in|bring\s+in|use|depend\s+on|rely\s+on|borrow)|"
                       r"stand(?:s)?\s+alone|self-contained|"
-                      r"stand(?:s)?\s+(?:entirely\s+|completely\s+)?on\s+(?:their|its)\s+own|"
+                      r"stand(?:s)?\s+(?:entirely\s+|completely\s+)?on\s+(?:their|its)\s+own(?:\s+two\s+feet)?|"
                       r"zero\s+(?:package\s+|internal\s+)?imports|"
                       r"(?:do\s+not|don'?t)\s+import|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
@@ -214,7 +214,7 @@ QUESTIONS = (
                  r"python|\.?py|source|markdown|python-markdown|package|workspace|here|"
                  r"contains?|holds?|copy|"
                  r"hold|are|there|inventory|checkout|"
-                 r"make\s+up|makes\s+up|comprises?|consists?\s+of",),
+                 r"make\s+up|makes\s+up|comprises?|consists?\s+of|roll\s+call",),
                  (), ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), listing, example="List the Python files of this package."),
 )

@@ -462,6 +462,12 @@ def test_a_source_named_is_understood_only_when_the_question_reads_it(task, unde
     ("logistics", "Book the first free redelivery slot for ORD-1042 now.", "Book"),
     ("logistics", "Schedule the redelivery of ORD-1042 for the first free slot.", "Schedule"),
     ("audit", "Fix the policy violations of the three services.", "Fix"),
+    # an order in a second step, after a question or a request
+    ("logistics", "Find the first free redelivery slot for ORD-1042 and book it for the "
+                  "customer.", "book"),
+    ("logistics", "What is the first free redelivery slot for ORD-1042? Then book it.", "book"),
+    ("markdown", "List the package imports of every file, then draw them as a dependency "
+                 "graph.", "draw"),
 ])
 def test_an_order_to_change_something_is_refused_naming_its_verb(name, task, verb):
     """A task that opens with a verb that changes things and asks nothing is no question,
@@ -496,6 +502,9 @@ def test_the_same_verbs_in_a_question_are_read(name, task):
     ("markdown", "Go through each Python file and tell me what it imports from markdown.",
      ("imports", {})),
     ("markdown", "Which files import markdown?", ("importers", {"module": "markdown"})),
+    # a licence with its version after a space is its SPDX id
+    ("audit", "which deps in services/ingest/go.mod use the Apache 2.0 licence",
+     ("licensed", {"manifest": "services/ingest/go.mod", "licence": "Apache-2.0"})),
 ])
 def test_what_an_operator_phrase_applies_to(name, task, expected):
     question, slots = scenarios.load(name).understand(task)
