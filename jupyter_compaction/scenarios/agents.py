@@ -54,7 +54,8 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          # "a tool-name -> handler dict"
          r"(?:tool[\s-]+names?|tools?)\s*->\s*(?:handler|function)s?\s+(?:dicts?|maps?|tables?)|"
          r"tools?\s+dict(?:ionary)?|(?:lookup|routing)\s+tables?|"
-         r"(?:tool-)?name-to-handler(?:\s+(?:dispatch|lookup))?\s+(?:mappings?|maps?|tables?|dicts?)|"
+         r"(?:tool-)?name-to-handler(?:\s+(?:dispatch|lookup))?\s+(?:mappings?|maps?|tables?|dicts?|"
+         r"lookups?)(?:\s+for\s+tools)?|"
          # "maps tool names to their handler functions", "tool names mapped to the functions"
          r"(?:maps?|mapping|routes?|routing|dispatch(?:es|ing)?|sends?|connects?|wires?|wiring|"
          r"ties|tying|links?|linking|binds?|binding|connects?|connecting|pairs?|pairing|"
@@ -71,9 +72,9 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          r"the)\s+tool(?:\s+(?:name|call))?(?:\s+(?:the\s+model\s+asks\s+for|it\s+gets))?|"
          r"dispatch(?:es)?\s+(?:its|the|their)\s+tools|"
          r"looks?\s+up\s+(?:a\s+|the\s+|each\s+)?tools?\s+by\s+(?:its\s+)?name")
-RETRY = (r"try[\s-]again\s+(?:rules?|logic|polic(?:y|ies))|"
-         r"(?:retry(?:-with-backoff)?|back-?off)(?:\s*/\s*back-?off)?\s+(?:polic(?:y|ies)|"
-         r"class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|retr(?:y|ies)|back-?off|"
+RETRY = (r"(?:retry(?:-with-backoff)?|back-?off|re-?attempt|try[\s-]again)(?:\s*/\s*back-?off)?\s+"
+         r"(?:polic(?:y|ies)|rules?|class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|"
+         r"retr(?:y|ies|ied)|back-?off|"
          # said plainly: "a policy for retrying", "tries a failing call again"
          r"polic(?:y|ies)\s+for\s+re-?try(?:ing)?|re-?trying|re-?attempt(?:s|ing)?|"
          r"tr(?:y|ies|ying|ied)\s+(?:(?:a|the|it|them|\w+ing|failed)\s+)*(?:(?:calls?|requests?)\s+)?"
@@ -92,7 +93,7 @@ RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?att
            r"retrying|retried|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|pauses?|model|"
            r"attempts?/back-?off|lays?\s+down|sets?\s+out|requests?|how\s+many\s+(?:times|tries)|"
            r"how\s+often|fail(?:s|ing)?|how\s+long|in\s+between|between|decid(?:es?|ing)|"
-           r"waiting|tries|makes|settings|when|after|(?:went|goes|go)\s+wrong|"
+           r"waiting|tries|makes|settings|when|after|(?:went|goes|go)\s+wrong|logic|strateg(?:y|ies)|"
            r"before\s+(?:each|every|the\s+next)\s+(?:new\s+)?(?:try|attempt)|"
            r"how")  # "how" last: "how often" and "how long" are read whole
 CONCEPTS = (
@@ -122,6 +123,7 @@ DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|conta
            r"source",
            r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used|"
            r"how\s+(?:is|are)(?=\s+(?:it\s+|they\s+)?called)|"  # a learner's word order
+           r"how(?=\s+(?:it|they)\s+(?:is|are)\s+called)|"
            r"(?<=\bin\s)agents|places?")  # the default folder named bare: "files in agents"
 STEPS = (
     Step("list the {folder}/ folder", "list_files", {"folder": "{folder}"}, (
@@ -214,7 +216,7 @@ QUESTIONS = (
     Question("files", "which Python files a folder holds",
              Grammar((r"files?|modules?|sources|scripts",), (
                  r"python|\.py|source|folder|director(?:y|ies)|package|inventory|"
-                 r"hold(?:s)?|contains?|lives?|live|kept|sit(?:s|ting)?|exists?|make\s+up|makes\s+up|"
+                 r"hold(?:s)?|contains?|lives?|live|living|kept|sit(?:s|ting)?|exists?|make\s+up|makes\s+up|"
                  r"comprises?|sizes?|size-?wise|by\s+size|in\s+size|how\s+big|how\s+large|"
                  r"most\s+(?:of\s+the\s+)?code|code",),
                      (FOLDER, FOLDER_NAMED),

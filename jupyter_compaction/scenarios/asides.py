@@ -69,7 +69,8 @@ INTERJECTION = (r"ok(?:ay)?|so|now|right|alright|well|hmm|honestly|frankly|actua
 # A word or two that opens a turn and asks nothing: "OK agent,", "So,", "Quick check:",
 # "Next step:", "Let's see...", "Hi!".
 OPENER = (rf"(?:^|(?<=[.;:!?]\s))(?:(?:{INTERJECTION})(?:,?\s+(?:{INTERJECTION}))*|"
-          r"first(?:ly)?|next(?:\s+step)?|then|also|finally|find\s+out|"
+          r"first(?:ly)?|next(?:\s+(?:step|question))?|then|also|finally|find\s+out|"
+          r"thanks|thank\s+you|cheers|great|"
           r"pop\s+quiz(?:\s+for\s+you)?|quiz\s+time|(?:a\s+)?question\s+for\s+you|"
           r"(?:the\s+)?last\s+one(?:\s+for\s+(?:today|now|the\s+day))?|one\s+more(?:\s+thing)?|"
           r"(?:quick|sanity)\s+(?:check|question|one)|let's\s+see(?:\s+if\s+you\s+can)?|"

@@ -410,7 +410,7 @@ LICENCE_ID = (r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache(?!\s+2\b)|BSD|MPL|EPL|PSF|HPND
               r"(?:-(?!licen[cs]ed\b)[\w.]*\w)*")  # "MIT-licensed" names MIT
 LICENCE_NAME = Slot("licence", f"({LICENCE_ID})(?:-licen[cs]ed)?",
                     aliases=((r"apache\s+2(?:\.0)?", "Apache-2.0"),))
-PACKAGE = Slot("package", r"(?:for|covers?|covering|to\s+use|"
+PACKAGE = Slot("package", r"(?:for|covers?|covering|to\s+use|licen[cs]e\s+of|"
                           r"so(?:\s+that)?(?=\s+\S+\s+(?:can|could|may)\b))\s+"
                           r"(?:the\s+(?=\S+\s+package\b))?"
                           r"(?!(?:the|a|an|it|what|which|record|my|our|your|their|this|that|"
@@ -456,7 +456,7 @@ QUESTIONS = (
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
                  r"(?:someone|somebody)\s+to\s+look\s+at|hiding|lurking|carr(?:y|ies)|(?:does\s+not|doesn't|don't)\s+allow|not\s+allowed|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
                  r"before\s+the\s+release|file|(?:[\w-]+\s+)?service's|sign-?off|approval|used(?:\s+by)?|"
-                 rf"caus(?:e|es|ing)(?:\s+us)?|before\s+(?:we\s+)?ship\w*|{OSPO}|terms",),
+                 rf"(?:more\s+)?carefully|caus(?:e|es|ing)(?:\s+us)?|before\s+(?:we\s+)?ship\w*|{OSPO}|terms",),
                  (MANIFEST,), ("count", "yesno")),
              ("count-of-manifest", "flagged-of-manifest"), or_missing(one_manifest),
              example="Which licences in services/web/package.json need attention?"),
@@ -467,7 +467,7 @@ QUESTIONS = (
                       r"list|list\s+of\s+(?:packages|dependencies)))",), (
                  rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|"
                  r"(?:lock|pin)(?:s|ed)?(?:\s+down|\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+)?versions?)?|"
-                 r"pins?|nailed\s+down|size|"
+                 r"pins?|nailed\s+down|size|file|go\s+module|"
                  r"pinned|(?:a\s+)?(?:fixed|particular|specific|exact)\s+versions?|lists?|listed|holds?|contains?|declares?|"
                  r"declared|requires?|required|in|of|total|direct|indirect|includ(?:ed|ing)|"
                  r"(?:[\w-]+\s+)?service's|third-party|external|"
@@ -493,7 +493,7 @@ QUESTIONS = (
                           r"how\s+to\s+fix|written(?:\s+in)?|missing|(?:next|this)\s+week|tomorrow|"
                           r"(?:is\s+|are\s+)?not\s+allowed|disallowed|services'|depends?\s+on|keep|"
                           r"rel(?:y|ies)\s+on|outside|pieces|stays?|staying|or\s+not|"
-                          r"(?:in-)?house(?:\s+rules)?|(?:usage|use)\s+terms|terms(?:\s+of\s+use)?"),
+                          r"(?:in-)?house(?:\s+rules)?|in\s+(?:order|line)\s+with|(?:usage|use)\s+terms|terms(?:\s+of\s+use)?"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
               "release[{item_1}]", "forbidden-rule", "exception-rule", "no-licence-rule"),
@@ -513,7 +513,7 @@ QUESTIONS = (
                           r"requir(?:es?|ed|ing)|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which|company|organi[sz]ation|shipped|"
                           r"(?:special\s+)?permission|isn'?t|aren'?t|(?:is|are)\s+not|"
-                          r"(?:in-)?house|accept(?:ed)?|terms"),
+                          r"(?:in-)?house|accept(?:ed)?|terms|written"),
                  (POLICY,)),
              ("forbidden-rule", "exception-rule", "no-licence-rule", "policy-file"), rules,
              example="What rules does the licence policy in policy/ set?"),

@@ -201,7 +201,7 @@ ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|
               r"504ing|fall(?:s|ing)?\s+over|chunk|share|portion|some|figures|"
               r"end(?:s|ing)?\s+(?:up\s+)?in|(?:(?<=\berror\s)|(?<=\b504\s)|(?<=\b5xx\s))pages?|"
               # when it fails: "after about half a minute"
-              r"sum\s+up|times\s+out|can(?:'t|not)\s+(?:complete|finish|place|pay)|till|after\s+(?:about\s+|roughly\s+)?(?:half\s+a|a|\d+)\s+(?:minutes?|seconds?|secs?)")
+              r"sum\s+up|times\s+out|dying|dies|can(?:'t|not)\s+(?:complete|finish|place|pay)|till|after\s+(?:about\s+|roughly\s+)?(?:half\s+a|a|\d+)\s+(?:minutes?|seconds?|secs?)")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
              Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+|front-door\s+)?proxy|edge|web\s+server|"
@@ -232,7 +232,7 @@ QUESTIONS = (
                  r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
                  r"(?:a\s+)?(?:reply|response|answer)\s+from|respond|reply|answer|settings|backend|"
                  r"before\s+(?:it\s+(?:times\s+out|gives\s+up)|the\s+call\s+is\s+abandoned)|"
-                 r"abandons\s+the\s+(?:call|request)|asks?|asking|rings?|let\s+it\s+take|before\s+it\s+(?:stops|quits)|"
+                 r"abandons\s+(?:the|a)\s+(?:call|request)|until|asks?|asking|rings?|let\s+it\s+take|before\s+it\s+(?:stops|quits)|"
                  r"before",),
                  (UPSTREAM_SLOT,)),
              ("upstreams", "checkout-config"), timeout,
@@ -273,14 +273,14 @@ QUESTIONS = (
                  r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
                  r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file|cluster|"
                  r"(?:this|yesterday)\s+morning|today|still|ship(?:ped)?|(?:the\s+)?(?:new|old)(?:er)?(?:\s+one)?|"
-                 r"after|since|for\s+(?:real\s+)?customers|customer-facing|put\s+out|(?:went|go(?:es)?)\s+out|side|"
-                 r"serving(?:\s+(?:production\s+|prod\s+|live\s+)?traffic)?|"
+                 r"after|since|for\s+(?:real\s+)?customers|customer-facing|put\s+(?:out|into)|(?:went|go(?:es)?)\s+out|side|"
+                 r"\d{1,2}:\d{2}|serving(?:\s+(?:production\s+|prod\s+|live\s+)?traffic)?|"
                  r"\d+\.\d+\.\d+",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",
              Grammar((r"incidents?|inc|severity|severe|sev(?:-?\d)?|priority(?:\s+level)?|"
-                      r"how\s+(?:serious(?:ly)?|bad|severe(?:ly)?)",), (
+                      r"how\s+(?:much\s+)?(?:serious(?:ly)?|bad|severe(?:ly)?)",), (
                  r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
                  r"given|record(?:ed)?|logged|assigned|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"

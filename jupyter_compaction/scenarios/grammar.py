@@ -40,6 +40,7 @@ is shared with the summary prompt's reader (`models/summary_instructions.py`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -249,8 +250,7 @@ class Reader:
         """`pattern`'s matches in `text[start:end]` over tokens not yet consumed (a match
         over no token, over a consumed one, or off `role`'s side, is skipped); consumes
         their tokens. With `once`, the first match outside the asides, else the first."""
-        candidates = list(pattern.finditer(self.text, start,
-                                           len(self.text) if end is None else end))
+        candidates = list(self._scan(pattern, start, len(self.text) if end is None else end))
         if once:  # the asked part's value before an aside's ("... says LGPL ... the LGPL-...")
             candidates.sort(key=lambda m: bool(self._hit(m) & self.aside))
         found = []
@@ -267,6 +267,16 @@ class Reader:
             if once:
                 break
         return found
+
+    def _scan(self, pattern: re.Pattern[str], start: int, end: int) -> Iterator[re.Match[str]]:
+        """`pattern`'s matches in `text[start:end]`, left to right; after one that runs into
+        a consumed token, the search goes on inside it ("send ORD-1042 out a second time":
+        the long phrase ran into the order, "a second time" is still found)."""
+        while (match := pattern.search(self.text, start, end)) is not None:
+            yield match
+            overlaps = bool(self._hit(match) & self.used)
+            start = match.start() + 1 if overlaps or match.end() == match.start() \
+                else match.end()
 
     def content(self) -> int:
         """How many consumed tokens are content words (not filler): what a parse explains."""
@@ -421,10 +431,11 @@ def _read(name: str, grammar: Grammar, task: str) -> Parse:
 def best(parses: list[Parse]) -> Parse | None:
     """The parse that understood the task, consuming the most content words; on a tie the
     most direct reading (fewest operators: "no imports" is a question of its own before it
-    is "not" applied to another), then the first declared. None when none understood it."""
+    is "not" applied to another; a yes/no is the question's form, not an operator), then
+    the first declared. None when none understood it."""
     understood = [p for p in parses if p.understood]
-    return max(understood, key=lambda p: (p.consumed, -len(p.operators))) if understood \
-        else None
+    return max(understood, key=lambda p: (p.consumed, -len(set(p.operators) - {"yesno"}))) \
+        if understood else None
 
 
 def nearest(parses: list[Parse], n: int = 2) -> list[Parse]:

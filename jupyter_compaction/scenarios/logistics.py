@@ -188,7 +188,7 @@ RECORD_WORDS = (r"(?:support\s+)?tickets?|support|orders?|customers?|customer's|
                 r"(?:late-)?desk|(?:standing\s+)?desk\s+frame|items?|goods|drop-?off|shipments?|(?:never\s+)?show(?:ed)?\s+up|"
                 r"deliver(?:y|ies|ed|ing)?|late-delivery|missed|complaint|behind|"
                 # who the customer is: "the person who raised TCK-5521", "the buyer of ..."
-                r"requester|person|buyer|purchaser|client|placed|raised|opened|filed|complain\w*|"
+                r"requester|person|buyer|purchaser|client|placed|(?<=\bwho\s)made|raised|opened|filed|complain\w*|"
                 r"driver(?:'s)?|courier's",)
 
 
@@ -239,7 +239,7 @@ QUESTIONS = (
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
     Question("slot", "the first free redelivery slot",
-             _asks(r"slots?|windows?|appointments?|re-?deliver(?:y|ies|ed|ing)?|deliver(?:ed)?\s+again|"
+             _asks(r"slots?|windows?|appointments?|new\s+delivery|second[\s-]delivery|re-?deliver(?:y|ies|ed|ing)?|deliver(?:ed)?\s+again|"
                    r"(?:send(?:ing)?|tak(?:e|en|ing)|bring(?:ing)?)\s+(?:\S+\s+){0,2}?(?:out\s+)?"
                    r"(?:to\s+(?:the\s+customer|her|him|them)\s+)?(?:again|a\s+second\s+time)|"
                    r"(?:brought|bring)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:round|back)\s+again|"
@@ -252,7 +252,7 @@ QUESTIONS = (
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
                    r"depot|still|has|with|space|capacity|room|left|get|time|calendar|places|"
-                   r"days?|brought|round|try|trying|send|sending|van|driver|truck|"
+                   r"days?|brought|round|try|trying|send|sending|van|driver|truck|reserved?|"
                    # "If we rebook ORD-1042, what is the soonest slot?" rebooks the redelivery
                    r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)|if\s+(?:we|I)\s+(?:book|schedul)\w*"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
@@ -274,7 +274,7 @@ QUESTIONS = (
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",
-             _asks(r"loyalty(?:\.tier)?|tiers?|rungs?|membership|programme|program|(?:status\s+)?level|gold|"
+             _asks(r"loyalty(?:\.tier)?|tiers?|rungs?|(?:rewards?|loyalty|membership)\s+status|membership|programme|program|(?:status\s+)?level|gold|"
                    r"(?:northwind\s+)?circle\s+status|"
                    r"silver|"
                    r"bronze",

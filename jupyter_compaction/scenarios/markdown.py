@@ -154,9 +154,10 @@ IMPORTED = Role("import", object=True, synonyms=rf"{USES}|(?:an?|have|has)\s+imp
 PATH = Slot("path", f"({PATH_PATTERN})", role=IMPORTS)
 # A module as the code writes it (.util, ..util, markdown.util) or by its file's path.
 # ("..x" and "markdown.x" are the task's placeholders for any module, not modules; "what
-# it imports from markdown" names the package its imports come from, not a module)
+# it imports from markdown (package)" names the package its imports come from)
 MODULE = Slot("module", rf"(?!(?:\.+|markdown\.)[xyz]\b)({PATH_PATTERN}|\.+\w[\w.]*\w|\.+\w|"
-                        r"markdown(?:\.\w+)+|(?<!\bfrom\s)markdown)", role=IMPORTED)
+                        r"markdown(?:\.\w+)+|(?<!\bfrom\s)markdown(?!\s+package))",
+              role=IMPORTED)
 LEFT_OUT = Slot(EXCLUDE, f"({PATH_PATTERN})")
 FILES = r"files?|modules?|python|\.?py|source|scripts"
 PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|from\s+markdown|"
@@ -169,7 +170,7 @@ QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
              Grammar((rf"imports?|imported|importing|{USES}",),
                      (PACKAGE, FILES,
-                      r"anything|by|are|of|written|as\s+(?:they\s+)?appear|code|rest"),
+                      r"anything|by|are|of|written|as\s+(?:they\s+)?appear|code|rest|other"),
                      (PATH,), ("yesno", "count")),
              ("imports-of-path",), or_missing(one_file),
              example="What does markdown/core.py import?"),
@@ -189,7 +190,7 @@ QUESTIONS = (
                       r"stand(?:s)?\s+alone|self-contained|"
                       r"stand(?:s)?\s+(?:entirely\s+|completely\s+)?on\s+(?:their|its)\s+own(?:\s+two\s+feet)?|"
                       r"zero\s+(?:package\s+|internal\s+)?imports|"
-                      r"(?:do\s+not|don'?t)\s+import|"
+                      r"(?:do\s+not|don'?t|not)\s+import|(?:use|uses|using)\s+nothing|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
                      (FILES, PACKAGE, r"anything|markdown|have|module|other|rest|single|"
                                        r"pulled(?:\s+in)?|leaf(?:\s+nodes?)?|leaves|get\s+by"), (),
@@ -206,7 +207,7 @@ QUESTIONS = (
                                  r"markdown\.x|lines|written|as|code|dependency\s+graph|graph|"
                                  r"dependencies|per|pull(?:s|ed)?|table|write\s+down|rest|at\s+a\s+time|"
                                  r"markdown|per-file|whole|pull(?:s|ed)?\s+in|targets|dependency|picture|"
-                                 r"spel(?:led|t)|uses?|bits|parts|pieces")),
+                                 r"spel(?:led|t)|uses?|bits|parts|pieces|names?")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
     Question("files", "which Python files the package holds",

@@ -509,3 +509,19 @@ def test_the_same_verbs_in_a_question_are_read(name, task):
 def test_what_an_operator_phrase_applies_to(name, task, expected):
     question, slots = scenarios.load(name).understand(task)
     assert (question.name, slots) == expected
+
+
+@pytest.mark.parametrize(("name", "task", "expected"), [
+    # a long phrase that ran into the order does not hide "a second time" after it
+    ("logistics", "What's the soonest open time window to send order ORD-1042 out a second "
+                  "time?", ("slot", {"order": "ORD-1042"})),
+    # a yes/no is the question's form: "any other module" is no exclusion from a file list
+    ("markdown", "Does markdown/__meta__.py pull in any other module of the package?",
+     ("imports-of-file", {"path": "markdown/__meta__.py", OPERATORS: "yesno"})),
+    # "the markdown package" is the package, not a module files import
+    ("markdown", "Go through each Python file and list what it imports from the markdown "
+                 "package at the top level.", ("imports", {})),
+])
+def test_a_reading_that_another_question_could_take(name, task, expected):
+    question, slots = scenarios.load(name).understand(task)
+    assert (question.name, slots) == expected
