@@ -24,9 +24,10 @@ phrase must be found outside the asides. A question that leaves a content word u
 did not understand the task, so a task that adds an attribute, an entity or an operator no
 question declares is refused, naming those words, instead of being answered as the
 question whose keywords it happens to contain; so is a task that orders a change and asks
-nothing ("Book the first free slot."): its opening verb (`CHANGES`) is no question's word.
+nothing ("Book the first free slot."), or orders one as a second step ("... and book it"):
+that verb (`CHANGES`) is no question's word.
 Among the questions that consume everything, the one that consumes most content words wins;
-on a tie, the one with fewer operators.
+on a tie, the one with fewer operators (a yes/no is the question's form, not one of them).
 
 Pure Python (regular expressions only): it runs offline and in the browser build.
 
@@ -115,9 +116,9 @@ THAT_ONE = (r"{excluding}\s+(?:that|this|it)(?:\s+(?:one|file|module))?|"
 BUT_NOT = r"but\s+not"
 ONTIME = "ontime"
 OPERATORS = {
+    # "dont" typed without its apostrophe too, and "(anything) other than MIT"
     "not": r"do(?:es)?\s+not|(?:do|does|are|is|was|were|has|have)n'?t|not|no|lacks?|lacking|"
-           r"without|none|never|(?:other|else)\s+than",  # "(anything) other than MIT"
-    # ... "dont" typed without its apostrophe too
+           r"without|none|never|(?:other|else)\s+than",
     # ... not "how many times" or "how many seconds": a measure, not a count of the items
     "count": r"how\s+many(?!\s+(?:times|tries|attempts|retries|seconds|minutes|hours|days)\b)|"
              r"how\s+much(?=\s+\w+s\b)|count(?:ing)?|number\s+of|tally",
