@@ -52,9 +52,9 @@ def word_set(text: str) -> frozenset[str]:
 # up to the clause's end (the dot of a file name is not; a dash between spaces is)
 CLAUSE = r"(?:(?!\s[-\u2013\u2014]\s)[^,.;:!?]|\.(?=\w))*"
 # ... a scene's clause ends where a request starts ("Before I add a tool I want every ...")
-REQUEST = (r"\s(?:(?:I|we)\s+(?:want|need)\s+(?:every|all|each|the|a|an|to\s+see)|please|"
+SCENE_ENDS = (r"\s(?:(?:I|we)\s+(?:want|need)\s+(?:every|all|each|the|a|an|to\s+see)|please|"
            r"tell|show|list|(?:can|could)\s+you)\b")
-SCENE_CLAUSE = rf"(?:(?!\s[-\u2013\u2014]\s|{REQUEST})[^,.;:!?]|\.(?=\w))*"
+SCENE_CLAUSE = rf"(?:(?!\s[-\u2013\u2014]\s|{SCENE_ENDS})[^,.;:!?]|\.(?=\w))*"
 # ... and an opening "For ..." that names a path is the question's topic ("For the general
 # /api/ location, ..."), not whom it is for ("For my notes, ...")
 NAMELESS = r"(?:(?!\s[-\u2013\u2014]\s)[^,.;:!?/]|\.(?=\w))*"

@@ -80,7 +80,7 @@ class SummarizeMiddle:
         # (not when even the newest turn alone would not fit: a summary too long to help).
         over = counter.count(out) - goal if out else 0
         freed = {cut: sum(counter.count_message(m) for m in messages[tail_start:cut])
-                 for cut in cut_points(messages) if cut > tail_start}
+                 for cut in cut_points(messages) if cut > tail_start} if over > 0 else {}
         if 0 < over <= max(freed.values(), default=0):
             tail_start = min(cut for cut, tokens in freed.items() if tokens >= over)
             out, summary, prompts = self._replaced(messages, head_end, tail_start, counter)
