@@ -108,10 +108,11 @@ def _run_all_menu(page) -> None:
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
 
 
-def _running(page) -> bool:
-    """The kernel busy, or a cell queued or running (an indicator not found yet is
-    neither)."""
-    return _status(page) == "busy" or "[*]:" in _prompts(page)
+def _stalled(page) -> bool:
+    """The kernel idle, no cell queued or running, and a cell not run yet."""
+    prompts = _prompts(page)
+    return (_status(page) == "idle" and "[*]:" not in prompts
+            and any(p in ("[ ]:", "") for p in prompts))
 
 
 def _finished(page) -> bool:
@@ -124,8 +125,9 @@ def run_lite_lesson(context, site_url: str, name: str, kernel_limit_s: float,
                     retry_after_s: float = 30.0, tries: int = 3) -> LiteRun:
     """Open lesson `name` of the site in a new page of `context`, wait for its kernel and
     run every cell. Finished means two idle polls in a row with every cell run; the time
-    is taken at the first of them. A "Run All Cells" the busy page let go by (the kernel
-    not seen busy since) is asked again, `retry_after_s` apart, at most `tries` times."""
+    is taken at the first of them. A "Run All Cells" that left cells unrun with nothing
+    queued (a busy page let the click go by, or ran only the selected cell) is asked
+    again, `retry_after_s` after the last ask, at most `tries` times."""
     import time
 
     page = context.new_page()
@@ -136,14 +138,14 @@ def run_lite_lesson(context, site_url: str, name: str, kernel_limit_s: float,
     kernel_s = time.perf_counter() - start
     started = time.perf_counter()
     deadline, done_at, asked, asked_at = started + run_limit_s, None, 0, 0.0
-    ran = False  # the kernel was seen busy, or a cell running, since the first click
     while time.perf_counter() < deadline:
-        if not asked or (asked < tries and not ran
-                         and time.perf_counter() - asked_at > retry_after_s):
-            _run_all_menu(page)  # again only if a busy page let the last click go by
+        waited = time.perf_counter() - asked_at > retry_after_s
+        if asked and waited and asked >= tries and _stalled(page):
+            break  # every ask left cells unrun: the prompts below say which
+        if not asked or (waited and _stalled(page)):
+            _run_all_menu(page)  # again only when the last ask left cells unrun
             asked, asked_at = asked + 1, time.perf_counter()
         answer_dialog(page)  # one that opened after the click
-        ran = ran or _running(page)
         now = time.perf_counter()
         if not _finished(page):
             done_at = None
@@ -153,8 +155,9 @@ def run_lite_lesson(context, site_url: str, name: str, kernel_limit_s: float,
             break
         time.sleep(poll_s)
     prompts = _prompts(page)
-    assert prompts and all(p.startswith("[") and p[1:-2].isdigit() for p in prompts), prompts
     tracebacks = [o for o in outputs(page) if "Traceback (most recent call last)" in o]
+    assert tracebacks or (prompts and all(p.startswith("[") and p[1:-2].isdigit()
+                                          for p in prompts)), f"cells left unrun: {prompts}"
     return LiteRun(page, kernel_s, (done_at or time.perf_counter()) - started, tracebacks)
 
 
