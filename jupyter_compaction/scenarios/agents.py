@@ -39,30 +39,33 @@ NONE = "none"
 # Each concept a file can define: its name, how a task names it (grammar head phrases), the
 # other words a task may use of it, its fact's prefix and the extractor that finds it.
 # What a dispatch table maps from, and to.
-TOOLS = r"(?:each\s+|every\s+|a\s+)?tool[\s-]+(?:names?|calls?)|each\s+tool's\s+name|tools"
-HANDLERS = (r"(?:the\s+|their\s+|its\s+)?(?:piece\s+of\s+)?"
-            r"(?:(?:(?:handler\s+)?(?:functions?|handlers?|routines?|callables?)|code)"
-            r"(?:\s+that\s+(?:runs?|handles?|executes?|carr(?:y|ies)\s+(?:it|them|that\s+tool)\s+"
-            r"out|deals?\s+with|serves?|processes|does\s+the\s+work)(?:\s+(?:them|it|each(?:\s+one)?|each\s+of\s+"
-            r"(?:those|these|the)\s+tools))?)?)")
-TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ies))"
+TOOLS = (r"(?:each\s+|every\s+|a\s+)?tool[\s-]+(?:names?|calls?|requests?)|each\s+tool's\s+name|"
+         r"(?:each|every)\s+tool|tools")
+HANDLERS = (r"(?:the\s+|their\s+|its\s+)?(?:matching\s+|right\s+|corresponding\s+)?"
+            r"(?:(?:piece|bit)\s+of\s+)?"
+            r"(?:(?:(?:handler\s+)?(?:functions?|funcs?|fns?|handlers?|routines?|callables?)|code)"
+            r"(?:\s+that\s+(?:actually\s+|really\s+)?(?:runs?|handles?|executes?|carr(?:y|ies)\s+"
+            r"(?:it|them|that\s+tool)\s+out|deals?\s+with|serves?|processes|(?:does|doing)\s+the\s+"
+            r"work)(?:\s+(?:them|it|each(?:\s+one)?|each\s+of\s+"
+            r"(?:those|these|the)\s+tools))?|\s+doing\s+the\s+work)?)")
+TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|mappings?|dicts?|dictionar(?:y|ies))"
          r"(?:\s+for\s+(?:tools|tool\s+calls))?|"
-         r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?)|dict(?:ionary)?\s+of\s+tools|"
+         r"(?:tool|handler)\s+(?:tables?|registry|registries|maps?|lookups?)|dict(?:ionary)?\s+of\s+tools|"
          r"(?:tool\s+)?(?:lookup|routing)\s+(?:dict(?:ionar(?:y|ies))?s?|maps?)|"
          rf"(?:dicts?|maps?|mappings?|lookups?|tables?)\s+(?:from|of)\s+(?:{TOOLS}|tool\s+name)\s+to\s+"
          rf"{HANDLERS}|"
          # "a tool-name -> handler dict"
          r"(?:tool[\s-]+names?|tools?)\s*->\s*(?:handler|function)s?\s+(?:dicts?|maps?|tables?)|"
          r"tools?\s+dict(?:ionary)?|(?:lookup|routing)\s+tables?|"
-         r"(?:tool-)?name-to-handler(?:\s+(?:dispatch|lookup))?\s+(?:mappings?|maps?|tables?|dicts?|"
-         r"lookups?)(?:\s+for\s+tools)?|"
+         r"(?:tool-(?:name-)?|name-)to-(?:handler|function|code)s?(?:\s+(?:dispatch|lookup))?\s+(?:mappings?|maps?|tables?|dicts?|"
+         r"lookups?|lists?)(?:\s+for\s+tools)?|"
          # "maps tool names to their handler functions", "tool names mapped to the functions"
          r"(?:maps?|mapping|routes?|routing|dispatch(?:es|ing)?|sends?|connects?|wires?|wiring|"
          r"ties|tying|links?|linking|binds?|binding|connects?|connecting|pairs?|pairing|"
          r"match(?:es|ing)?)\s+(?:from\s+|of\s+)?"
          r"(?:the\s+)?"
          rf"(?:{TOOLS})\s+"
-         rf"(?:(?:on)?to|with)\s+"
+         rf"(?:(?:off\s+)?(?:(?:on)?to|with)\s+|->\s*)"
          rf"{HANDLERS}|(?:{TOOLS})\s+(?:(?:are|is|get|gets)\s+)?(?:mapped|routed|linked|tied|wired|"
          rf"bound|sent)\s+(?:on)?to\s+{HANDLERS}|"
          # "looks up which function to run for a given tool", "decides which handler runs
@@ -71,8 +74,14 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|dicts?|dictionar(?:y|ie
          r"called)|gets\s+(?:run|called)|handles\s+it)\s+for|handles)\s+(?:a\s+given|each|every|a|"
          r"the)\s+tool(?:\s+(?:name|call))?(?:\s+(?:the\s+model\s+asks\s+for|it\s+gets))?|"
          r"dispatch(?:es)?\s+(?:its|the|their)\s+tools|"
-         r"looks?\s+up\s+(?:a\s+|the\s+|each\s+)?tools?\s+by\s+(?:its\s+)?name")
-RETRY = (r"(?:retry(?:-with-backoff)?|back-?off|re-?attempt|try[\s-]again)(?:\s*/\s*back-?off)?\s+"
+         r"looks?\s+up\s+(?:a\s+|the\s+|each\s+)?tools?\s+by\s+(?:its\s+)?name|"
+         # "the dict that routes tool names": where to is the table's to say
+         rf"(?:routes?|routing|dispatch(?:es|ing)?)\s+(?:the\s+|incoming\s+)?(?:{TOOLS})")
+RETRY = (r"try-again(?:-\w+)*|"  # "the try-again-on-failure rules"
+         # "re-attempting calls that didn't go through": its "didn't" negates no question
+         r"re-?(?:attempt|try|run)(?:s|ing)?\s+(?:\w+\s+)?(?:calls?|requests?)\s+that\s+"
+         r"(?:didn't|did\s+not|don't|do\s+not|doesn't|does\s+not)\s+(?:go\s+through|work|succeed)|"
+         r"(?:retry(?:-with-backoff)?|back-?off|re-?attempt|try[\s-]again)(?:\s*/\s*back-?off)?\s+"
          r"(?:polic(?:y|ies)|rules?|class(?:es)?|strateg(?:y|ies)|logic|handling|behaviou?r)|"
          r"retr(?:y|ies|ied)|back-?off|"
          # said plainly: "a policy for retrying", "tries a failing call again"
@@ -80,44 +89,45 @@ RETRY = (r"(?:retry(?:-with-backoff)?|back-?off|re-?attempt|try[\s-]again)(?:\s*
          r"tr(?:y|ies|ying|ied)\s+(?:(?:a|the|it|them|\w+ing|failed)\s+)*(?:(?:calls?|requests?)\s+)?"
          r"again|"
          r"attempted\s+again|(?:have|has|having|take|takes|taking)\s+another\s+(?:go|shot|try|stab)|"
-         r"repeat(?:s|ing)?\s+(?:a|the)\s+(?:failed\s+)?calls?")
+         r"(?:repeat(?:s|ing)?|re-?run(?:s|ning)?)\s+(?:a|the)\s+(?:failed\s+)?calls?")
 # The full task explains what a table is; its words are part of that question.
 EXPLAINED = (r"dict(?:ionar(?:y|ies))?|handl(?:es?|ing|ed)|decid(?:es|ing)|table|"
              r"that\s+(?:runs?|handles?|executes?)\s+(?:them|it)|"
              r"routes?|tool\s+calls|tool|function|variable|looks?\s+up|lookup|->|callables?|str|"
              r"Callable|handlers?|"
              r"(?:to\s+their\s+)?handlers|name-to-handler|tool-names?|mapping|tools|"
-             r"hands?|pass(?:es)?|forwards?")
+             r"hands?|pass(?:es)?|forwards?|matching|corresponding")
 # What a retry policy retries, and how ("attempts, delays").
 RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts?|goes|"
            r"retrying|retried|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|pauses?|model|"
-           r"attempts?/back-?off|lays?\s+down|sets?\s+out|requests?|how\s+many\s+(?:times|tries)|"
+           r"attempts?/back-?off|(?:lays?|laid)\s+(?:down|out)|sets?\s+out|requests?|operations?|how\s+many\s+(?:times|tries|attempts|retries)|"
            r"how\s+often|fail(?:s|ing)?|how\s+long|in\s+between|between|decid(?:es?|ing)|"
-           r"waiting|tries|makes|settings|when|after|(?:went|goes|go)\s+wrong|logic|strateg(?:y|ies)|"
-           r"before\s+(?:each|every|the\s+next)\s+(?:new\s+)?(?:try|attempt)|"
+           r"waiting|tries|makes|written(?:\s+in)?|behaviou?r|if\s+(?:it|they|a\s+call)\s+fails?|(?:growing|increasing|longer)|caps?\s+on|limits?\s+on|settings|when|after|(?:went|goes|go)\s+wrong|logic|strateg(?:y|ies)|"
+           r"before\s+(?:each|every|the\s+next)\s+(?:new\s+)?(?:try|attempt)|before|"
            r"how")  # "how" last: "how often" and "how long" are read whole
 CONCEPTS = (
     ("tool dispatch table", TABLE, EXPLAINED, "table",
      r"^([A-Z][A-Z_]+): dict\[str, *(?:Callable|Handler)"),  # NAME: dict[str, Callable...]
     ("retry policy", RETRY, RETRIED, "retry", r"^class (\w*Retry\w*)"),
 )
-PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py)")
-# "under agents": the bundled folder named without its slash
-FOLDER = Slot("folder", r"([\w.-]+)/(?!\w|\.\w)", default="agents",
+PATH = Slot("path", r"([\w.-]+/[\w./-]*\w\.py|[\w-]+\.py)", under="agents")  # "router.py" too
+# "under agents": the bundled folder named without its slash ("w/" is "with", no folder)
+FOLDER = Slot("folder", r"((?!w/)[\w.-]+)/(?!\w|\.\w)", default="agents",
               aliases=((r"(?:(?<=\bunder\s)|(?<=\bin\s)|(?<=\binside\s)|(?<=\bwithin\s))agents",
                         "agents"),))
 # "the agents folder": a folder named without its slash (after FOLDER, whose default it
 # then replaces).
 FOLDER_NAMED = Slot("folder", r"(?:(?<=\bthe\s)|(?<=\bin\s)|(?<=\bof\s)|(?<=\bunder\s))"
-                              r"([\w.-]+)(?=\s+(?:folder|director(?:y|ies)|code(?:base)?|package)\b)",
+                              r"(?!(?:python|source)\b)([\w.-]+)(?=\s+(?:folder|director(?:y|ies)|code(?:base)?|package)\b)",
                     optional=True)
-LEFT_OUT = Slot(EXCLUDE, PATH.pattern)
+LEFT_OUT = Slot(EXCLUDE, PATH.pattern, under=PATH.under)
 DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|contains?|"
            r"register(?:s|ing)?(?:\s+(?:its\s+|the\s+)?tools)?|"
-           r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|python|\.py|package|"
+           r"hold(?:s|ing)?|has|have|lives?|implements?|implemented|files?|modules?|scripts?|python|\.py|"
+           r"package|"
            r"carr(?:y|ies|ying)|"
            r"configures?|uses?|set(?:\s+out|\s+up)?|keeps?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
-           r"(?:comes?|ships?)\s+with|"
+           r"(?:comes?|ships?)\s+with|baked\s+in(?:to)?|"
            # "build", but not a request to build ("Build a retry policy", "you build")
            r"code|builds|spells?\s+out|(?<=\w\s)(?<!\bplease\s)(?<!\byou\s)(?<!\bto\s)build|"
            r"source",
@@ -214,8 +224,8 @@ QUESTIONS = (
                example=f"Which files in agents/ define a {concept}?")
       for concept, synonyms, words, prefix, _ in CONCEPTS),
     Question("files", "which Python files a folder holds",
-             Grammar((r"files?|modules?|sources|scripts",), (
-                 r"python|\.py|source|folder|director(?:y|ies)|package|inventory|"
+             Grammar((r"files?|modules?|sources|scripts|\.py",), (
+                 r"python|\.?py|source|folder|director(?:y|ies)|package|inventory|"
                  r"hold(?:s)?|contains?|lives?|live|living|kept|sit(?:s|ting)?|exists?|make\s+up|makes\s+up|"
                  r"comprises?|sizes?|size-?wise|by\s+size|in\s+size|how\s+big|how\s+large|"
                  r"most\s+(?:of\s+the\s+)?code|code",),

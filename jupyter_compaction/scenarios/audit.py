@@ -410,9 +410,10 @@ LICENCE_ID = (r"(?:A?GPL|LGPL|SSPL|MIT|ISC|Apache(?!\s+2\b)|BSD|MPL|EPL|PSF|HPND
               r"(?:-(?!licen[cs]ed\b)[\w.]*\w)*")  # "MIT-licensed" names MIT
 LICENCE_NAME = Slot("licence", f"({LICENCE_ID})(?:-licen[cs]ed)?",
                     aliases=((r"apache\s+2(?:\.0)?", "Apache-2.0"),))
-PACKAGE = Slot("package", r"(?:for|covers?|covering|to\s+use|licen[cs]e\s+of|"
+PACKAGE = Slot("package", r"(?:for|covers?|covering|to\s+use|lets?\s+us\s+use|licen[cs]e\s+of|"
                           r"so(?:\s+that)?(?=\s+\S+\s+(?:can|could|may)\b))\s+"
                           r"(?:the\s+(?=\S+\s+package\b))?"
+                          r"(?![\w.-]+\s+licen[cs]es?\b)"  # "to use otherwise-restricted licences"
                           r"(?!(?:the|a|an|it|what|which|record|my|our|your|their|this|that|"
                           r"these|those|me|us|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)(?:\s+package\b)?",
@@ -420,6 +421,7 @@ PACKAGE = Slot("package", r"(?:for|covers?|covering|to\s+use|licen[cs]e\s+of|"
 # "Is chardet covered by an exception?", "Has graphviz-wasm been granted one?": the package
 # before "covered", not a common noun.
 COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packages?|"
+                          r"anyone|someone|anybody|somebody|nobody|"
                           r"have|has|had|is|are|was|were|been|"
                           r"dependenc(?:y|ies)|deps?|pkgs?|register|polic(?:y|ies)|records?|"
                           r"lists?|files?|manifests?|ones?|any(?:thing)?|exceptions?|waivers?|"
@@ -427,7 +429,7 @@ COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packa
                           r"covered|(?:has\s+)?been\s+(?:covered|granted|exempted|given|issued)|"
                           r"let\s+through|"
                           # "Has graphviz-wasm got an exception?", "Does chardet have one?"
-                          r"(?:have|has|got)(?=\s+(?:got\s+)?(?:an?\s+|any\s+)?(?:licen[cs]e\s+)?"
+                          r"(?:have|has|got)(?=\s+(?:got\s+)?(?:an?\s+|any\s+)?(?:approved\s+|written\s+)?(?:licen[cs]e\s+)?"
                           r"(?:exceptions?|waivers?)\b))\b",
                 optional=True)
 # "Has OSPO given graphviz-wasm a waiver?": the package given one.
@@ -435,23 +437,35 @@ GIVEN = Slot("package", r"(?:given|granted|issued)\s+(?!(?:an?|any|the|it|them|u
                         r"([a-z](?:[\w.-]*\w)?)(?=\s+(?:an?\s+|any\s+)?"
                         r"(?:licen[cs]e\s+)?(?:exceptions?|waivers?)\b)", optional=True)
 # "graphviz-wasm: is it covered ...?": the package named as the topic, then "it".
-TOPIC = Slot("package", r"^([a-z](?:[\w.-]*\w)?)(?=:\s+(?:is|has|does|was)\s+it\b)",
+TOPIC = Slot("package", r"^(?!(?:the|a|an|it|any|which|what|how|our|all|every|policy|services?|"
+                        r"licen[cs]es?|"
+                        r"exceptions?|waivers?|recorded|approved|special)\b)"
+                        # ... or before its exception: "graphviz-wasm licence exception on file?"
+                        r"([a-z](?:[\w.-]*\w)?)(?=:\s+[^:]*\bit\b|\s+(?:licen[cs]e\s+)?"
+                        r"(?:exception|waiver)s?\b)",
              optional=True)
 LICENCE = r"licen[cs]\w*(?:-wise)?"
-DEPENDENCIES = (r"dependenc(?:y|ies)|deps?|pkgs?|(?:vendor\s+|third-party\s+)?librar(?:y|ies)|"
+DEPENDENCIES = (r"dependenc(?:y|ies)|deps?|pkgs?|"
+                r"(?:vendor\s+|third-party\s+|outside\s+|external\s+)?(?:librar(?:y|ies)|libs?)|add-?ons?|"
+                r"(?:outside|external|third-party)\s+(?:packages|code)|(?:third-party\s+)?building\s+blocks|"
+                r"(?:outside\s+|third-party\s+|external\s+|other\s+)?software|"
                 r"requirements")
-OSPO = r"ospo|grant(?:s|ed)?|approv\w*"  # who keeps the policy and its exceptions
+OSPO = r"ospo|office|grant(?:s|ed)?|approv\w*"  # who keeps the policy and its exceptions
 UNDER = (r"(?:come|comes|fall|falls)\s+under|under|licen[cs]ed|released|distributed|with|uses?|"
-         r"using|carr(?:y|ies)|contains?|is|"
+         r"using|carr(?:y|ies)|contains?|includ(?:e|es|ing)|is|ships?|shipped|shared|published|"
+         r"covered\s+by|"
          r"are|has|have|any|pulls?\s+in|pulling\s+in|depends?\s+on")
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
              Grammar((LICENCE, r"(?:the\s+)?polic(?:y|ies)\s+flags?|needs?\s+attention|attention|"
-                               r"problems?|issues?|(?:red\s+)?flag(?:s|ged)?|closer\s+look|"
+                               r"legal\s+terms|worr(?:y|ied)(?=\s+about\b)|worries|"
+                               r"problem(?:s|atic)?|issues?|(?:red\s+)?flag(?:s|ged|ging)?|closer\s+look|"
                                r"review|(?:usage|use)\s+terms|terms\s+of\s+use"), (
                  r"packages?|needs?\s+attention|attention|needs?|needing|problems?|issues?|"
-                 r"report|review|look(?:ed)?\s+at|to\s+check|(?:closer|second)\s+look|take|red|"
-                 r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|"
+                 r"report|review|look(?:ed)?\s+at|to\s+check|(?:closer|second)\s+look|take|red|items?|"
+                 r"(?:turn|show|come|came)(?:s|ed)?\s+up|"
+                 r"exceptions?|worr(?:y|ied)|concern\w*|according\s+to|findings?|unknown|registry|follow-?up|"
+                 r"legal(?:\s+terms)?|listed|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open[\s-]?source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
                  r"(?:someone|somebody)\s+to\s+look\s+at|hiding|lurking|carr(?:y|ies)|(?:does\s+not|doesn't|don't)\s+allow|not\s+allowed|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
@@ -463,25 +477,31 @@ QUESTIONS = (
     Question("manifest-size", "how many packages one manifest pins",
              Grammar((rf"{OPERATORS['count']}|"
                       # "how long is the list of packages", "how big is the dependency list"
-                      r"head\s*count|how\s+(?:long|big|large)(?=\s+is\s+(?:the|its|their)\s+(?:(?:dependency|package)\s+"
+                      r"head\s*count|(?:how\s+(?:long|big|large)\s+is|(?:the\s+)?(?:size|length)\s+of)"
+                      r"(?=\s+(?:the|its|their)\s+(?:(?:dependency|package)\s+"
                       r"list|list\s+of\s+(?:packages|dependencies)))",), (
                  rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|"
-                 r"(?:lock|pin)(?:s|ed)?(?:\s+down|\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+)?versions?)?|"
-                 r"pins?|nailed\s+down|size|file|go\s+module|"
+                 r"(?:lock(?:s|ed)?|pins?|pinned)(?:\s+down|\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+)?versions?)?|"
+                 r"pins?|nail(?:s|ed)\s+down|size|file|go\s+module|(?:a\s+)?(?:feel|sense)\s+for|(?:with\s+(?:their|its)\s+)?versions?|"
                  r"pinned|(?:a\s+)?(?:fixed|particular|specific|exact)\s+versions?|lists?|listed|holds?|contains?|declares?|"
                  r"declared|requires?|required|in|of|total|direct|indirect|includ(?:ed|ing)|"
                  r"(?:[\w-]+\s+)?service's|third-party|external|"
-                 r"(?:fix|lock|pin)(?:s|es|ed)?\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+)?versions?",),
+                 r"(?:fix|lock|pin)(?:s|es|ed)?\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+|set\s+|single\s+)?"
+                 r"versions?",),
                  (MANIFEST,)),
              ("count-of-manifest",), or_missing(manifest_size),
              example="How many packages does services/web/package.json pin?"),
     Question("audit", "a licence audit of the services",
              Grammar((r"audit\w*|compl(?:y|iance|iant)|review\w*|violat\w*|break\w*|breach\w*|"
-                      r"verif\w*|follow(?:s|ing)?|(?:clash|conflict)(?:s|es|ing)?\s+with|block(?:s|ing)?\s+(?:the\s+)?release|(?:ok|okay|fine|acceptable|allowed|safe)(?=\s+(?:to\s+(?:ship|use)\s+)?(?:under|with)\b)|"
+                      r"verif\w*|follow(?:s|ing)?|(?:clash|conflict)(?:s|es|ing)?\s+with|block(?:s|ing)?\s+(?:the\s+)?release|"
+                      r"(?:ok|okay|fine|acceptable|allowed|safe)(?=\s+(?:to\s+(?:ship|use)\s+)?(?:under|with)\b)|"
+                      r"(?<=\bare\s)allowed(?=\s+by\b)|"  # what "is allowed by" a policy: its rules
                       r"pass(?:es)?|(?:ok|fine|clean)\s+licen[cs]e-wise|flag\w*|licen[cs]\w*\s+checks?|"
                       r"against|versus|licen[cs]\w*\s+(?:problems?|issues?)|respect\w*|"
-                      r"within(?=\s+(?:our|the)\b)",), (
-                 LICENCE, rf"{DEPENDENCIES}|packages?|third-party|open[\s-]?source|against|versus|"
+                      r"within(?=\s+(?:our|the)\b)|vet(?:s|ted|ting)?|"
+                      r"cleared(?=\s+(?:under|by|for|against)\b)",), (
+                 LICENCE, rf"rule[\s-]?(?:sheets?|books?)|{DEPENDENCIES}|packages?|third-party|"
+                          r"open[\s-]?source|against|versus|"
                           r"vs\.?|polic(?:y|ies)|rules?|exceptions?|according\s+to|open\s+source|"
                           r"(?:isn't|not|non-?)\s*compliant|compliant|conform\w*|follow\w*|"
                           r"offending|block(?:s|ing|ers?)?|problems?|needs?|appl(?:y|ies)|fix|"
@@ -491,8 +511,9 @@ QUESTIONS = (
                           rf"before\s+the\s+release|release|ship(?:ping)?|{OSPO}|"
                           r"make|do|perform|conduct|carry\s+out|go\s+through|fails?|failing|"
                           r"how\s+to\s+fix|written(?:\s+in)?|missing|(?:next|this)\s+week|tomorrow|"
-                          r"(?:is\s+|are\s+)?not\s+allowed|disallowed|services'|depends?\s+on|keep|"
-                          r"rel(?:y|ies)\s+on|outside|pieces|stays?|staying|or\s+not|"
+                          r"(?:(?:is|are)\s+not|isn't|aren't|not)\s+allowed|disallowed|services'|depends?\s+on|keep|"
+                          r"rel(?:y|ies)\s+on|outside|pieces|stays?|staying|or\s+not|kept|says?|said|"
+                          r"sign-?off|apps?|applications?|allow(?:s|ed)?|company(?:'s)?|"
                           r"(?:in-)?house(?:\s+rules)?|in\s+(?:order|line)\s+with|(?:usage|use)\s+terms|terms(?:\s+of\s+use)?"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
@@ -500,7 +521,9 @@ QUESTIONS = (
              compose, example="Audit the licences of the services under services/ against "
                               "policy/."),
     Question("rules", "which rules the licence policy sets",
-             Grammar((r"rules?|rule-?books?|forbid\w*|allow\w*|says?|outline|summari[sz]e|sum\s+up|"
+             Grammar((r"rule[\s-]?(?:sheets?|books?)|rules?|forbid\w*|"
+                      r"requir(?:e|es)(?=\s+(?:an?\s+)?(?:recorded\s+|written\s+)?(?:exception|waiver|"
+                      r"sign-?off|approval|review))|allow\w*|says?|outline|summari[sz]e|sum\s+up|"
                       r"do'?s\s+and\s+don'?ts|"
                       r"ban(?:s|ned)?|"
                       r"prohibit\w*|disallow\w*|permit\w*|(?:without|with\s+no)\s+(?:any\s+|a\s+)?review|"
@@ -508,7 +531,7 @@ QUESTIONS = (
                  LICENCE, r"polic(?:y|ies)|set|sets|defines?|states?|covers?|lays?\s+down|"
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
-                          r"types?|kinds?|sorts?|outright|never|fine|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
+                          r"types?|kinds?|sorts?|outright|freely|never|not(?=\s+allow)|(?:the\s+)?short\s+version|rule[\s-]?sheets?|guidance|guidelines?|oss|fine|(?:a\s+)?summary(?:\s+of)?|documents?|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
                           r"can(?:'t|not)?|lets?|open[\s-]?source|sign-?off|approval|docs?|LP|"
                           r"requir(?:es?|ed|ing)|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which|company|organi[sz]ation|shipped|"
@@ -519,16 +542,18 @@ QUESTIONS = (
              example="What rules does the licence policy in policy/ set?"),
     Question("exceptions", "which licence exceptions are on record",
              Grammar((r"exceptions?|waivers?|exemptions?|"
-                      r"(?:special\s+|written\s+)?permissions?(?:\s+slips?)?|"
+                      r"(?:special\s+|written\s+)?(?:licen[cs]e\s+)?permissions?(?:\s+slips?)?|"
                       r"(?:written\s+)?pass(?=\s+(?:from|on)\b)",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
                           rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|rules|{OSPO}|"
-                          r"signed-off|policy/exceptions\.md|ex\s+ids|ids|written\s+down|given|"
+                          r"signed-off|policy/exceptions\.md|ex\s+ids|ids|written\s+down|given|put|"
+                          r"(?:otherwise[\s-])?(?:restricted|forbidden|banned|disallowed)|"
                           rf"packages?|{DEPENDENCIES}|written|"
                           r"granted|issued|(?:signed|sign)[\s-]+off|one-?off|even\s+though|"
                           r"break(?:s|ing)?|normal(?:ly)?|usual(?:ly)?|used|open[\s-]?source|"
                           r"(?:go(?:es|ing)?\s+)?against|despite|in\s+spite\s+of|use|"
-                          r"not\s+(?:be\s+)?allowed|needs?|bend(?:s|ing)?|let\s+through|(?:as\s+)?(?:a\s+)?special\s+cases?"),
+                          r"not\s+(?:be\s+)?allowed|needs?|bend(?:s|ing)?|let\s+through|lets?(?:\s+us)?|"
+                          r"(?:step|go)\s+outside|(?:as\s+)?(?:a\s+)?special\s+cases?"),
                  (POLICY, PACKAGE, COVERED, GIVEN, TOPIC), ("count", "yesno")),
              ("register", "exceptions-file"), exceptions,
              example="Which licence exceptions are recorded in policy/?"),
@@ -536,7 +561,9 @@ QUESTIONS = (
              Grammar((rf"packages?|{DEPENDENCIES}|libraries|library|modules?|pins?|anything|"
                        # "what's licensed LGPL in ...": which packages are
                        r"what(?:'s|\s+is|\s+are)?(?=\s+(?:licen[cs]ed|under)\b)",), (
-                 UNDER, LICENCE, r"pinned|in|of|one|ones|terms|listed"), (MANIFEST, LICENCE_NAME),
+                 UNDER, LICENCE, r"pinned|in|of|one|ones|terms|listed|required|declared|registry|"
+                                 r"file"),
+                 (MANIFEST, LICENCE_NAME),
                  ("not", "count", "yesno")),
              ("licences-of-manifest",), or_missing(licensed),
              example="Which package in services/web/package.json is under the LGPL?"),
@@ -546,25 +573,28 @@ QUESTIONS = (
                       r"(?:special\s+|written\s+)?permissions?(?:\s+slips?)?",), (
                  UNDER, LICENCE, rf"packages?|{DEPENDENCIES}|on\s+record|record(?:ed)?|register|"
                                  r"on\s+file|cover(?:s|ed|ing)?|appl(?:y|ies)|exists?|"
-                                 rf"services?/?|used|uses|lets?|through|ex\s+ids|ids|ever|hold|have|"
-                                 rf"polic(?:y|ies)|ships?|keep|{OSPO}|(?:signed|sign)[\s-]+off|"
+                                 rf"services?/?|used|uses|lets?|through|pieces|components?|parts|open[\s-]?source|ex\s+ids|ids|ever|hold|have|"
+                                 rf"polic(?:y|ies)|ships?|keep|{OSPO}|(?:signed|sign)[\s-]+off|rel(?:y|ies|ying)\s+on|"
                                  r"anyone|someone|somebody|written(?:\s+down)?"),
                  (SERVICES, POLICY, LICENCE_NAME), ("yesno",)),
              ("manifests", "licences[{item}]", "register", "exceptions-file"),
              licence_exceptions, example="Is there a licence exception for the LGPL package?"),
     Question("manifests", "which dependency manifests the services have",
              Grammar((r"manifest\s+files?|manifests?|(?:dependency|package)\s+(?:files?|lists?)|"
-                      r"lock\s*files?|"
+                      r"lock\s*files?|pinned\s+(?:packages|dependencies)|"
                       r"files?\s+(?:that\s+)?(?:declare|list|pin|listing|declaring)\w*|"
                       r"lists?\s+of\s+dependencies|"
                       r"(?:(?:declare|list|pin)s?|lists?\s+of)\s+what\s+(?:a|each|every|the)\s+services?\s+"
                       r"(?:(?:depends?|rel(?:y|ies))\s+on|needs\s+installed)|"
                       r"(?:list|declare|pin)s?\s+(?:(?:each\s+service's|the\s+services'|the|their|its)\s+)?"
-                      r"(?:dependencies|packages)",), (
+                      r"(?:(?:outside|external|third-party|other)\s+)?"
+                      r"(?:dependencies|packages|software)",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
                  r"use|hold|holds|contains?|declares?|keeps?|kept|where|files|services?/?|three|"
                  r"rel(?:y|ies)\s+on|depends?\s+on|file|(?:come|ship)s?\s+with|"
-                 r"between(?:\s+them)?|(?:can\s+be\s+)?found",),
+                 r"between(?:\s+them)?|(?:can\s+be\s+)?found|pinned|required|needs?|apps?|"
+                 r"belongs?(?:\s+to)?|"
+                 r"applications?",),
                  (SERVICES,), ("count",)),
              ("manifests",), manifests, example="List the dependency manifests under services/."),
 )

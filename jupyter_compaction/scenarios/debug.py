@@ -185,27 +185,34 @@ WAIT = (r"time-?outs?|wait(?:s|ing)?|how\s+long|(?:time\s+)?limit|times?\s+out|t
         # said of the waiting itself: "how patient is it", "the longest it will sit waiting"
         r"how\s+patient|patience|(?:the\s+)?longest\s+(?:it|they)(?:'ll|\s+will|\s+would|\s+can)?|"
         r"sits?\s+(?:and\s+)?wait(?:s|ing)?|hold(?:s|ing)?\s+on|hang(?:s|ing)?\s+up|"
-        r"(?:pass(?:es)?|go\s+by|elapse)(?=\s+before\b)")
-ROOT_WORDS = (r"checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|5xx|errors?|outage|incident|"
+        r"(?:pass(?:es)?|go\s+by|elapse)(?=\s+before\b)|"
+        # "how much time does X allow ...": what it allows, not how long a call took
+        r"how\s+much\s+time(?=\s+(?:does|will|would)\s+\S+\s+(?:allow|give|grant|wait))")
+ROOT_WORDS = (r"(?:since\s+)?this\s+morning's\s+(?:deploy|release|rollout)|"
+              r"(?:order|checkout|payment)(?:\s+placement)?\s+step|"
+              r"(?:(?:haven't|hasn't|have\s+not|has\s+not)\s+been\s+able|not\s+being\s+able|unable)\s+to\s+"
+              r"(?:finish|complete|place|pay|check\s+out)|purchases?|checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|"
+              r"5xx|errors?|outage|incident|"
               r"requests?|orders?|keeps?|returning|(?:since\s+)?this\s+morning|logs|configs?|"
               r"work(?:ing)?\s+out|find\s+out|dig(?:\s+through)?|give|report|broke|broken|at|"
               r"part|traffic|files|workspace|bundle|changelog|deployment|manifest|exact|numbers|"
               r"figures|values|quot\w*|show(?:s|ing)?|come|taken|endpoint|post|time\s+out|"
               r"timing\s+out|time-?outs?|using|ultimately|behind|spikes?|jump|prove|evidence|"
-              r"symptoms?|not\s+just|"
+              r"symptoms?|breakdowns?|(?:blow(?:s|ing)?|blew)\s+up|not\s+just|(?:they|it)\s+(?:sits?|lives?)\s+in|"
               # who is hit: "for part of our users", "when customers try to pay"
               r"users|customers|shoppers|people|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
               r"mak(?:e|es|ing)|file|includ\w*|placement|where|come\s+from|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
               r"pin\s+down|roughly|around|cit(?:e|ing)|getting|erroring(?:\s+out)?|(?:at\s+)?the\s+edge|"
               r"(?:(?:since|at|around)\s+)?(?:about\s+)?\d{1,2}:\d{2}(?:\s*utc)?|\d+(?=\s*%)|"
-              r"504ing|fall(?:s|ing)?\s+over|chunk|share|portion|some|figures|"
+              r"504ing|fall(?:s|ing)?\s+over|(?:good|large|big)\s+(?:share|chunk|portion)|chunk|share|"
+              r"portion|some|figures|attempts|"
               r"end(?:s|ing)?\s+(?:up\s+)?in|(?:(?<=\berror\s)|(?<=\b504\s)|(?<=\b5xx\s))pages?|"
               # when it fails: "after about half a minute"
-              r"sum\s+up|times\s+out|dying|dies|can(?:'t|not)\s+(?:complete|finish|place|pay)|till|after\s+(?:about\s+|roughly\s+)?(?:half\s+a|a|\d+)\s+(?:minutes?|seconds?|secs?)")
+              r"sum\s+up|times\s+out|dying|dies|can(?:'t|not|\s+not)\s+(?:complete|finish|place|pay)|till|after\s+(?:about\s+|roughly\s+)?(?:half\s+a|a|\d+)\s+(?:minutes?|seconds?|secs?)")
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
              Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+|front-door\s+)?proxy|edge|web\s+server|"
-                      r"front[\s-]?end|"
+                      r"front[\s-]?end|front[\s-]door(?:\s+server)?|"
                       r"gateway\.conf",), (
                  WAIT, CUT_OFF,
                  r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
@@ -214,7 +221,7 @@ QUESTIONS = (
                        r"on|api|budget|path|secs?|how\s+many\s+secs|front(?:\s+door)?|willing|connection|checkout(?:-api)?|"
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
                        r"backend|response|answers?|repl(?:y|ies)|respond|504s?|post|get|generic|"
-                       r"catch-all|settings|general|box|server|in\s+front|"
+                       r"catch-all|settings|general|ordinary|normal|regular|box|server|in\s+front|"
                  r"sends?\s+back(?:\s+an?\s+(?:error|504))?|allowed(?:\s+to\s+take)?|front-door|"
                  r"(?:checkout\s+)?page|site|out\s+front|"
                  r"take|takes"), (ROUTE,)),
@@ -224,7 +231,7 @@ QUESTIONS = (
              Grammar((WAIT, r"before\s+(?:timing\s+out|giving\s+up)|how\s+many\s+(?:seconds|secs)|"
                             r"(?:upstreams\.[\w-]+\.)?timeout_seconds"), (
                  CUT_OFF,
-                 r"checkout(?:-api)?(?:'s)?|use|uses|configured|set|sets|allow(?:s|ed)?|gives?|appl(?:y|ies|ied)|"
+                 r"checkout(?:-api)?(?:'s)?|(?:checkout\s+)?system|use|uses|configur(?:e|es|ed)|set|sets|allow(?:s|ed)?|gives?|appl(?:y|ies|ied)|"
                  r"timing\s+(?:them\s+|it\s+)?out|responses?|"
                  r"towards|prepared|set\s+to|"
                  r"config|live|current|production|retries|upstream|service|client|willing|value|"
@@ -232,7 +239,9 @@ QUESTIONS = (
                  r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
                  r"(?:a\s+)?(?:reply|response|answer)\s+from|respond|reply|answer|settings|backend|"
                  r"before\s+(?:it\s+(?:times\s+out|gives\s+up)|the\s+call\s+is\s+abandoned)|"
-                 r"abandons\s+(?:the|a)\s+(?:call|request)|until|asks?|asking|rings?|let\s+it\s+take|before\s+it\s+(?:stops|quits)|"
+                 r"abandon(?:s|ing)?\s+(?:the|a)\s+(?:call|request)|bail(?:s|ing)?(?:\s+out)?|keep(?:s)?|"
+                 r"block(?:s|ing)?(?:\s+on)?|toward|times?\s+(?:the\s+call|it|them)\s+out|"
+                 r"come\s+back(?:\s+with)?|until|asks?|asking|rings?|let\s+it\s+take|before\s+it\s+(?:stops|quits)|"
                  r"before",),
                  (UPSTREAM_SLOT,)),
              ("upstreams", "checkout-config"), timeout,
@@ -260,8 +269,8 @@ QUESTIONS = (
                  r"inventory(?:[-\s]service)?|stock(?:-holding)?|reserv\w*|calls?|requests?|endpoint|"
                  r"in\s+the\s+end|"
                  r"abandon(?:ed)?|dropped|left\s+hanging|checkout(?:-api)?|"
-                 r"(?:gave|given)\s+up(?:\s+(?:waiting\s+)?on)?|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
-                 r"take|taking|run|running|ran|spend|spent|before|when|stopped\s+waiting(?:\s+on)?|(?:in\s+)?(?:the\s+)?cases?\s+where|"
+                 r"(?:gave|given)\s+up(?:\s+(?:waiting\s+)?(?:on|for))?|after|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
+                 r"take|taking|(?:to\s+)?(?:answer|respond|reply|finish|complete)|by\s+the\s+time|run|running|ran|spend|spent|before|when|stopped\s+waiting(?:\s+on)?|(?:in\s+)?(?:the\s+)?cases?\s+where|"
                  r"end\s+up(?:\s+with)?|in\s+(?:milliseconds|ms)|milliseconds|ms|slow|"
                  r"reach(?:ed)?|during(?:\s+the\s+incident)?|side|real|actual|"
                  r"inventory-service\.log|logs?|logged|/v2/stock/reserve",)),
@@ -269,25 +278,28 @@ QUESTIONS = (
              example="How long did the inventory calls that checkout gave up on take?"),
     Question("release", "which inventory-service version production runs",
              Grammar((r"versions?|releases?|images?|builds?|tags?|deployed|running|runs|live",), (
-                 r"inventory(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
+                 r"(?:inventory|stock)(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
+                 r"environment|env|pins?|pinned|roll(?:ing|ed)?\s+back(?:\s+from)?|"
                  r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
-                 r"roll(?:ed)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file|cluster|"
+                 r"roll(?:s|ed|ing)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file|cluster|"
                  r"(?:this|yesterday)\s+morning|today|still|ship(?:ped)?|(?:the\s+)?(?:new|old)(?:er)?(?:\s+one)?|"
-                 r"after|since|for\s+(?:real\s+)?customers|customer-facing|put\s+(?:out|into)|(?:went|go(?:es)?)\s+out|side|"
+                 r"after|since|for\s+(?:real\s+)?customers|customer-facing|put\s+(?:out|into|on)|put(?=\s+live\b)|(?:went|go(?:es)?)\s+out|side|"
                  r"\d{1,2}:\d{2}|serving(?:\s+(?:production\s+|prod\s+|live\s+)?traffic)?|"
                  r"\d+\.\d+\.\d+",)),
              ("image", "previous", "deployment"), release,
              example="Which inventory-service version is deployed in production?"),
     Question("incident", "which incident this is and its severity",
              Grammar((r"incidents?|inc|severity|severe|sev(?:-?\d)?|priority(?:\s+level)?|"
-                      r"how\s+(?:much\s+)?(?:serious(?:ly)?|bad|severe(?:ly)?)",), (
-                 r"id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|declare|"
+                      r"how\s+(?:much\s+)?(?:serious(?:ly)?|bad|severe(?:ly)?|urgent)|urgency",), (
+                 r"how\s+high(?:\s+up)?|id|number|ticket|outage|problem|issue|filed(?:\s+under)?|opened|"
+                 r"declare|"
                  r"given|record(?:ed)?|logged|assigned|working(?:\s+on)?|dealing(?:\s+with)?|covers?|apply|belongs?(?:\s+to)?|how|"
                  r"how\s+(?:bad|severe|serious)|bad|serious|level|priority|rated|rating|officially|"
                  r"class(?:ed|ified)|graded|marked|flagged|labell?ed|tagged|(?:triage\s+)?category|"
                  r"write-?up|put(?:\s+in)?|"
                  r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess|official|"
-                 r"reference|sev-?\d|as",)),
+                 r"reference|identifier|sev-?\d|as|notes|scale|(?:the\s+)?on-call(?:\s+(?:person|engineer))?|"
+                 r"person",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),
 )

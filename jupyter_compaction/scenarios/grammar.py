@@ -8,12 +8,12 @@ about X as the object of "import", "what X imports" about X as its subject) and 
 operators it supports:
 
 - "exclude": "except / other than / not counting / ignoring ... <entity>" leaves items out;
-- "not": negation ("do not", "lack", "no"), the complement of a set;
+- "not": negation ("do not", "lack", "no", "missing a"), the complement of a set;
 - "count": "how many", "count", "number of";
 - "largest": a superlative ("largest", "biggest");
 - "ontime": "on time" where "late" is the attribute, which turns a yes/no around;
-- "yesno": a question that opens with "is / does / has ...", ends "yes or no" or "or
-  not", or asks "whether ...".
+- "yesno": a question that opens with "is / does / has ...", ends "yes or no", "or not",
+  "or no?" or ", right?", or asks "whether ...".
 
 `read(name, grammar, task)` splits the task into tokens and lets the question consume what
 its slots, head phrases, operators and other phrases cover, in that order; the rest must be
@@ -24,8 +24,9 @@ phrase must be found outside the asides. A question that leaves a content word u
 did not understand the task, so a task that adds an attribute, an entity or an operator no
 question declares is refused, naming those words, instead of being answered as the
 question whose keywords it happens to contain; so is a task that orders a change and asks
-nothing ("Book the first free slot."), or orders one as a second step ("... and book it"):
-that verb (`CHANGES`) is no question's word.
+nothing ("Book the first free slot."), or orders one as a second step ("... and book it",
+not "... and refund rules", where the word names a kind of thing): that verb (`CHANGES`) is
+no question's word.
 Among the questions that consume everything, the one that consumes most content words wins;
 on a tie, the one with fewer operators (a yes/no is the question's form, not one of them).
 
@@ -62,6 +63,7 @@ please kindly pls plz thanks thank thx could can would will may might shall shou
 tell give show list enumerate name find report say look up see check read open go lookup
 point out anywhere search figure quick question total looking wants wanted wonder wondering
 identify determine explain describe confirm produce provide pull fetch grab gimme remind
+summarise summarize
 establish
 telling listing checking pointing showing giving finding naming looking reporting
 identifying determining explaining describing
@@ -74,7 +76,8 @@ agent class everyone walk scan whatsoever else number / &
 i.e e.g ie eg w.r.t wrt whats thats theres u ur q lol im ive ls
 repo repository codebase project workspace bundle snapshot folder directory dir cfg config
 tho though lists dump must
-according going based judging judged per
+according going based judging judged per using
+but curious somewhere
 we'll you'll i'll it'll they'll s
 """)
 # Verbs that order a change instead of asking ("Book the first free slot.", "Fix the
@@ -82,9 +85,14 @@ we'll you'll i'll it'll they'll s
 # is no question's word and the task is refused naming it.
 CHANGES = asides.word_set("""book rebook schedule reschedule fix refund send cancel remove delete
 add create update change replace rename upgrade downgrade raise lower move copy patch edit
-translate rewrite refactor convert deploy install uninstall bump pin unpin revert draw plot""")
+translate rewrite refactor convert deploy install uninstall bump pin unpin revert draw plot roll
+rollback""")
+# What an ordering verb acts on ("book it", "refund the amount", "upgrade every package").
+OBJECTS = asides.word_set("""it them the a an this that these those their its his her our my
+your every each all any some one""")
 WH = re.compile(r"\b(?:what|which|who|whom|whose|how|why|when|where|whether)\b", re.I)
-AUX = asides.word_set("is are was were does do did has have can any anything")  # a yes/no opener
+# a yes/no opener ("Got a table in there?" drops its "has it")
+AUX = asides.word_set("is are was were does do did has have got can any anything")
 # ... unless it opens a request: "Can you tell me why ...?" asks why, not yes or no.
 REQUEST = re.compile(r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:tell|show|give|list|"
                      r"find|explain|describe|name|say|report|look|see|figure|point|identify|"
@@ -95,7 +103,8 @@ YES_OR_NO = (r"yes\s+or\s+no|yes/no|true\s+or\s+false|or\s+not|or\s+nah|y/n|whet
              r"(?:does|do|is|are|has|have)\s+(?:it|they)\s+or\s+(?:doesn't|don't|isn't|aren't|"
              r"hasn't|haven't)\s+(?:it|they)|"
              r"(?<=,\s)(?:does|do|is|are|has|have)\s+(?:it|they|we)\b|it\s+true\s+that|"
-             r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)(?<!let's\ssee\s)if")
+             r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)(?<!let's\ssee\s)if|"
+             r"or\s+no(?=\s*[?.!]?\s*$)|(?<=,\s)right(?=\s*\?)")
 
 ATTRIBUTE = "attribute"  # a parse that found none of its head phrases misses this
 
@@ -118,14 +127,15 @@ ONTIME = "ontime"
 OPERATORS = {
     # "dont" typed without its apostrophe too, and "(anything) other than MIT"
     "not": r"do(?:es)?\s+not|(?:do|does|are|is|was|were|has|have)n'?t|not|no|lacks?|lacking|"
-           r"without|none|never|(?:other|else)\s+than",
+           r"without|none|never|(?:other|else)\s+than|missing(?=\s+(?:an?|any|the)\b)|nothing\s+(?:in\s+(?:them|it)\s+)?about",
     # ... not "how many times" or "how many seconds": a measure, not a count of the items
     "count": r"how\s+many(?!\s+(?:times|tries|attempts|retries|seconds|minutes|hours|days)\b)|"
-             r"how\s+much(?=\s+\w+s\b)|count(?:ing)?|number\s+of|tally",
+             r"how\s+much(?=\s+\w+s\b)|count(?:ing)?|number\s+of|tally|\#\s*of",
     "largest": r"largest|biggest|bulkiest|heftiest|chunkiest|the\s+most\s+bytes|"
                r"(?:the\s+)?most\s+(?:big|large)",
     # a yes/no asked as "on time?" (or "by the promised date?") rather than "late?"
-    ONTIME: r"on\s+time|in\s+time|by\s+the\s+(?:promised\s+)?date(?:\s+we\s+promised)?",
+    ONTIME: r"on\s+time|in\s+time|"
+            r"by\s+the\s+(?:promised\s+)?(?:date|day)(?:\s+we\s+promised(?:\s+it)?)?",
 }
 _TOKEN = re.compile(r"[./]*\w[\w./'-]*[\w/]|[./]*\w|/")  # a lone / is a route
 
@@ -180,6 +190,12 @@ class Slot:
     optional: bool = False  # a question may go without it (see Grammar.any_slot)
     role: Role | None = None  # the side of a verb its value must stand on
     upper: bool = False  # an id written in any case is the same id ("tck-5521")
+    under: str = ""  # a file named without its folder lies in this one ("router.py")
+
+    def value(self, written: str) -> str:
+        """The entity a value written in the task names (see `upper` and `under`)."""
+        value = written.upper() if self.upper else written
+        return f"{self.under}/{value}" if self.under and "/" not in value else value
 
 
 @dataclass(frozen=True)
@@ -297,12 +313,23 @@ def _ordered(task: str, tokens: list[tuple[int, int, str]], aside: frozenset[int
     opens ("... and book it", "..., then draw them"), asked or not."""
     words = [word.lower() for _, _, word in tokens]
     ordered = {i for i in range(1, len(words))
-               if words[i] in CHANGES and words[i - 1] in ("and", "then")}
+               if words[i] in CHANGES and words[i - 1] in ("and", "then")
+               and _acts(task, tokens, i)}
     first = next((i for i in range(len(tokens)) if i not in aside), None)
     if first is not None and words[first] in CHANGES and "?" not in task \
             and not asides.ASKS.search(task) and not WH.search(task):
         ordered.add(first)
     return frozenset(ordered)
+
+
+def _acts(task: str, tokens: list[tuple[int, int, str]], i: int) -> bool:
+    """Whether the word at `i` is said as a verb that acts on something: what follows it is
+    an object ("it", "the ...", an id or a path) or nothing (the sentence ends), not a
+    noun it names a kind of ("refund rules", "fix version")."""
+    if i + 1 == len(tokens) or re.search(r"[.;:!?,]", task[tokens[i][1]:tokens[i + 1][0]]):
+        return True
+    following = tokens[i + 1][2].lower()
+    return following in OBJECTS or not following.isalpha()
 
 
 @lru_cache(maxsize=1024)
@@ -320,8 +347,7 @@ def _slot(reader: Reader, slot: Slot) -> str | None:
     for phrase, value in slot.aliases:  # ... or the entity named again ("the billing
         if not values or slot.many or value in values:  # service's requirements, services/...")
             values += [value for _ in reader.take(bounded(phrase), once=True)]
-    if slot.upper:
-        values = [value.upper() for value in values]
+    values = [slot.value(value) for value in values]
     if values:
         return ", ".join(dict.fromkeys(values)) if slot.many else values[0]
     return slot.default
@@ -356,6 +382,7 @@ def _excluded(reader: Reader, grammar: Grammar) -> dict[str, str]:
         if named:
             left_out += reader.take(bounded(grammar.exclude.pattern), 1, start=named[-1].start(),
                                     end=named[-1].end())
+    left_out = [grammar.exclude.value(value) for value in left_out]
     return {grammar.exclude.name: ", ".join(dict.fromkeys(left_out))} if left_out else {}
 
 
@@ -374,11 +401,15 @@ def _opens_yes_or_no(reader: Reader) -> bool:
     """Whether the question opens with an auxiliary ("Is ...", "Does ..."), not a request
     ("Can you tell me ..."): its first word outside the asides ("Our policy says ... . Has
     such an exception been recorded?"), or the first of a sentence that asks with "?"
-    after the words that set it up ("Find out: does X ...?")."""
+    after the words that set it up ("Find out: does X ...?"), or of a clause after its
+    comma ("In agents/router.py, is there ...?")."""
     first = next((start for i, (start, _, _) in enumerate(reader.tokens)
                   if i not in reader.aside), None)
     openings = [reader.text[first:]] if first is not None else []
-    openings += [asked for asked in asides.questions(reader.text) if asked.endswith("?")]
+    asked = [a for a in asides.questions(reader.text) if a.endswith("?")]
+    topics = [re.split(r",\s+", a) for a in asked]  # "In X, is there ...?": a topic, then
+    openings += asked + [parts[1] for parts in topics  # the question after its comma
+                         if len(parts) > 1 and not WH.search(parts[0])]
     return any(opening.split()[0].lower() in AUX and not REQUEST.match(opening)
                for opening in openings if opening.split())
 

@@ -183,7 +183,8 @@ def compose(f: Known) -> str:
 TICKET, ORDER, CUSTOMER = (Slot(name, rf"({prefix}-\d+)", optional=True, upper=True)
                            for name, prefix in (("ticket", "TCK"), ("order", "ORD"),
                                                 ("customer", "CUS")))
-RECORD_WORDS = (r"(?:support\s+)?tickets?|support|orders?|customers?|customer's|parcels?|package|"
+RECORD_WORDS = (r"(?:support\s+)?tickets?|support|cases?|orders?|customers?|customer's|parcels?|"
+                r"package|"
                 # what was ordered: "the late desk delivery", "get their desk"
                 r"(?:late-)?desk|(?:standing\s+)?desk\s+frame|items?|goods|drop-?off|shipments?|(?:never\s+)?show(?:ed)?\s+up|"
                 r"deliver(?:y|ies|ed|ing)?|late-delivery|missed|complaint|behind|"
@@ -207,16 +208,19 @@ QUESTIONS = (
                    # "handle" as what we do with the ticket, not "which carrier handles ..."
                    r"(?:^|(?<=\bwe\s)|(?<=\bto\s)|(?<=\bbe\s)|(?<=\byou\s)|(?<=please\s))"
                    r"handl\w*|"
-                   r"(?:right|best|fair)\s+outcome|"
-                   r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*|"
+                   r"(?:right|best|fair)\s+(?:outcome|way)|"
+                   r"what\s+(?:should|can)\s+we\s+do|what\s+to\s+do|propos\w*|put\s+on\s+the\s+table|"
+                   r"we(?:'ll|\s+will|\s+should)\s+do\s+for\s+(?:them|her|him|the\s+customer)|"
+                   r"clos(?:e|ing)(?:\s+(?:it|this|that|the\s+ticket))?\s+(?:out|off)|"
                    r"what\s+(?:\w+\s+)?(?:should|can|could|do)\s+we\s+(?:end\s+up\s+|actually\s+|really\s+)?"
                    r"(?:giv(?:e|ing)|offer(?:ing)?)|"
                    r"what(?:'s|\s+is)\s+our\s+(?:answer|reply|response)",
-                   r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+we)?|are\s+we|"
+                   r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+(?:we|I))?|are\s+we|"
                    r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
-                   r"refund|money\s+back|refund\s+request|refund\s+or\s+not|instead|why|vouchers?|goodwill|"
+                   r"refund|(?:asking\s+for\s+)?(?:(?:their|her|his)\s+)?money\s+back|over|refund\s+request|refund\s+or\s+not|instead|why|vouchers?|goodwill|"
                    r"end\s+up|decision|action(?=\s+items?\b)|next\s+steps?|another\s+delivery|"
-                   r"something\s+else|another|"
+                   r"something\s+else|another|clos(?:e|ing)(?:\s+(?:out|off))?|final|put(?:\s+to)?|"
+                   r"(?:goodwill\s+)?credit|"
                    r"is\s+late|late|find\s+out|says|wants|carrier|tracking|waybill|numbers|"
                    r"polic(?:y|ies)|clauses|apply|dates|(?:on\s+what\s+)?grounds|basis|justif\w*|"
                    r"write\s+(?:it\s+)?up|draft\w*|(?:our\s+)?(?:answer|reply)|reasoning|reasons?|rationale|refund|how\s+(?:we|to)"),
@@ -226,7 +230,7 @@ QUESTIONS = (
              or_missing(compose), example="Work support ticket TCK-5521 and decide what we "
                                           "offer the customer."),
     Question("clauses", "which policy clauses apply to an order's failed delivery",
-             _asks(r"polic(?:y|ies)|clauses?|rules?|sections?|provisions?|terms|t&cs?|parts?(?=\s+of\b)|"
+             _asks(r"polic(?:y|ies)|clauses?|rule[\s-]?books?|rules?|sections?|provisions?|terms|t&cs?|parts?(?=\s+of\b)|"
                    r"(?:numbered\s+)?points(?=\s+(?:in|of)\b)",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote(?:\s+back)?|ids?|numbers?|"
@@ -234,7 +238,8 @@ QUESTIONS = (
                    r"matter(?:s)?|"
                    r"rel(?:y|ies|ying)\s+on|kicks?\s+in|case|situation|documents?|docs?|"
                    r"bears?\s+on|pertain\w*|(?:come|comes|coming)\s+into\s+play|in\s+play|at\s+play|"
-                   r"written|company|what\s+went\s+wrong|rule-?books?|botched|messed[\s-]up"),
+                   r"written|company|what\s+went\s+wrong|rule[\s-]?books?|botched|messed[\s-]up|"
+                   r"drop(?:-?off)?|invoked?|compensation|failure|guidelines?|falls?(?:\s+under)?"),
              ("refund-clause", "redelivery-clause", "refund", "redelivery", "attempt",
               "promised", "reason"),
              or_missing(clauses), example="Which policy clauses apply to order ORD-1042?"),
@@ -245,42 +250,44 @@ QUESTIONS = (
                    r"(?:brought|bring)\s+(?:it\s+|them\s+|the\s+\w+\s+)?(?:round|back)\s+again|"
                    r"(?:next|first|earliest|soonest)\s+(?:open\s+|free\s+)?(?:chance|opportunity|opening|time)|"
                    # "taken back out to the customer", "when can the courier come back"
-                   r"(?:send|sending|sent|taken|brought)\s+(?:a\s+driver\s+|the\s+(?:courier|driver)\s+|"
-                   r"someone\s+|it\s+)?back(?:\s+out)?|(?:come|comes|coming)\s+back|"
-                   r"round\s+again|(?:another|a\s+second|second)\s+(?:delivery\s+)?(?:attempt|try|go)|"
+                   r"(?:send|sending|sent|take|taking|taken|brought)\s+(?:a\s+driver\s+|"
+                   r"the\s+(?:courier|driver|parcel|package)\s+|someone\s+|it\s+|[a-z]{3}-\d+\s+)?"
+                   r"back(?:\s+out)?|(?:come|comes|coming)\s+back|"
+                   r"round\s+again|back\s+out\s+to|drop(?:ping|s)?\s+(?:it\s+|the\s+\w+\s+)?off\s+again|(?:another|a\s+second|second)\s+(?:delivery\s+)?(?:attempt|try|go)|"
                    r"a\s+second\s+time",
                    r"when|dates?|earliest|soonest|how\s+soon|first|next|free|available|open|book|"
                    r"schedule|be|on\s+which|could|deliver|bring|carrier|courier|offer|again|"
-                   r"depot|still|has|with|space|capacity|room|left|get|time|calendar|places|"
+                   r"depot|still|has|with|space|spare|capacity|room|left|places?|openings?|bookable|"
+                   r"(?:at\s+)?no\s+(?:extra\s+)?(?:charge|cost)|free\s+of\s+charge|tak(?:e|ing)|polic(?:y|ies)|get|time|calendar|places|"
                    r"days?|brought|round|try|trying|send|sending|van|driver|truck|reserved?|"
                    # "If we rebook ORD-1042, what is the soonest slot?" rebooks the redelivery
                    r"(?:if\s+(?:we|I)\s+)?(?:re-?book\w*|reschedul\w*)|if\s+(?:we|I)\s+(?:book|schedul)\w*"),
              ("slot", "depot", "hold", "order"), or_missing(first_slot),
              example="When is the first free redelivery slot for order ORD-1042?"),
     Question("failure", "why the delivery failed, and whether the order was late",
-             _asks(r"why|what\s+(?:actually\s+|really\s+)?went\s+wrong|what\s+happened|what\s+made|what\s+stopped|explain\w*|reason|"
+             _asks(r"why|what\s+(?:actually\s+|really\s+)?went\s+wrong|what\s+happened|what\s+(?:actually\s+|really\s+)?(?:made|stopped|kept|prevented)|explain\w*|reason|"
                    r"root\s+cause|caus\w*|fail(?:ed|ure)?|unsuccessful|late|(?:not|never|didn't)\s+arrived?|"
                    r"(?:not|never|wasn't|weren't|isn't)\s+(?:been\s+)?delivered|"
                    # "delivered on time", "the delivery attempt for ORD-1042 on time"
                    r"(?:delivered|arrived?|came|delivery|attempt)"
                    r"(?=(?:\s+\S+){0,3}?\s+(?:(?:on|in)\s+time|by\s+the\s+(?:promised\s+)?date))",
                    r"arriv\w*|not|(?:was|were|is|has|had|did|could|can)n't|find\s+out|courier|"
-                   r"carrier|attempts?|the\s+attempt|hand(?:ing)?\s+over|work|reach|events|root\s+cause|"
+                   r"carrier(?:\s+side)?|side|attempts?|the\s+attempt|hand(?:s|ed|ing)?(?:\s+over)?|over|at\s+checkout|able(?:\s+to)?|work|reach|events|root\s+cause|"
                    r"home(?:\s+all\s+day)?|track\w*|doorstep|ma(?:ke|de)\s+it|(?:the\s+)?date\s+we\s+promised|"
                    r"promised(?:_delivery_date|\s+(?:delivery\s+)?date)?|turn(?:ed|s)?\s+up|"
                    r"drop(?:[\s-]?off)?|(?:says\s+)?exception|waybill|manag(?:e|ed)\s+to|happened|never|"
-                   r"(?:go|goes|went)\s+through",
+                   r"(?:go|goes|went)\s+through|(?:go|goes|going)\s+wrong",
                    operators=("ontime", "yesno")),
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",
-             _asks(r"loyalty(?:\.tier)?|tiers?|rungs?|(?:rewards?|loyalty|membership)\s+status|membership|programme|program|(?:status\s+)?level|gold|"
+             _asks(r"loyalty(?:\.tier)?|tiers?|rungs?|bands?|rank(?=\s+(?:in|on|within)\b)|(?:rewards?|loyalty|membership)\s+status|membership|programme|program|(?:status\s+)?level|gold|"
                    r"(?:northwind\s+)?circle\s+status|"
                    r"silver|"
                    r"bronze",
                    r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|rewards?|where|stands?|"
                    r"ladder|"
-                   r"(?:northwind\s+)?circle|club|scheme|ranks?|ranking|how\s+high(?:\s+up)?",
+                   r"(?:northwind\s+)?circle|club|scheme|ranks?|ranking|sits?(?:\s+at)?|records?|how\s+high(?:\s+up)?",
                    customer=True),
              ("tier", "customer"), or_missing(loyalty),
              example="What loyalty tier is the customer of ticket TCK-5521 in?"),

@@ -146,7 +146,8 @@ def listing(f: Known) -> str:
 PATH_PATTERN = r"(?:markdown|tests)/[\w./-]*\w\.py"
 # Other ways to say "import" ("depend on", "rely on", "use"), as heads and in the roles.
 USES = (r"depend(?:s|ing)?\s+on|rel(?:y|ies|ying)\s+on|us(?:e|es|ing)|pull(?:s|ing|ed)?\s+in|"
-        r"bring(?:s|ing)?\s+in|brought\s+in|lean(?:s|ing)?\s+on|borrow(?:s|ing|ed)?(?:\s+from)?")
+        r"bring(?:s|ing)?\s+in|brought\s+in|lean(?:s|ing)?\s+on|borrow(?:s|ing|ed)?(?:\s+from)?|"
+        r"load(?:s|ing|ed)?(?:\s+in)?|mak(?:e|es|ing)\s+use\s+of")
 IMPORTS = Role("import", object=False, synonyms=USES)  # "what markdown/core.py imports"
 # "which files import markdown/core.py", "files that have an import of .util"
 IMPORTED = Role("import", object=True, synonyms=rf"{USES}|(?:an?|have|has)\s+import\s+of|"
@@ -161,8 +162,9 @@ MODULE = Slot("module", rf"(?!(?:\.+|markdown\.)[xyz]\b)({PATH_PATTERN}|\.+\w[\w
 LEFT_OUT = Slot(EXCLUDE, f"({PATH_PATTERN})")
 FILES = r"files?|modules?|python|\.?py|source|scripts"
 PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|from\s+markdown|"
+           r"(?:the\s+)?library's(?:\s+own)?|"
            r"(?:the\s+)?markdown\s+(?:package|modules?)|"
-           r"package|internal|intra-package|package-internal|top-level|"
+           r"package|internal|in-house|intra-package|package-internal|top-level|"
            r"(?:(?:at|in)\s+the\s+)?top(?:\s+level|-level|\s+of)|at\s+the\s+top|verbatim|"
            r"as\s+written|parts\s+of\s+the\s+package|elsewhere(?:\s+in\s+the\s+package)?|"
            r"(?:at\s+)?module(?:\s+|-)level|python-markdown|(?:in\s+its\s+)?opening\s+lines")
@@ -170,7 +172,7 @@ QUESTIONS = (
     Question("imports-of-file", "which package modules one file imports",
              Grammar((rf"imports?|imported|importing|{USES}",),
                      (PACKAGE, FILES,
-                      r"anything|by|are|of|written|as\s+(?:they\s+)?appear|code|rest|other"),
+                      r"anything|by|are|of|written|as\s+(?:they\s+)?appear|code|rest|other|pieces|bits|parts"),
                      (PATH,), ("yesno", "count")),
              ("imports-of-path",), or_missing(one_file),
              example="What does markdown/core.py import?"),
@@ -182,24 +184,27 @@ QUESTIONS = (
              ("files", "imports[{item}]"), importers, example="Which files import .util?"),
     Question("standalone", "which files import nothing from the package",
              Grammar((r"import(?:s|ing)?\s+nothing|tak(?:e|es|ing)\s+nothing(?:\s+in)?|(?:pull|bring)(?:s|ing)?\s+in\s+nothing|borrow(?:s|ing)?\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
-                      r"other\s+)?imports?|"
+                      r"other\s+|top-level\s+|in-house\s+)*imports?|"
                       r"without\s+(?:a\s+single\s+|any\s+|one\s+)?(?:package\s+|internal\s+)?imports?|"
-                      r"without\s+using|"
+                      r"without\s+(?:using|importing|bringing\s+in|pulling\s+in)|"
                       r"(?:depend(?:s|ing)?|rel(?:y|ies|ying))\s+on\s+nothing|"
-                      r"(?:do\s+not|don'?t)\s+(?:pull\s+in|bring\s+in|use|depend\s+on|rely\s+on|borrow)|"
+                      r"(?:do\s+not|don'?t)\s+(?:pull\s+in|bring\s+in|use|depend\s+on|rely\s+on|lean\s+on|borrow)|"
                       r"stand(?:s)?\s+alone|self-contained|"
                       r"stand(?:s)?\s+(?:entirely\s+|completely\s+)?on\s+(?:their|its)\s+own(?:\s+two\s+feet)?|"
-                      r"zero\s+(?:package\s+|internal\s+)?imports|"
-                      r"(?:do\s+not|don'?t|not)\s+import|(?:use|uses|using)\s+nothing|"
+                      r"zero\s+(?:package\s+|internal\s+|intra-package\s+|top-level\s+)*imports|"
+                      r"(?:do\s+not|don'?t|not)\s+import(?:ing)?|(?:use|uses|using)\s+nothing|"
                       r"import(?:ing)?\s+no(?:\s+other)?(?:\s+package)?",),
                      (FILES, PACKAGE, r"anything|markdown|have|module|other|rest|single|"
-                                       r"pulled(?:\s+in)?|leaf(?:\s+nodes?)?|leaves|get\s+by"), (),
+                                       r"pulled(?:\s+in)?|imported|leaf(?:\s+nodes?)?|leaves|get\s+by|contains?|"
+                                       r"parts?"), (),
                      ("exclude", "count"), LEFT_OUT),
              ("files", "imports[{item}]"), standalone,
              example="Which files import nothing from the package?"),
     Question("imports", "the top-level package imports of every Python file",
              Grammar((r"imports?|importing|import\s+map|dependency\s+(?:map|graph)|"
-                      r"pull(?:s|ing|ed)?\s+in|brings?\s+in|depend(?:s|ing)?\s+on",), (
+                      r"pull(?:s|ing|ed)?\s+in|brings?\s+in|depend(?:s|ing)?\s+on|borrow(?:s|ing|ed)?|"
+                      r"rel(?:y|ies|ying)\s+on|"
+                      r"loads?(?=\s+from\b)",), (
                  PACKAGE, FILES, r"as\s+(?:they\s+)?appear|appear", r"map|build|draw|every|each|"
                                                                     r"make|all|file[\s-]+by[\s-]+file|"
                                                                     r"whole|does|it|"
@@ -207,14 +212,15 @@ QUESTIONS = (
                                  r"markdown\.x|lines|written|as|code|dependency\s+graph|graph|"
                                  r"dependencies|per|pull(?:s|ed)?|table|write\s+down|rest|at\s+a\s+time|"
                                  r"markdown|per-file|whole|pull(?:s|ed)?\s+in|targets|dependency|picture|"
-                                 r"spel(?:led|t)|uses?|bits|parts|pieces|names?")),
+                                 r"spel(?:led|t)|uses?|bits|parts|pieces|names?|(?:note|jot)\s+down|"
+                                 r"put\s+(?:that\s+|this\s+|it\s+)?(?:\w+\s+)?together")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
     Question("files", "which Python files the package holds",
-             Grammar((r"files?|modules?|sources",), (
-                 r"python|\.?py|source|markdown|python-markdown|package|workspace|here|"
-                 r"contains?|holds?|copy|"
-                 r"hold|are|there|inventory|checkout|"
+             Grammar((r"files?|modules?|sources?|\.py",), (
+                 r"python|\.?py|markdown|python-markdown|package|workspace|here|"
+                 r"contains?|holds?|copy|(?:where\s+)?most\s+(?:of\s+the\s+)?code|lives?|"
+                 r"hold|are|there|inventory|checkout|vendored|"
                  r"make\s+up|makes\s+up|comprises?|consists?\s+of|roll\s+call",),
                  (), ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), listing, example="List the Python files of this package."),

@@ -60,7 +60,7 @@ def aside_words(text: str) -> list[str]:
     ("Bottom line for leadership: what broke?", ["Bottom", "line", "for", "leadership"]),
     ("Let's see if you can list the files.", ["Let's", "see", "if", "you", "can"]),
     # a named thing's possessive opens a topic, not a statement
-    ("checkout-api's timeout: what is it?", []),
+    ("checkout-api's timeout: what is it?", ["what", "is", "it"]),
     ("I'm on exercise 3 and need to know which files define a dispatch table",
      ["I'm", "on", "exercise", "3", "and", "need", "to", "know"]),
     # what the learner believes or doubts, up to the question
@@ -81,10 +81,49 @@ def aside_words(text: str) -> list[str]:
     # who asks, before the question, and who wants it
     ("New hire question: what rules does the policy set?", ["New", "hire", "question"]),
     ("My manager asked me to find the root cause.", ["My", "manager", "asked", "me", "to"]),
+    ("My team lead wants to know why checkout fails.",
+     ["My", "team", "lead", "wants", "to", "know"]),
+    ("List the files, if you can.", ["if", "you", "can"]),
+    # the workspace named as the source says nothing (a source it names is the question's)
+    ("Using the workspace files, list the files.", ["Using", "the", "workspace", "files"]),
+    ("Based on the code, which files import .util?", ["Based", "on", "the", "code"]),
+    # a clause of an asking sentence that states, cut at its comma (not a noun phrase
+    # whose "is" a "that" ties to it)
+    ("customer swears nobody rang, so why did the delivery fail?",
+     ["customer", "swears", "nobody", "rang"]),
+    ("someone in chat thinks payments are slow too, how long does the gateway wait",
+     ["someone", "in", "chat", "thinks", "payments", "are", "slow", "too"]),
+    ("writing the reply for TCK-5521 now, which clauses should I cite?",
+     ["writing", "the", "reply", "for", "TCK-5521", "now"]),
+    ("the first slot that is still free for TCK-5521, when is it?", []),
+    # a team that wants the answer, and who asks
+    ("Legal review needs to know which licences need attention.",
+     ["Legal", "review", "needs", "to", "know"]),
+    ("On-call here: what read timeout does the gateway use?", ["On-call", "here"]),
+    # who asked, and a question that turns the last one round
+    ("the OSPO asked how many exceptions there are", ["the", "OSPO", "asked"]),
+    ("ok now the opposite: which files lack a table?", ["ok", "now", "the", "opposite"]),
+    # words that open the turn, after a greeting too
+    ("Hi, stuck on the exercise: which files import .util?",
+     ["Hi", "stuck", "on", "the", "exercise"]),
+    ("Quick warm-up for the class: which file is largest?",
+     ["Quick", "warm-up", "for", "the", "class"]),
+    # which exercise the question is for
+    ("ex 2b: which files define a table?", ["ex", "2b"]),
+    ("homework q4: why did the delivery fail?", ["homework", "q4"]),
+    # what the learner is doing, said after the question
+    ("list the imports of every file, I'm drawing a dependency graph",
+     ["I'm", "drawing", "a", "dependency", "graph"]),
+    # what the learner does, up to "and need the ..."
+    ("I'm writing the postmortem and need the gateway's timeout.",
+     ["I'm", "writing", "the", "postmortem", "and", "need"]),
+    # a question that only points back to the value the statement before it names
+    ("I need the gateway's read timeout. What's the value?", ["What's", "the", "value"]),
     # who acts, in an opening "When ..."
     ("When someone pays, how long does the gateway wait?", ["When", "someone", "pays"]),
     # a question that only points back: the sentence before it is what it asks
-    ("The retry policies are in agents/. Which files are those?", []),
+    ("The retry policies are in agents/. Which files are those?",
+     ["Which", "files", "are", "those"]),
     ("The retry policies are in agents/. Which files define one?",
      ["The", "retry", "policies", "are", "in", "agents/"]),
 ])
@@ -144,6 +183,50 @@ def test_around_names_token_indices():
     ("agents", "Before I add a new tool I want every place in agents/ where tool names get "
                "mapped to handler functions. Which files are those?", "table-files",
      {"folder": "agents"}),
+    # who wants it, stated first; the request after it points back with "it"
+    ("debug", "My team lead wants the root cause of the checkout outage. Could you dig it "
+              "out of the logs?", "root-cause", {}),
+    # the package named as the topic, then "it" anywhere after; "or no?" asks yes or no
+    ("audit", "graphviz-wasm: do we have a licence exception on file for it?", "exceptions",
+     {"policy": "policy", "package": "graphviz-wasm", OPERATORS: "yesno"}),
+    ("audit", "the LGPL dependency of our services, has it an exception on record or no?",
+     "licence-exceptions",
+     {"services": "services", "policy": "policy", "licence": "LGPL", OPERATORS: "yesno"}),
+    # "..., right?" asks yes or no; "missing an X" negates
+    ("agents", "agents/rate_limiter.py has a retry policy of its own, right?", "retry-of-file",
+     {"path": "agents/rate_limiter.py", OPERATORS: "yesno"}),
+    ("audit", "Which dependencies in services/billing/requirements.txt are missing an MIT "
+              "licence?", "licensed",
+     {"manifest": "services/billing/requirements.txt", "licence": "MIT", OPERATORS: "not"}),
+    # a sentence that asks "what is ..." after a topic is no statement, though it has "is"
+    ("logistics", "For order ORD-1042, what is our answer to the customer: a refund, another "
+                  "delivery, or something else, and why?", "resolution", {"order": "ORD-1042"}),
+    # a word before "licences" is the kind of licence, not a package
+    ("audit", "What special permissions to use otherwise-restricted licences are on record?",
+     "exceptions", {"policy": "policy"}),
+    # "anyone" is who was given one, not the package
+    ("audit", "Has anyone been given special permission to use graphviz-wasm despite its "
+              "licence?", "exceptions",
+     {"policy": "policy", "package": "graphviz-wasm", OPERATORS: "yesno"}),
+    # a topic before the comma, then a yes/no question
+    ("agents", "In agents/browser_tools.py, is there a dict that maps tool names to handler "
+               "functions?", "table-of-file",
+     {"path": "agents/browser_tools.py", OPERATORS: "yesno"}),
+    # ... not a "which" question's aside ("Which X, if any, is ...?")
+    ("agents", "Which retry policy, if any, is declared in agents/rate_limiter.py?",
+     "retry-of-file", {"path": "agents/rate_limiter.py"}),
+    # terse: "# of", an arrow for "to"
+    ("agents", "# of files in agents/ with a tool dispatch table", "table-files",
+     {"folder": "agents", OPERATORS: "count"}),
+    ("agents", "agents/ files that map tool names -> handler fns", "table-files",
+     {"folder": "agents"}),
+    # an agents file named without its folder lies in agents/
+    ("agents", "retry policies in agents/ besides retry.py?", "retry-files",
+     {"folder": "agents", "exclude": "agents/retry.py"}),
+    ("agents", "router.py - got a tool dispatch dict in there?", "table-of-file",
+     {"path": "agents/router.py", OPERATORS: "yesno"}),
+    # "w/" is "with", no folder
+    ("agents", "list the files in agents w/ a retry policy", "retry-files", {"folder": "agents"}),
     # the route named in an opening "For ...": the gateway's, not checkout-api's timeout
     ("debug", "For the general /api/ location on the gateway, how many seconds does it give "
               "the backend to answer?", "gateway", {"route": "/api/"}),

@@ -477,6 +477,15 @@ def test_an_order_to_change_something_is_refused_naming_its_verb(name, task, ver
     assert scenario.not_understood(task)[0] == (verb,)
 
 
+def test_a_word_that_names_a_kind_of_thing_is_no_order():
+    """After "and", "refund" names the rules ("our delivery and refund rules"), and the
+    question is read; "and refund the amount" orders."""
+    scenario = scenarios.load("logistics")
+    asked = "Which sections of our delivery and refund rules apply to ORD-1042?"
+    assert scenario.understand(asked)[0].name == "clauses"
+    assert scenario.understand("Which clauses apply to ORD-1042, and refund the amount.") is None
+
+
 @pytest.mark.parametrize(("name", "task"), [
     ("logistics", "Schedule a redelivery for order ORD-1042: when is the first slot?"),
     ("logistics", "Find the earliest redelivery slot we can book for ORD-1042."),
