@@ -89,7 +89,7 @@ RETRY = (r"try-again(?:-\w+)*|"  # "the try-again-on-failure rules"
          r"tr(?:y|ies|ying|ied)\s+(?:(?:a|the|it|them|\w+ing|failed)\s+)*(?:(?:calls?|requests?)\s+)?"
          r"again|"
          r"attempted\s+again|(?:have|has|having|take|takes|taking)\s+another\s+(?:go|shot|try|stab)|"
-         r"(?:repeat(?:s|ing)?|re-?run(?:s|ning)?)\s+(?:a|the)\s+(?:failed\s+)?calls?")
+         r"(?:repeat(?:s|ing)?|re-?run(?:s|ning)?)\s+(?:a|the|an)\s+(?:failed\s+)?(?:calls?|attempts?|requests?)")
 # The full task explains what a table is; its words are part of that question.
 EXPLAINED = (r"dict(?:ionar(?:y|ies))?|handl(?:es?|ing|ed)|decid(?:es|ing)|table|"
              r"that\s+(?:runs?|handles?|executes?)\s+(?:them|it)|"
@@ -98,7 +98,8 @@ EXPLAINED = (r"dict(?:ionar(?:y|ies))?|handl(?:es?|ing|ed)|decid(?:es|ing)|table
              r"(?:to\s+their\s+)?handlers|name-to-handler|tool-names?|mapping|tools|"
              r"hands?|pass(?:es)?|forwards?|matching|corresponding")
 # What a retry policy retries, and how ("attempts, delays").
-RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts?|goes|"
+RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?attempts?|"
+           r"(?:goes|go|went)(?:\s+wrong)?|plans?|"
            r"retrying|retried|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|pauses?|model|"
            r"attempts?/back-?off|(?:lays?|laid)\s+(?:down|out)|sets?\s+out|requests?|operations?|how\s+many\s+(?:times|tries|attempts|retries)|"
            r"how\s+often|fail(?:s|ing)?|how\s+long|in\s+between|between|decid(?:es?|ing)|"

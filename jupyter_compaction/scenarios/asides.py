@@ -65,9 +65,10 @@ CLAUSE = r"(?:(?!\s[-\u2013\u2014]\s)[^,.;:!?]|\.(?=\w))*"
 SCENE_ENDS = (r"\s(?:(?:I|we)\s+(?:want|need)\s+(?:every|all|each|the|a|an|to\s+see)|please|"
            r"tell|show|list|(?:can|could)\s+you)\b")
 SCENE_CLAUSE = rf"(?:(?!\s[-\u2013\u2014]\s|{SCENE_ENDS})[^,.;:!?]|\.(?=\w))*"
-# ... and an opening "For ..." that names a path is the question's topic ("For the general
-# /api/ location, ..."), not whom it is for ("For my notes, ...")
-NAMELESS = r"(?:(?!\s[-\u2013\u2014]\s)[^,.;:!?/]|\.(?=\w))*"
+# ... and an opening "For ..." that names a path, an id or a licence is the question's topic
+# ("For the general /api/ location, ...", "For the libraries under the LGPL, ..."), not whom it
+# is for ("For my notes, ...")
+NAMELESS = r"(?:(?!\s[-\u2013\u2014]\s|(?-i:[A-Z]{2}))[^,.;:!?/]|\.(?=\w))*"
 START = r"(?:^|(?<=[.;:!?]\s)|(?<=\s[-\u2013\u2014]\s))\s*"  # where a sentence or a clause opens
 # where an opening clause ends ("I'm on exercise 3 and need to know ...")
 STOP = (r"(?:[.;:!?]\s|\s[-\u2013\u2014]\s|,\s+so\s|"
@@ -85,7 +86,8 @@ OPENER = (rf"(?:^|(?<=[.;:!?]\s))(?:(?:{INTERJECTION})[,!]?\s+)*"  # "Hi, stuck 
           r"thanks|thank\s+you|cheers|great|"
           r"pop\s+quiz(?:\s+for\s+you)?|quiz\s+time|(?:a\s+)?question\s+for\s+you|"
           r"(?:the\s+)?last\s+one(?:\s+for\s+(?:today|now|the\s+day))?|one\s+more(?:\s+thing)?|"
-          r"(?:quick|sanity)\s+(?:check|question|one|warm-?up)(?:\s+for\s+(?:the\s+)?(?:class|group))?|"
+          r"(?:quick|sanity)\s+(?:check|question|one|warm-?up)"
+          r"(?:\s+(?:for|on)\s+(?:the\s+|this\s+)?(?:class|group|pr|branch|diff|change))?|"
           r"let's\s+see(?:\s+if\s+you\s+can)?|"
           r"(?:i'm\s+)?stuck(?:\s+on\s+(?:the\s+|this\s+)?(?:exercise|question|task|step|part)"
           r"(?:\s+\d+[a-z]?)?)?|"
@@ -124,10 +126,10 @@ SCENE = (rf"\b(?:before|after|while|until|once|so|since|because)\s+(?:I|we)\b{SC
          rf"\w+ing)\b{SCENE_CLAUSE}"
          r"|\bfor\s+(?:my|our)\s+\w+(?:\s+(?:notes|report|summary|slides))?"
          # ... who it is for: "for the weekly report", "for the legal team"
-         r"|\bfor\s+(?:the|a|an|my|our)\s+(?:[\w-]+\s+)?(?:report|review|team|notes|summary|"
+         r"|\bfor\s+(?:the|a|an|my|our)\s+(?:[\w-]+\s+){0,2}(?:report|review|team|notes|summary|"
          r"slides|exercise|(?:exercise\s+|work)?sheet|header|meeting|standup|lab|class|vp|boss|manager|"
          r"postmortem|audit\s+file|"
-         r"leadership|management|execs|stakeholders|runbook|ticket|"
+         r"leadership|management|execs|stakeholders|runbook|ticket|checklist|write-?up|update|"
          r"page|dashboard)\b"
          r"|\bbefore\s+(?:the\s+|our\s+)?(?:code\s+review|standup|(?:release\s+)?meeting|demo|lecture|"
          r"class)\b"
@@ -203,7 +205,8 @@ email compare summarise summarize implement patch edit move copy run check scan 
 show find make build suppose imagine assume pretend consider if""")
 STATING = word_set("""is are was were has have had says said wants needs insists seems
 started starts keeps kept began begins broke failed fails went looks owns uses runs mentions
-complains complained reports reported came sounds swears thinks thought lists""")
+complains complained reports reported came sounds swears thinks thought lists see sees get
+gets""")
 TOPICS = word_set("the this that these those")  # a noun phrase's first word
 TOLD = word_set("got had saw found noticed heard spotted")
 # A question that only points back ("What is it?", "Which files are those?"): what it asks

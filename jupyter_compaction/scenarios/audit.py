@@ -413,7 +413,8 @@ LICENCE_NAME = Slot("licence", f"({LICENCE_ID})(?:-licen[cs]ed)?",
 PACKAGE = Slot("package", r"(?:for|covers?|covering|to\s+use|lets?\s+us\s+use|licen[cs]e\s+of|"
                           r"so(?:\s+that)?(?=\s+\S+\s+(?:can|could|may)\b))\s+"
                           r"(?:the\s+(?=\S+\s+package\b))?"
-                          r"(?![\w.-]+\s+licen[cs]es?\b)"  # "to use otherwise-restricted licences"
+                          # "to use otherwise-restricted licences": a kind of licence or library
+                          r"(?![\w.-]+(?:\s+[\w-]+)?\s+(?:licen[cs]es?|librar(?:y|ies)|packages|dependencies)\b)"
                           r"(?!(?:the|a|an|it|what|which|record|my|our|your|their|this|that|"
                           r"these|those|me|us|"
                           rf"services?|{LICENCE_ID})\b)([a-z](?:[\w.-]*\w)?)(?:\s+package\b)?",
@@ -434,8 +435,8 @@ COVERED = Slot("package", r"(?!(?:the|a|an|it|we|you|they|there|what|which|packa
                 optional=True)
 # "Has OSPO given graphviz-wasm a waiver?": the package given one.
 GIVEN = Slot("package", r"(?:given|granted|issued)\s+(?!(?:an?|any|the|it|them|us)\b)"
-                        r"([a-z](?:[\w.-]*\w)?)(?=\s+(?:an?\s+|any\s+)?"
-                        r"(?:licen[cs]e\s+)?(?:exceptions?|waivers?)\b)", optional=True)
+                        r"([a-z](?:[\w.-]*\w)?)(?=\s+(?:an?\s+|any\s+)?(?:special\s+|written\s+)?"
+                        r"(?:licen[cs]e\s+)?(?:exceptions?|waivers?|pass)\b)", optional=True)
 # "graphviz-wasm: is it covered ...?": the package named as the topic, then "it".
 TOPIC = Slot("package", r"^(?!(?:the|a|an|it|any|which|what|how|our|all|every|policy|services?|"
                         r"licen[cs]es?|"
@@ -453,7 +454,7 @@ DEPENDENCIES = (r"dependenc(?:y|ies)|deps?|pkgs?|"
 OSPO = r"ospo|office|grant(?:s|ed)?|approv\w*"  # who keeps the policy and its exceptions
 UNDER = (r"(?:come|comes|fall|falls)\s+under|under|licen[cs]ed|released|distributed|with|uses?|"
          r"using|carr(?:y|ies)|contains?|includ(?:e|es|ing)|is|ships?|shipped|shared|published|"
-         r"covered\s+by|"
+         r"covered\s+by|(?:(?:weak|strong)[\s-])?copyleft|permissive|"
          r"are|has|have|any|pulls?\s+in|pulling\s+in|depends?\s+on")
 QUESTIONS = (
     Question("manifest", "the licences one manifest needs attention for",
@@ -468,7 +469,7 @@ QUESTIONS = (
                  r"legal(?:\s+terms)?|listed|"
                  r"(?:the\s+)?polic(?:y|ies)\s+flags?|flag(?:s|ged)?|open[\s-]?source|"
                  rf"polic(?:y|ies)|contains?|pull\s+in|pins?|pinned|{DEPENDENCIES}|of|"
-                 r"(?:someone|somebody)\s+to\s+look\s+at|hiding|lurking|carr(?:y|ies)|(?:does\s+not|doesn't|don't)\s+allow|not\s+allowed|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
+                 r"(?:someone|somebody)\s+to\s+look\s+at|sign[\s-]?off|hiding|lurking|carr(?:y|ies)|(?:does\s+not|doesn't|don't)\s+allow|not\s+allowed|someone's\s+attention|trouble|forbidden|as|deal\s+with|before\s+release|go(?:ing)?\s+(?:over|through)|"
                  r"before\s+the\s+release|file|(?:[\w-]+\s+)?service's|sign-?off|approval|used(?:\s+by)?|"
                  rf"(?:more\s+)?carefully|caus(?:e|es|ing)(?:\s+us)?|before\s+(?:we\s+)?ship\w*|{OSPO}|terms",),
                  (MANIFEST,), ("count", "yesno")),
@@ -513,7 +514,7 @@ QUESTIONS = (
                           r"how\s+to\s+fix|written(?:\s+in)?|missing|(?:next|this)\s+week|tomorrow|"
                           r"(?:(?:is|are)\s+not|isn't|aren't|not)\s+allowed|disallowed|services'|depends?\s+on|keep|"
                           r"rel(?:y|ies)\s+on|outside|pieces|stays?|staying|or\s+not|kept|says?|said|"
-                          r"sign-?off|apps?|applications?|allow(?:s|ed)?|company(?:'s)?|"
+                          r"sign-?off|apps?|applications?|allow(?:s|ed)?|company(?:'s)?|(?:go\s+or\s+)?no-go|"
                           r"(?:in-)?house(?:\s+rules)?|in\s+(?:order|line)\s+with|(?:usage|use)\s+terms|terms(?:\s+of\s+use)?"),
                      (SERVICES, POLICY)),
              ("manifests", "count[{item}]", "flagged[{item}]", "exceptions",
@@ -527,11 +528,12 @@ QUESTIONS = (
                       r"do'?s\s+and\s+don'?ts|"
                       r"ban(?:s|ned)?|"
                       r"prohibit\w*|disallow\w*|permit\w*|(?:without|with\s+no)\s+(?:any\s+|a\s+)?review|"
+                      r"without\s+anyone\s+having\s+to\s+review(?:\s+them|\s+it)?|"
                       r"without\s+asking(?:\s+anyone)?(?:\s+first)?",), (
                  LICENCE, r"polic(?:y|ies)|set|sets|defines?|states?|covers?|lays?\s+down|"
                           r"laid\s+down|lay\s+out|kept|according\s+to|requirements|numbered|"
                           r"LP-\d+|exceptions?|needs?|packages|with\s+no|without|ship|use|vs|"
-                          r"types?|kinds?|sorts?|outright|freely|never|not(?=\s+allow)|(?:the\s+)?short\s+version|rule[\s-]?sheets?|guidance|guidelines?|oss|fine|(?:a\s+)?summary(?:\s+of)?|documents?|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
+                          r"types?|kinds?|sorts?|outright|freely|never|not(?=\s+allow)|extra|(?:usage|use)\s+terms|(?:the\s+)?short\s+version|rule[\s-]?sheets?|guidance|guidelines?|oss|fine|(?:a\s+)?summary(?:\s+of)?|documents?|acceptable|record(?:ed)?|written\s+down|(?:may|can|must)\s+not|decid\w*|"
                           r"can(?:'t|not)?|lets?|open[\s-]?source|sign-?off|approval|docs?|LP|"
                           r"requir(?:es?|ed|ing)|"
                           rf"{DEPENDENCIES}|{OSPO}|on|which|company|organi[sz]ation|shipped|"
@@ -543,11 +545,11 @@ QUESTIONS = (
     Question("exceptions", "which licence exceptions are on record",
              Grammar((r"exceptions?|waivers?|exemptions?|"
                       r"(?:special\s+|written\s+)?(?:licen[cs]e\s+)?permissions?(?:\s+slips?)?|"
-                      r"(?:written\s+)?pass(?=\s+(?:from|on)\b)",), (
+                      r"(?:written\s+|special\s+)?pass(?=\s+(?:from|on)\b)",), (
                  LICENCE, r"on\s+record|record(?:ed)?|register|on\s+file|entr(?:y|ies)|"
                           rf"covers?|holds?|contains?|listed|lists?|polic(?:y|ies)|rules|{OSPO}|"
                           r"signed-off|policy/exceptions\.md|ex\s+ids|ids|written\s+down|given|put|"
-                          r"(?:otherwise[\s-])?(?:restricted|forbidden|banned|disallowed)|"
+                          r"(?:otherwise[\s-])?(?:restricted|forbidden|banned|disallowed)|(?:usage|use)\s+terms|"
                           rf"packages?|{DEPENDENCIES}|written|"
                           r"granted|issued|(?:signed|sign)[\s-]+off|one-?off|even\s+though|"
                           r"break(?:s|ing)?|normal(?:ly)?|usual(?:ly)?|used|open[\s-]?source|"
@@ -570,8 +572,10 @@ QUESTIONS = (
     Question("licence-exceptions", "which exceptions are on record for the services' "
                                    "packages under a given licence",
              Grammar((r"exceptions?|waivers?|exemptions?|"
-                      r"(?:special\s+|written\s+)?permissions?(?:\s+slips?)?",), (
-                 UNDER, LICENCE, rf"packages?|{DEPENDENCIES}|on\s+record|record(?:ed)?|register|"
+                      r"(?:special\s+|written\s+)?permissions?(?:\s+slips?)?|"
+                      r"(?:written\s+|special\s+)?pass(?=\s+(?:from|on)\b)",), (
+                 UNDER, LICENCE, rf"given|put|rules?|packages?|{DEPENDENCIES}|"
+                                 r"on\s+record|record(?:ed)?|register|"
                                  r"on\s+file|cover(?:s|ed|ing)?|appl(?:y|ies)|exists?|"
                                  rf"services?/?|used|uses|lets?|through|pieces|components?|parts|open[\s-]?source|ex\s+ids|ids|ever|hold|have|"
                                  rf"polic(?:y|ies)|ships?|keep|{OSPO}|(?:signed|sign)[\s-]+off|rel(?:y|ies|ying)\s+on|"
@@ -588,7 +592,7 @@ QUESTIONS = (
                       r"(?:(?:depends?|rel(?:y|ies))\s+on|needs\s+installed)|"
                       r"(?:list|declare|pin)s?\s+(?:(?:each\s+service's|the\s+services'|the|their|its)\s+)?"
                       r"(?:(?:outside|external|third-party|other)\s+)?"
-                      r"(?:dependencies|packages|software)",), (
+                      r"(?:dependencies|packages|software|librar(?:y|ies))",), (
                  rf"{DEPENDENCIES}|package|requirements(?:\.txt)?|go\.mod|package\.json|exist|"
                  r"use|hold|holds|contains?|declares?|keeps?|kept|where|files|services?/?|three|"
                  r"rel(?:y|ies)\s+on|depends?\s+on|file|(?:come|ship)s?\s+with|"

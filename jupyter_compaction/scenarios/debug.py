@@ -189,7 +189,8 @@ WAIT = (r"time-?outs?|wait(?:s|ing)?|how\s+long|(?:time\s+)?limit|times?\s+out|t
         # "how much time does X allow ...": what it allows, not how long a call took
         r"how\s+much\s+time(?=\s+(?:does|will|would)\s+\S+\s+(?:allow|give|grant|wait))")
 ROOT_WORDS = (r"(?:since\s+)?this\s+morning's\s+(?:deploy|release|rollout)|"
-              r"(?:order|checkout|payment)(?:\s+placement)?\s+step|"
+              r"(?:order|checkout|payment)(?:\s+placement)?\s+step|(?:the\s+)?(?:final|last)\s+step|"
+              r"buying(?:\s+things)?|stopped\s+working|"
               r"(?:(?:haven't|hasn't|have\s+not|has\s+not)\s+been\s+able|not\s+being\s+able|unable)\s+to\s+"
               r"(?:finish|complete|place|pay|check\s+out)|purchases?|checkout(?:-api)?|fail(?:s|ing|ures?)?|504s?|"
               r"5xx|errors?|outage|incident|"
@@ -202,7 +203,7 @@ ROOT_WORDS = (r"(?:since\s+)?this\s+morning's\s+(?:deploy|release|rollout)|"
               # who is hit: "for part of our users", "when customers try to pay"
               r"users|customers|shoppers|people|placing|place|pay|try|source|back\s+(?:it\s+)?up|"
               r"mak(?:e|es|ing)|file|includ\w*|placement|where|come\s+from|gateway|/api/v1/checkout|track(?:ing)?\s+down|start(?:s|ed)?|began|settings|"
-              r"pin\s+down|roughly|around|cit(?:e|ing)|getting|erroring(?:\s+out)?|(?:at\s+)?the\s+edge|"
+              r"pin(?:ned)?\s+down|roughly|around|cit(?:e|ing)|getting|erroring(?:\s+out)?|(?:at\s+)?the\s+edge|"
               r"(?:(?:since|at|around)\s+)?(?:about\s+)?\d{1,2}:\d{2}(?:\s*utc)?|\d+(?=\s*%)|"
               r"504ing|fall(?:s|ing)?\s+over|(?:good|large|big)\s+(?:share|chunk|portion)|chunk|share|"
               r"portion|some|figures|attempts|"
@@ -212,7 +213,7 @@ ROOT_WORDS = (r"(?:since\s+)?this\s+morning's\s+(?:deploy|release|rollout)|"
 QUESTIONS = (
     Question("gateway", "how long the gateway waits on a route",
              Grammar((r"gateway|gateway's|nginx|(?:edge\s+|front\s+|front-door\s+)?proxy|edge|web\s+server|"
-                      r"front[\s-]?end|front[\s-]door(?:\s+server)?|"
+                      r"front[\s-]?end|front[\s-]door(?:\s+server)?|entry\s+(?:server|point)|"
                       r"gateway\.conf",), (
                  WAIT, CUT_OFF,
                  r"read\s+timeout|how\s+many\s+seconds|seconds|use|uses|apply|applies|"
@@ -222,6 +223,7 @@ QUESTIONS = (
                        r"proxy_read_timeout|config|cfg|conf|keep|open|hold|give|upstream|"
                        r"backend|response|answers?|repl(?:y|ies)|respond|504s?|post|get|generic|"
                        r"catch-all|settings|general|ordinary|normal|regular|box|server|in\s+front|"
+                 r"forwards?|(?:web\s+)?traffic|pass(?:es)?\s+(?:\w+\s+)?along|cutting|"
                  r"sends?\s+back(?:\s+an?\s+(?:error|504))?|allowed(?:\s+to\s+take)?|front-door|"
                  r"(?:checkout\s+)?page|site|out\s+front|"
                  r"take|takes"), (ROUTE,)),
@@ -234,7 +236,7 @@ QUESTIONS = (
                  r"checkout(?:-api)?(?:'s)?|(?:checkout\s+)?system|use|uses|configur(?:e|es|ed)|set|sets|allow(?:s|ed)?|gives?|appl(?:y|ies|ied)|"
                  r"timing\s+(?:them\s+|it\s+)?out|responses?|"
                  r"towards|prepared|set\s+to|"
-                 r"config|live|current|production|retries|upstream|service|client|willing|value|"
+                 r"config|live|current|production|prod|retries|upstream|service|client|willing|value|"
                  r"how\s+many\s+seconds|seconds|how\s+many\s+retries|when\s+calling|calling|"
                  r"when|between|makes?|against|calls?|put|(?:to\s+)?reserv\w*(?:\s+stock)?|"
                  r"(?:a\s+)?(?:reply|response|answer)\s+from|respond|reply|answer|settings|backend|"
@@ -270,7 +272,8 @@ QUESTIONS = (
                  r"in\s+the\s+end|"
                  r"abandon(?:ed)?|dropped|left\s+hanging|checkout(?:-api)?|"
                  r"(?:gave|given)\s+up(?:\s+(?:waiting\s+)?(?:on|for))?|after|walked\s+away\s+from|timed\s+out|timed|that|were|did|"
-                 r"take|taking|(?:to\s+)?(?:answer|respond|reply|finish|complete)|by\s+the\s+time|run|running|ran|spend|spent|before|when|stopped\s+waiting(?:\s+on)?|(?:in\s+)?(?:the\s+)?cases?\s+where|"
+                 r"take|taking|(?:to\s+)?(?:answer|respond|reply|finish|complete)|by\s+the\s+time|"
+                 r"(?:set|setting|put)\s+aside(?:\s+stock)?|run|running|ran|spend|spent|before|when|stopped\s+waiting(?:\s+on)?|(?:in\s+)?(?:the\s+)?cases?\s+where|"
                  r"end\s+up(?:\s+with)?|in\s+(?:milliseconds|ms)|milliseconds|ms|slow|"
                  r"reach(?:ed)?|during(?:\s+the\s+incident)?|side|real|actual|"
                  r"inventory-service\.log|logs?|logged|/v2/stock/reserve",)),
@@ -279,7 +282,7 @@ QUESTIONS = (
     Question("release", "which inventory-service version production runs",
              Grammar((r"versions?|releases?|images?|builds?|tags?|deployed|running|runs|live",), (
                  r"(?:inventory|stock)(?:[-\s]service)?|production|prod|current(?:ly)?|previous(?:ly)?|"
-                 r"environment|env|pins?|pinned|roll(?:ing|ed)?\s+back(?:\s+from)?|"
+                 r"environment|env|servers?|pins?|pinned|carr(?:y|ies)|roll(?:ing|ed)?\s+back(?:\s+from)?|"
                  r"before|the\s+current\s+one|came\s+before|preced\w*|run|deploy\w*|"
                  r"roll(?:s|ed|ing)?\s+out|rollout|k8s|kubernetes|manifest|container|pods?|file|cluster|"
                  r"(?:this|yesterday)\s+morning|today|still|ship(?:ped)?|(?:the\s+)?(?:new|old)(?:er)?(?:\s+one)?|"
@@ -298,7 +301,7 @@ QUESTIONS = (
                  r"class(?:ed|ified)|graded|marked|flagged|labell?ed|tagged|(?:triage\s+)?category|"
                  r"write-?up|put(?:\s+in)?|"
                  r"(?:the\s+)?checkout(?:\s+(?:outage|failures?|errors?))?|current|INCIDENT\.md|mess|official|"
-                 r"reference|identifier|sev-?\d|as|notes|scale|(?:the\s+)?on-call(?:\s+(?:person|engineer))?|"
+                 r"reference|identifier|sev-?\d|as|notes|scale|ranked|running|(?:the\s+)?on-call(?:\s+(?:person|engineer))?|"
                  r"person",)),
              ("incident", "severity", "incident-file"), incident,
              example="Which incident is this, and what is its severity?"),

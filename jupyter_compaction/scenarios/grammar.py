@@ -75,9 +75,10 @@ anything something everything thing stuff kind overview rundown breakdown pictur
 agent class everyone walk scan whatsoever else number / &
 i.e e.g ie eg w.r.t wrt whats thats theres u ur q lol im ive ls
 repo repository codebase project workspace bundle snapshot folder directory dir cfg config
+svc svcs via grep double-check tl dr tldr
 tho though lists dump must
 according going based judging judged per using
-but curious somewhere
+but curious somewhere one's
 we'll you'll i'll it'll they'll s
 """)
 # Verbs that order a change instead of asking ("Book the first free slot.", "Fix the
@@ -103,6 +104,7 @@ YES_OR_NO = (r"yes\s+or\s+no|yes/no|true\s+or\s+false|or\s+not|or\s+nah|y/n|whet
              r"(?:does|do|is|are|has|have)\s+(?:it|they)\s+or\s+(?:doesn't|don't|isn't|aren't|"
              r"hasn't|haven't)\s+(?:it|they)|"
              r"(?<=,\s)(?:does|do|is|are|has|have)\s+(?:it|they|we)\b|it\s+true\s+that|"
+             r"(?<=\bconfirm\s)(?:that|if)|"
              r"(?<=\bme\s)if|(?<=\bcheck\s)if|(?<=\bknow\s)if|(?<=\bsee\s)(?<!let's\ssee\s)if|"
              r"or\s+no(?=\s*[?.!]?\s*$)|(?<=,\s)right(?=\s*\?)")
 
@@ -132,7 +134,8 @@ OPERATORS = {
     "count": r"how\s+many(?!\s+(?:times|tries|attempts|retries|seconds|minutes|hours|days)\b)|"
              r"how\s+much(?=\s+\w+s\b)|count(?:ing)?|number\s+of|tally|\#\s*of",
     "largest": r"largest|biggest|bulkiest|heftiest|chunkiest|the\s+most\s+bytes|"
-               r"(?:the\s+)?most\s+(?:big|large)",
+               r"(?:the\s+)?most\s+(?:big|large)|"
+               r"(?:takes?\s+up\s+)?(?:the\s+)?most\s+(?:disk\s+)?(?:space|room)",
     # a yes/no asked as "on time?" (or "by the promised date?") rather than "late?"
     ONTIME: r"on\s+time|in\s+time|"
             r"by\s+the\s+(?:promised\s+)?(?:date|day)(?:\s+we\s+promised(?:\s+it)?)?",

@@ -183,7 +183,8 @@ def compose(f: Known) -> str:
 TICKET, ORDER, CUSTOMER = (Slot(name, rf"({prefix}-\d+)", optional=True, upper=True)
                            for name, prefix in (("ticket", "TCK"), ("order", "ORD"),
                                                 ("customer", "CUS")))
-RECORD_WORDS = (r"(?:support\s+)?tickets?|support|cases?|orders?|customers?|customer's|parcels?|"
+RECORD_WORDS = (r"(?:support\s+)?tickets?|support|cases?|(?:unhappy|upset|angry|frustrated)|"
+                r"orders?|customers?|customer's|parcels?|"
                 r"package|"
                 # what was ordered: "the late desk delivery", "get their desk"
                 r"(?:late-)?desk|(?:standing\s+)?desk\s+frame|items?|goods|drop-?off|shipments?|(?:never\s+)?show(?:ed)?\s+up|"
@@ -214,13 +215,14 @@ QUESTIONS = (
                    r"clos(?:e|ing)(?:\s+(?:it|this|that|the\s+ticket))?\s+(?:out|off)|"
                    r"what\s+(?:\w+\s+)?(?:should|can|could|do)\s+we\s+(?:end\s+up\s+|actually\s+|really\s+)?"
                    r"(?:giv(?:e|ing)|offer(?:ing)?)|"
-                   r"what(?:'s|\s+is)\s+our\s+(?:answer|reply|response)",
+                   r"what(?:'s|\s+is)\s+our\s+(?:answer|reply|response)|"
+                   r"what(?:'s|\s+is)\s+the\s+(?:call|verdict|decision)",
                    r"write|the\s+outcome|outcome|how\s+(?:should|do|can)(?:\s+(?:we|I))?|are\s+we|"
                    r"(?:to|a|any)\s+refund|refund\s+or(?:\s+not)?|redelivery|wants?\s+(?:a\s+)?"
                    r"refund|(?:asking\s+for\s+)?(?:(?:their|her|his)\s+)?money\s+back|over|refund\s+request|refund\s+or\s+not|instead|why|vouchers?|goodwill|"
                    r"end\s+up|decision|action(?=\s+items?\b)|next\s+steps?|another\s+delivery|"
                    r"something\s+else|another|clos(?:e|ing)(?:\s+(?:out|off))?|final|put(?:\s+to)?|"
-                   r"(?:goodwill\s+)?credit|"
+                   r"(?:goodwill\s+)?credit|(?:didn't|did\s+not|never)\s+(?:arrive|come|show\s+up)|"
                    r"is\s+late|late|find\s+out|says|wants|carrier|tracking|waybill|numbers|"
                    r"polic(?:y|ies)|clauses|apply|dates|(?:on\s+what\s+)?grounds|basis|justif\w*|"
                    r"write\s+(?:it\s+)?up|draft\w*|(?:our\s+)?(?:answer|reply)|reasoning|reasons?|rationale|refund|how\s+(?:we|to)"),
@@ -230,7 +232,7 @@ QUESTIONS = (
              or_missing(compose), example="Work support ticket TCK-5521 and decide what we "
                                           "offer the customer."),
     Question("clauses", "which policy clauses apply to an order's failed delivery",
-             _asks(r"polic(?:y|ies)|clauses?|rule[\s-]?books?|rules?|sections?|provisions?|terms|t&cs?|parts?(?=\s+of\b)|"
+             _asks(r"polic(?:y|ies)|clauses?|rule[\s-]?books?|rules?|paragraphs?|sections?|provisions?|terms|t&cs?|parts?(?=\s+of\b)|"
                    r"(?:numbered\s+)?points(?=\s+(?:in|of)\b)",
                    r"appl(?:y|ies|ying)|applicable|relevant|cover(?:s|ing)?|govern(?:s|ing)?|"
                    r"failed|late|refund|redelivery|cite|quote(?:\s+back)?|ids?|numbers?|"
@@ -281,13 +283,14 @@ QUESTIONS = (
              ("attempt", "promised", "reason", "order", "waybill"), or_missing(failure),
              example="Why did the delivery of order ORD-1042 fail?"),
     Question("tier", "the customer's loyalty tier",
-             _asks(r"loyalty(?:\.tier)?|tiers?|rungs?|bands?|rank(?=\s+(?:in|on|within)\b)|(?:rewards?|loyalty|membership)\s+status|membership|programme|program|(?:status\s+)?level|gold|"
+             _asks(r"loyalty(?:\.tier)?|tiers?|rungs?|bands?|(?:status\s+)?rank(?:ing)?|rank(?=\s+(?:in|on|within)\b)|(?:rewards?|loyalty|membership)\s+status|membership|programme|program|(?:status\s+)?level|gold|"
                    r"(?:northwind\s+)?circle\s+status|"
                    r"silver|"
                    r"bronze",
                    r"level|holds?|look\s+up|behind|status|belongs?(?:\s+to)?|rewards?|where|stands?|"
                    r"ladder|"
-                   r"(?:northwind\s+)?circle|club|scheme|ranks?|ranking|sits?(?:\s+at)?|records?|how\s+high(?:\s+up)?",
+                   r"(?:northwind\s+)?circle|club|scheme|ranks?|ranking|sits?(?:\s+at)?|records?|reached|"
+                   r"repeat\s+(?:shoppers|customers|buyers)|how\s+high(?:\s+up)?",
                    customer=True),
              ("tier", "customer"), or_missing(loyalty),
              example="What loyalty tier is the customer of ticket TCK-5521 in?"),

@@ -162,7 +162,7 @@ MODULE = Slot("module", rf"(?!(?:\.+|markdown\.)[xyz]\b)({PATH_PATTERN}|\.+\w[\w
 LEFT_OUT = Slot(EXCLUDE, f"({PATH_PATTERN})")
 FILES = r"files?|modules?|python|\.?py|source|scripts"
 PACKAGE = (r"(?:of|from)\s+the\s+(?:markdown\s+)?package|from\s+markdown|"
-           r"(?:the\s+)?library's(?:\s+own)?|"
+           r"(?:the\s+)?library's(?:\s+own)?|(?:this\s+|the\s+)?library|near\s+the\s+top|"
            r"(?:the\s+)?markdown\s+(?:package|modules?)|"
            r"package|internal|in-house|intra-package|package-internal|top-level|"
            r"(?:(?:at|in)\s+the\s+)?top(?:\s+level|-level|\s+of)|at\s+the\s+top|verbatim|"
@@ -186,7 +186,7 @@ QUESTIONS = (
              Grammar((r"import(?:s|ing)?\s+nothing|tak(?:e|es|ing)\s+nothing(?:\s+in)?|(?:pull|bring)(?:s|ing)?\s+in\s+nothing|borrow(?:s|ing)?\s+nothing|nothing|no\s+(?:package(?:-internal)?\s+|internal\s+|"
                       r"other\s+|top-level\s+|in-house\s+)*imports?|"
                       r"without\s+(?:a\s+single\s+|any\s+|one\s+)?(?:package\s+|internal\s+)?imports?|"
-                      r"without\s+(?:using|importing|bringing\s+in|pulling\s+in)|"
+                      r"without\s+(?:using|importing|bringing\s+in|pulling\s+in|loading)|"
                       r"(?:depend(?:s|ing)?|rel(?:y|ies|ying))\s+on\s+nothing|"
                       r"(?:do\s+not|don'?t)\s+(?:pull\s+in|bring\s+in|use|depend\s+on|rely\s+on|lean\s+on|borrow)|"
                       r"stand(?:s)?\s+alone|self-contained|"
@@ -204,7 +204,7 @@ QUESTIONS = (
              Grammar((r"imports?|importing|import\s+map|dependency\s+(?:map|graph)|"
                       r"pull(?:s|ing|ed)?\s+in|brings?\s+in|depend(?:s|ing)?\s+on|borrow(?:s|ing|ed)?|"
                       r"rel(?:y|ies|ying)\s+on|"
-                      r"loads?(?=\s+from\b)",), (
+                      r"loads?(?=\s+(?:from|at)\b)",), (
                  PACKAGE, FILES, r"as\s+(?:they\s+)?appear|appear", r"map|build|draw|every|each|"
                                                                     r"make|all|file[\s-]+by[\s-]+file|"
                                                                     r"whole|does|it|"
@@ -213,14 +213,14 @@ QUESTIONS = (
                                  r"dependencies|per|pull(?:s|ed)?|table|write\s+down|rest|at\s+a\s+time|"
                                  r"markdown|per-file|whole|pull(?:s|ed)?\s+in|targets|dependency|picture|"
                                  r"spel(?:led|t)|uses?|bits|parts|pieces|names?|(?:note|jot)\s+down|"
-                                 r"put\s+(?:that\s+|this\s+|it\s+)?(?:\w+\s+)?together")),
+                                 r"put\s+(?:that\s+|this\s+|it\s+)?(?:\w+\s+)?together|sibling(?:\s+modules?)?")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
     Question("files", "which Python files the package holds",
              Grammar((r"files?|modules?|sources?|\.py",), (
                  r"python|\.?py|markdown|python-markdown|package|workspace|here|"
                  r"contains?|holds?|copy|(?:where\s+)?most\s+(?:of\s+the\s+)?code|lives?|"
-                 r"hold|are|there|inventory|checkout|vendored|"
+                 r"hold|are|there|inventory|checkout|vendored|(?:this\s+|the\s+)?library|"
                  r"make\s+up|makes\s+up|comprises?|consists?\s+of|roll\s+call",),
                  (), ("exclude", "count", "largest"), LEFT_OUT),
              ("files", "sizes"), listing, example="List the Python files of this package."),

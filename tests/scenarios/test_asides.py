@@ -108,6 +108,8 @@ def aside_words(text: str) -> list[str]:
      ["Hi", "stuck", "on", "the", "exercise"]),
     ("Quick warm-up for the class: which file is largest?",
      ["Quick", "warm-up", "for", "the", "class"]),
+    ("quick check on the PR: does agents/loop.py define a table?",
+     ["quick", "check", "on", "the", "PR"]),
     # which exercise the question is for
     ("ex 2b: which files define a table?", ["ex", "2b"]),
     ("homework q4: why did the delivery fail?", ["homework", "q4"]),
@@ -220,6 +222,16 @@ def test_around_names_token_indices():
      {"folder": "agents", OPERATORS: "count"}),
     ("agents", "agents/ files that map tool names -> handler fns", "table-files",
      {"folder": "agents"}),
+    # an opening "For ..." that names a licence is the question's topic, not whom it is for
+    ("audit", "For the libraries our services use that come under the LGPL, which special "
+              "permissions have been put on file?", "licence-exceptions",
+     {"services": "services", "policy": "policy", "licence": "LGPL"}),
+    # a word or two before "libraries" is their kind, not a package
+    ("audit", "How many special permissions to use otherwise restricted libraries have been "
+              "written down so far?", "exceptions", {"policy": "policy", OPERATORS: "count"}),
+    # "confirm that ..." asks yes or no
+    ("agents", "confirm that agents/session_store.py sets up its own retry policy",
+     "retry-of-file", {"path": "agents/session_store.py", OPERATORS: "yesno"}),
     # an agents file named without its folder lies in agents/
     ("agents", "retry policies in agents/ besides retry.py?", "retry-files",
      {"folder": "agents", "exclude": "agents/retry.py"}),
