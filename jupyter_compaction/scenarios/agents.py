@@ -55,7 +55,8 @@ TABLE = (r"(?:tool[\s-]+)?dispatch[\s-]+(?:tables?|maps?|mappings?|dicts?|dictio
          rf"(?:dicts?|maps?|mappings?|lookups?|tables?)\s+(?:from|of)\s+(?:{TOOLS}|tool\s+name)\s+to\s+"
          rf"{HANDLERS}|"
          # "a tool-name -> handler dict"
-         r"(?:tool[\s-]+names?|tools?)\s*->\s*(?:handler|function)s?\s+(?:dicts?|maps?|tables?)|"
+         r"(?:tool[\s-]+names?|tools?)\s*->\s*(?:handler|function)s?\s+(?:dicts?|maps?|mappings?|tables?|"
+         r"lookups?)|"
          r"tools?\s+dict(?:ionary)?|(?:lookup|routing)\s+tables?|"
          r"(?:tool-(?:name-)?|name-)to-(?:handler|function|code)s?(?:\s+(?:dispatch|lookup))?\s+(?:mappings?|maps?|tables?|dicts?|"
          r"lookups?|lists?)(?:\s+for\s+tools)?|"
@@ -130,7 +131,7 @@ DEFINES = (r"defin(?:es?|ed|ing)|declar(?:es?|ed|ing)|sets?\s+up|provides?|conta
            r"configures?|uses?|set(?:\s+out|\s+up)?|keeps?|kept|hiding|lurking|sitting|built(?:\s+in(?:to)?)?|"
            r"(?:comes?|ships?)\s+with|baked\s+in(?:to)?|"
            # "build", but not a request to build ("Build a retry policy", "you build")
-           r"code|builds|spells?\s+out|(?<=\w\s)(?<!\bplease\s)(?<!\byou\s)(?<!\bto\s)build|"
+           r"code|builds|spells?\s+out|(?<=[\w/]\s)(?<!\bplease\s)(?<!\byou\s)(?<!\bto\s)build|"
            r"source",
            r"if\s+any|called|call|named?|class(?:es)?|folder|where|configured|used|"
            r"how\s+(?:is|are)(?=\s+(?:it\s+|they\s+)?called)|"  # a learner's word order

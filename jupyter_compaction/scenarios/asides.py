@@ -161,7 +161,9 @@ WHO = (r"(?:(?:my|our)\s+(?:(?:team|tech)\s+lead|manager|boss|lead|teacher|instr
        r"(?:the\s+)?(?:legal(?:\s+review)?|change\s+control|compliance|security|finance|"
        r"procurement|ospo|release\s+manager))")
 # 4. Hedges ("if any"), and the frames of a polite request ("would you mind listing ...").
-HEDGES = (r"\b(?:if\s+any|if\s+(?:it|they)\s+(?:has|have)\s+(?:any|one)|or\s+similar|"
+HEDGES = (r"\b(?:sorry\s+if\s+(?:this\s+is\s+|it's\s+)?(?:obvious|silly|dumb|basic)"
+          r"(?:\s+question)?|"
+          r"if\s+any|if\s+(?:it|they)\s+(?:has|have)\s+(?:any|one)|or\s+similar|"
           r"any\s+idea|i(?:'m|\s+am)\s+not\s+(?:sure|certain)|and\s+so\s+on|"
           r"and\s+the\s+like|etc\b\.?|"
           r"(?:and\s+)?that\s+sort\s+of\s+thing|at\s+the\s+moment|for\s+now|"

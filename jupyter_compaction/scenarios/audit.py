@@ -483,7 +483,7 @@ QUESTIONS = (
                       r"list|list\s+of\s+(?:packages|dependencies)))",), (
                  rf"packages?|{DEPENDENCIES}|librar(?:y|ies)|modules?|"
                  r"(?:lock(?:s|ed)?|pins?|pinned)(?:\s+down|\s+to\s+(?:a\s+)?(?:specific\s+|fixed\s+)?versions?)?|"
-                 r"pins?|nail(?:s|ed)\s+down|size|file|go\s+module|(?:a\s+)?(?:feel|sense)\s+for|(?:with\s+(?:their|its)\s+)?versions?|"
+                 r"pins?|nail(?:s|ed)\s+down|size|file|go\s+module|(?:dev\s+dependencies\s+)?included|(?:a\s+)?(?:feel|sense)\s+for|(?:with\s+(?:their|its)\s+)?versions?|"
                  r"pinned|(?:a\s+)?(?:fixed|particular|specific|exact)\s+versions?|lists?|listed|holds?|contains?|declares?|"
                  r"declared|requires?|required|in|of|total|direct|indirect|includ(?:ed|ing)|"
                  r"(?:[\w-]+\s+)?service's|third-party|external|"
@@ -523,7 +523,7 @@ QUESTIONS = (
                               "policy/."),
     Question("rules", "which rules the licence policy sets",
              Grammar((r"rule[\s-]?(?:sheets?|books?)|rules?|forbid\w*|"
-                      r"requir(?:e|es)(?=\s+(?:an?\s+)?(?:recorded\s+|written\s+)?(?:exception|waiver|"
+                      r"(?:requir(?:e|es)|needs?)(?=\s+(?:an?\s+)?(?:recorded\s+|written\s+)?(?:exception|waiver|"
                       r"sign-?off|approval|review))|allow\w*|says?|outline|summari[sz]e|sum\s+up|"
                       r"do'?s\s+and\s+don'?ts|"
                       r"ban(?:s|ned)?|"

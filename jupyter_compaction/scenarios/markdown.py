@@ -213,7 +213,8 @@ QUESTIONS = (
                                  r"dependencies|per|pull(?:s|ed)?|table|write\s+down|rest|at\s+a\s+time|"
                                  r"markdown|per-file|whole|pull(?:s|ed)?\s+in|targets|dependency|picture|"
                                  r"spel(?:led|t)|uses?|bits|parts|pieces|names?|(?:note|jot)\s+down|"
-                                 r"put\s+(?:that\s+|this\s+|it\s+)?(?:\w+\s+)?together|sibling(?:\s+modules?)?")),
+                                 r"put\s+(?:that\s+|this\s+|it\s+)?(?:\w+\s+)?together|sibling(?:\s+modules?)?|"
+                                 r"(?:the\s+)?way\s+(?:the\s+code|it|they)\s+(?:writes?|spells?)\s+them")),
              ("files", "imports[{item}]"), compose,
              example="Map the top-level imports of every Python file in this package."),
     Question("files", "which Python files the package holds",

@@ -229,6 +229,14 @@ def test_around_names_token_indices():
     # a word or two before "libraries" is their kind, not a package
     ("audit", "How many special permissions to use otherwise restricted libraries have been "
               "written down so far?", "exceptions", {"policy": "policy", OPERATORS: "count"}),
+    # which licences need an exception is the policy's rule, not the exceptions on record
+    ("audit", "Under the policy in policy/, which licences need a recorded exception before "
+              "we can use them?", "rules", {"policy": "policy"}),
+    # an apology before the question, and "build" after a folder
+    ("agents", "Hi, sorry if obvious - does agents/router.py have its own retry policy in it?",
+     "retry-of-file", {"path": "agents/router.py", OPERATORS: "yesno"}),
+    ("agents", "How many of the modules in agents/ build a dispatch table from tool names to "
+               "handler functions?", "table-files", {"folder": "agents", OPERATORS: "count"}),
     # "confirm that ..." asks yes or no
     ("agents", "confirm that agents/session_store.py sets up its own retry policy",
      "retry-of-file", {"path": "agents/session_store.py", OPERATORS: "yesno"}),
