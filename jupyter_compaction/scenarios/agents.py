@@ -104,7 +104,9 @@ RETRIED = (r"failed|failures?|errors?|(?:model\s+)?calls|(?:max(?:imum)?\s+)?att
            r"retrying|retried|polic(?:y|ies)|rules?|delays?|waits?|sleeps?|pauses?|model|"
            r"attempts?/back-?off|(?:lays?|laid)\s+(?:down|out)|sets?\s+out|requests?|operations?|how\s+many\s+(?:times|tries|attempts|retries)|"
            r"how\s+often|fail(?:s|ing)?|how\s+long|in\s+between|between|decid(?:es?|ing)|"
-           r"waiting|tries|makes|written(?:\s+in)?|behaviou?r|if\s+(?:it|they|a\s+call)\s+fails?|(?:growing|increasing|longer)|caps?\s+on|limits?\s+on|settings|when|after|(?:went|goes|go)\s+wrong|logic|strateg(?:y|ies)|"
+           r"waiting|tries|makes|written(?:\s+in)?|behaviou?r|if\s+(?:it|they|a\s+call)\s+fails?|"
+           r"(?:growing|increasing|longer)|caps?\s+on|limits?\s+on|settings|when|after|logic|"
+           r"strateg(?:y|ies)|"
            r"before\s+(?:each|every|the\s+next)\s+(?:new\s+)?(?:try|attempt)|before|"
            r"how")  # "how" last: "how often" and "how long" are read whole
 CONCEPTS = (
